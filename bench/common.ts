@@ -1,0 +1,88 @@
+import { cpus } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** One benchmark suite: `npm run bench -- <name>` runs it alone. */
+export interface BenchSuite {
+  name: string;
+  description: string;
+  run(): Promise<BenchReport>;
+}
+
+/** What a suite reports: a table of rows (same keys in each) plus free-form notes. */
+export interface BenchReport {
+  rows: Record<string, string | number | boolean | null>[];
+  notes?: string[];
+}
+
+export interface MachineInfo {
+  node: string;
+  cpu: string;
+  cores: number;
+  backend: string;
+}
+
+export function machineInfo(backend: string): MachineInfo {
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  return { node: process.version, cpu, cores: cpus().length, backend };
+}
+
+export function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+/**
+ * Median seconds per call of `fn`: one cold call first (reported separately, as tfjs does), then
+ * repeats until `minSeconds` have passed or `maxRepeats` calls were made.
+ */
+export function timeCalls(
+  fn: () => unknown,
+  { minSeconds = 0.5, maxRepeats = 1000, minRepeats = 3 } = {},
+): { coldSeconds: number; medianSeconds: number; repeats: number } {
+  let t = process.hrtime.bigint();
+  fn();
+  const coldSeconds = Number(process.hrtime.bigint() - t) / 1e9;
+  const samples: number[] = [];
+  const start = process.hrtime.bigint();
+  while (samples.length < maxRepeats) {
+    t = process.hrtime.bigint();
+    fn();
+    samples.push(Number(process.hrtime.bigint() - t) / 1e9);
+    const elapsed = Number(process.hrtime.bigint() - start) / 1e9;
+    if (samples.length >= minRepeats && elapsed >= minSeconds) break;
+  }
+  return { coldSeconds, medianSeconds: median(samples), repeats: samples.length };
+}
+
+/** Prints rows as an aligned text table. */
+export function printTable(rows: BenchReport['rows']): void {
+  if (rows.length === 0) return;
+  const keys = Object.keys(rows[0]);
+  const cells = rows.map((r) => keys.map((k) => formatCell(r[k])));
+  const widths = keys.map((k, i) => Math.max(k.length, ...cells.map((c) => c[i].length)));
+  const line = (vals: string[]) => vals.map((v, i) => v.padStart(widths[i])).join('  ');
+  console.log(line(keys));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const c of cells) console.log(line(c));
+}
+
+function formatCell(v: unknown): string {
+  if (typeof v === 'number') {
+    if (Number.isInteger(v)) return String(v);
+    const a = Math.abs(v);
+    return a !== 0 && (a < 1e-3 || a >= 1e6) ? v.toExponential(3) : v.toPrecision(4);
+  }
+  return v === null || v === undefined ? '-' : String(v);
+}
+
+/** Writes bench/results/<suite>.json with the machine description next to the rows. */
+export function writeReport(suite: string, machine: MachineInfo, report: BenchReport): string {
+  const dir = join(process.cwd(), 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${suite}.json`);
+  const body = { suite, date: new Date().toISOString(), machine, ...report };
+  writeFileSync(file, JSON.stringify(body, null, 2) + '\n');
+  return file;
+}

@@ -1,0 +1,33 @@
+import { initTensorBackend, type TensorBackendName } from '../src/engine/tensor/backend.js';
+import { machineInfo, printTable, writeReport, type BenchSuite } from './common.js';
+
+/** Suites in the order `npm run bench` runs them; `npm run bench -- <name> ...` picks some. */
+const SUITES: Record<string, () => Promise<{ suite: BenchSuite }>> = {
+  hypervolume: () => import('./hypervolume.js'),
+  cmaes: () => import('./cmaes.js'),
+  gp: () => import('./gp.js'),
+  campaign: () => import('./campaign.js'),
+};
+
+const requested = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const unknown = requested.filter((name) => !(name in SUITES));
+if (unknown.length > 0) {
+  console.error(`Unknown benchmark suite ${unknown.join(', ')}; choose from ${Object.keys(SUITES).join(', ')}.`);
+  process.exit(2);
+}
+const names = requested.length > 0 ? requested : Object.keys(SUITES);
+const preferred = (process.env.KILN_TENSOR_BACKEND ?? 'auto') as TensorBackendName | 'auto';
+const backend = await initTensorBackend(preferred);
+const machine = machineInfo(backend);
+console.log(`Kiln benchmarks on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}, tensor backend ${backend}`);
+
+for (const name of names) {
+  const { suite } = await SUITES[name]();
+  console.log(`\n== ${suite.name}: ${suite.description}`);
+  const started = performance.now();
+  const report = await suite.run();
+  printTable(report.rows);
+  for (const note of report.notes ?? []) console.log(`note: ${note}`);
+  const file = writeReport(suite.name, machine, report);
+  console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s; written to ${file})`);
+}

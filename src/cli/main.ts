@@ -1,0 +1,26 @@
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import { hvCommand, paretoCommand } from './hv.js';
+import { runCampaignFile, runCommand } from './run.js';
+import { validateCommand } from './validate.js';
+import { processIo } from './io.js';
+
+/** The example the demo runs: until the service exists, `npm start` shows the engine at work. */
+const DEMO_CAMPAIGN = fileURLToPath(new URL('../../../examples/battery-cathode.yaml', import.meta.url));
+
+const program = new Command('kiln')
+  .description('Kiln: multi-objective materials-optimization campaigns')
+  .showHelpAfterError()
+  .addCommand(runCommand())
+  .addCommand(validateCommand())
+  .addCommand(hvCommand())
+  .addCommand(paretoCommand())
+  .addCommand(
+    new Command('demo')
+      .description(`run the demo campaign (${DEMO_CAMPAIGN.split('/').slice(-2).join('/')}) into ./kiln-out`)
+      .action(async () => {
+        process.exitCode = await runCampaignFile(DEMO_CAMPAIGN, { out: 'kiln-out' }, processIo);
+      }),
+  );
+
+await program.parseAsync(process.argv);

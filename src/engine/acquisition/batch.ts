@@ -1,0 +1,134 @@
+import { paretoIndices } from '../pareto.js';
+import type { Random } from '../random.js';
+import type { SearchSpace } from '../space.js';
+import { Surrogate, type GpHyperparameters } from '../gp/surrogate.js';
+import { ExactEhvi } from './ehvi.js';
+import { MonteCarloEhvi } from './mc-ehvi.js';
+import { maximizeAcquisition } from './optimize.js';
+import { ParegoAcquisition } from './parego.js';
+import type { AcquisitionFunction } from './types.js';
+
+export type AcquisitionChoice = 'auto' | 'ehvi' | 'parego';
+
+export interface BatchRequest {
+  space: SearchSpace;
+  /** `n x d` encoded, snapped inputs of the successful evaluations */
+  X: Float64Array;
+  /** `n x m` minimization-space objectives */
+  Y: Float64Array;
+  n: number;
+  m: number;
+  /** minimization-space reference point, length m */
+  ref: readonly number[];
+  /** candidates to propose */
+  q: number;
+  /** encoded points proposed earlier but not yet evaluated */
+  pending: readonly Float64Array[];
+  acquisition: AcquisitionChoice;
+  random: Random;
+  /** last fit's hyperparameters, one per objective, to warm-start the fit */
+  hyperparameters?: GpHyperparameters[];
+}
+
+export interface BatchProposal {
+  /** q encoded, snapped, feasible points */
+  points: Float64Array[];
+  hyperparameters: GpHyperparameters[];
+  acquisition: string;
+}
+
+/** Monte Carlo draws per candidate for the sampled acquisition functions. */
+const MC_SAMPLES = 128;
+
+/**
+ * Proposes a batch by sequential greedy selection with the Kriging believer (Ginsbourger, Le
+ * Riche & Carraro 2010): after each pick, the surrogate is conditioned on its own posterior mean
+ * there, which shrinks the variance around it, and that believed outcome joins the Pareto front,
+ * so the next pick goes elsewhere. Pending points from earlier batches are treated the same way
+ * before the first pick, which is how the loop accounts for evaluations still in flight.
+ */
+export function proposeBatch(request: BatchRequest): BatchProposal {
+  const { space, m, random } = request;
+  const d = space.dimension;
+  let surrogate = Surrogate.fit(request.X, request.Y, request.n, d, m, {
+    seed: random.seed(),
+    initial: request.hyperparameters,
+  });
+  const hyperparameters = surrogate.hyperparameters;
+  const front: number[][] = [];
+  for (let i = 0; i < request.n; i++) front.push(Array.from(request.Y.subarray(i * m, (i + 1) * m)));
+  const avoid: Float64Array[] = [];
+  for (let i = 0; i < request.n; i++) avoid.push(request.X.subarray(i * d, (i + 1) * d));
+  const starts = paretoStarts(request, random);
+
+  const believe = (x: Float64Array): void => {
+    const { mean } = surrogate.predict(x, 1);
+    const next = surrogate.condition(x, mean, 1);
+    surrogate.dispose();
+    surrogate = next;
+    front.push(Array.from(mean));
+    avoid.push(x);
+  };
+  for (const p of request.pending) believe(p);
+
+  const kind = resolveAcquisition(request.acquisition, m);
+  const points: Float64Array[] = [];
+  try {
+    for (let k = 0; k < request.q; k++) {
+      const acquisition = buildAcquisition(kind, front, m, request.ref, random);
+      const optimum = maximizeAcquisition(surrogate, acquisition, space, {
+        random,
+        starts: [...starts, ...points],
+        avoid,
+      });
+      const x = optimum?.x ?? fallbackPoint(space, avoid, random);
+      points.push(x);
+      if (k + 1 < request.q) believe(x);
+    }
+  } finally {
+    surrogate.dispose();
+  }
+  return { points, hyperparameters, acquisition: kind === 'ehvi' && m > 2 ? 'mc-ehvi' : kind };
+}
+
+function resolveAcquisition(choice: AcquisitionChoice, m: number): 'ehvi' | 'parego' {
+  if (choice === 'auto') return m <= 4 ? 'ehvi' : 'parego';
+  return choice;
+}
+
+function buildAcquisition(
+  kind: 'ehvi' | 'parego',
+  front: number[][],
+  m: number,
+  ref: readonly number[],
+  random: Random,
+): AcquisitionFunction {
+  const Y = Float64Array.from(front.flat());
+  if (kind === 'parego') return new ParegoAcquisition(Y, front.length, m, random.fork(), MC_SAMPLES);
+  if (m <= 2) return new ExactEhvi(Y, front.length, m as 1 | 2, ref);
+  return new MonteCarloEhvi(Y, front.length, m, ref, MC_SAMPLES, random.fork());
+}
+
+/** Up to five Pareto-optimal inputs, good places to start a local search. */
+function paretoStarts(request: BatchRequest, random: Random): Float64Array[] {
+  const d = request.space.dimension;
+  const idx = Array.from(paretoIndices(request.Y, request.n, request.m));
+  random.shuffle(idx);
+  return idx.slice(0, 5).map((i) => request.X.slice(i * d, (i + 1) * d));
+}
+
+/**
+ * Used only when no feasible, new point scored at all (a tiny discrete space nearly exhausted):
+ * a random feasible point, preferring one not yet evaluated.
+ */
+function fallbackPoint(space: SearchSpace, avoid: readonly Float64Array[], random: Random): Float64Array {
+  let last: Float64Array | null = null;
+  for (let attempt = 0; attempt < 1000; attempt++) {
+    const x = space.repair(Float64Array.from({ length: space.dimension }, () => random.uniform()));
+    if (!space.isFeasible(space.decode(x))) continue;
+    last = x;
+    if (!avoid.some((p) => p.every((v, j) => Math.abs(v - x[j]) < 1e-9))) return x;
+  }
+  if (last) return last;
+  throw new Error('Kiln could not find any feasible point: check that the constraints can all hold within the bounds.');
+}

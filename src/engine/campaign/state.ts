@@ -1,0 +1,174 @@
+import { hypervolume } from '../hypervolume.js';
+import { paretoIndices } from '../pareto.js';
+import type { Mdl, ParameterValue } from '../mdl/schema.js';
+import { objectiveMatrix, referencePoint } from './objective-space.js';
+import type {
+  CampaignState,
+  EvaluationRecord,
+  EvaluationResult,
+  IterationSummary,
+} from './types.js';
+
+/** A warm-start row: an evaluation made before the campaign (e.g. an uploaded dataset). */
+export interface WarmStartRow {
+  id?: string;
+  parameters: Record<string, ParameterValue>;
+  objectives: Record<string, number>;
+}
+
+export interface InitialStateOptions {
+  /** overrides mdl.optimizer.seed; one of the two is required for reproducible proposals */
+  seed?: number;
+  warmStart?: readonly WarmStartRow[];
+}
+
+/** Consecutive iterations in which every evaluation failed before the campaign fails. */
+const MAX_FAILED_ITERATIONS = 2;
+
+export function initialState(mdl: Mdl, options: InitialStateOptions = {}): CampaignState {
+  const seed = options.seed ?? mdl.optimizer.seed;
+  if (seed === undefined) {
+    throw new Error('Kiln needs a seed for a campaign: set optimizer.seed in the MDL or pass one.');
+  }
+  const evaluations: EvaluationRecord[] = (options.warmStart ?? []).map((row, i) => ({
+    id: row.id ?? `warm_${i + 1}`,
+    iteration: 0,
+    parameters: { ...row.parameters },
+    objectives: { ...row.objectives },
+  }));
+  const state: CampaignState = {
+    version: 1,
+    seed,
+    iteration: 0,
+    evaluations,
+    pending: [],
+    convergenceHistory: [],
+    referencePoint: null,
+    hyperparameters: null,
+    status: 'running',
+    stopReason: null,
+    nextId: 1,
+  };
+  fixReferencePoint(mdl, state);
+  return state;
+}
+
+/** Evaluations that count against the budget: everything but warm-start rows, plus pending. */
+export function budgetUsed(state: CampaignState): number {
+  return state.evaluations.filter((e) => e.iteration > 0).length + state.pending.length;
+}
+
+/**
+ * Records evaluation results for pending proposals (matched by id). When the last pending
+ * proposal of an iteration is told, the iteration completes: its hypervolume joins the
+ * convergence history and the stop rules are checked. Returns a new state.
+ */
+export function tell(
+  mdl: Mdl,
+  previous: CampaignState,
+  results: readonly EvaluationResult[],
+): { state: CampaignState; summary: IterationSummary | null } {
+  const state: CampaignState = structuredClone(previous);
+  const pending = new Map(state.pending.map((p) => [p.id, p]));
+  for (const result of results) {
+    const proposal = pending.get(result.id);
+    if (!proposal) {
+      throw new Error(`Evaluation ${result.id} does not match any pending candidate of this campaign.`);
+    }
+    pending.delete(result.id);
+    const record: EvaluationRecord = {
+      id: proposal.id,
+      iteration: proposal.iteration,
+      parameters: proposal.parameters,
+      objectives: null,
+    };
+    if ('error' in result) {
+      record.error = result.error;
+    } else {
+      const missing = mdl.objectives.filter((o) => !Number.isFinite(result.objectives[o.name]));
+      if (missing.length > 0) {
+        record.error = `no finite value for ${missing.map((o) => o.name).join(', ')}`;
+      } else {
+        record.objectives = Object.fromEntries(mdl.objectives.map((o) => [o.name, result.objectives[o.name]]));
+      }
+    }
+    state.evaluations.push(record);
+  }
+  state.pending = state.pending.filter((p) => pending.has(p.id));
+  if (state.pending.length > 0) return { state, summary: null };
+
+  const iteration = Math.max(state.iteration + 1, ...results.map((r) => iterationOf(state, r.id)));
+  state.iteration = iteration;
+  fixReferencePoint(mdl, state);
+  const { hypervolume: hv, paretoSize } = frontSummary(mdl, state);
+  state.convergenceHistory.push(hv);
+  const ofIteration = state.evaluations.filter((e) => e.iteration === iteration);
+  const failed = ofIteration.filter((e) => e.objectives === null).length;
+  applyStopRules(mdl, state);
+  return {
+    state,
+    summary: {
+      iteration,
+      evaluated: ofIteration.length,
+      failed,
+      hypervolume: hv,
+      paretoSize,
+      status: state.status,
+      stopReason: state.stopReason,
+    },
+  };
+}
+
+/** Hypervolume and Pareto-set size of the successful evaluations against the fixed reference. */
+export function frontSummary(mdl: Mdl, state: CampaignState): { hypervolume: number; paretoSize: number } {
+  const { Y, n, m } = objectiveMatrix(mdl, state.evaluations);
+  if (n === 0 || state.referencePoint === null) return { hypervolume: 0, paretoSize: 0 };
+  return {
+    hypervolume: hypervolume(Y, n, m, state.referencePoint),
+    paretoSize: paretoIndices(Y, n, m).length,
+  };
+}
+
+function iterationOf(state: CampaignState, id: string): number {
+  return state.evaluations.find((e) => e.id === id)?.iteration ?? 0;
+}
+
+function fixReferencePoint(mdl: Mdl, state: CampaignState): void {
+  if (state.referencePoint !== null) return;
+  const { Y, n } = objectiveMatrix(mdl, state.evaluations);
+  if (n > 0) state.referencePoint = referencePoint(mdl, Y, n);
+}
+
+/**
+ * Budget: every allowed evaluation made. Stagnation: the hypervolume grew by less than
+ * `tolerance` (relative) over the last `window` iterations; not judged while the hypervolume is
+ * still zero, when nothing has yet reached the reference point. Error: every evaluation failed in
+ * several consecutive iterations.
+ */
+function applyStopRules(mdl: Mdl, state: CampaignState): void {
+  if (budgetUsed(state) >= mdl.optimizer.budget) {
+    state.status = 'completed';
+    state.stopReason = 'budget';
+    return;
+  }
+  const stagnation = mdl.optimizer.stagnation ?? { window: 10, tolerance: 1e-4 };
+  const history = state.convergenceHistory;
+  if (history.length > stagnation.window) {
+    const before = history[history.length - 1 - stagnation.window];
+    const now = history[history.length - 1];
+    if (before > 0 && (now - before) / before < stagnation.tolerance) {
+      state.status = 'converged';
+      state.stopReason = 'stagnation';
+      return;
+    }
+  }
+  const recent = Array.from({ length: MAX_FAILED_ITERATIONS }, (_, k) => state.iteration - k).filter((i) => i > 0);
+  const allFailed = recent.length === MAX_FAILED_ITERATIONS && recent.every((i) => {
+    const evals = state.evaluations.filter((e) => e.iteration === i);
+    return evals.length > 0 && evals.every((e) => e.objectives === null);
+  });
+  if (allFailed) {
+    state.status = 'failed';
+    state.stopReason = 'error';
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Kiln's vocabulary, used the same way in the engine, the service and the docs.
+ *
+ * - campaign: one optimization of an MDL document, from its initial design to a stop reason.
+ * - candidate: a point of the search space proposed for evaluation (parameter name → value).
+ * - evaluation: a candidate with the objective values an evaluator returned (or its failure).
+ * - iteration: one round of the loop; it proposes and evaluates one batch. Iteration 1 is the
+ *   initial design (evaluated all at once); warm-start data are iteration 0.
+ * - batch: the candidates of one iteration (`optimizer.batch_size` after the initial design).
+ * - surrogate: the Gaussian-process models (one per objective) fitted to the evaluations.
+ * - acquisition: the function of the surrogate that scores how useful evaluating a candidate
+ *   would be (expected hypervolume improvement, ParEGO scalarization); maximized by CMA-ES.
+ * - pending: candidates proposed but not yet told; batch selection accounts for them.
+ * - reference point: the worst acceptable value of every objective; hypervolume is measured
+ *   against it. Fixed once per campaign so the convergence history is comparable.
+ * - job, worker slot, lease: the service's units of execution (src/jobs), not the engine's.
+ */
+import type { ParameterValue } from '../mdl/schema.js';
+import type { GpHyperparameters } from '../gp/surrogate.js';
+
+export type CampaignStatus = 'running' | 'completed' | 'converged' | 'failed';
+export type StopReason = 'budget' | 'stagnation' | 'error';
+
+/** An evaluation as the engine keeps it: values in MDL units and directions. */
+export interface EvaluationRecord {
+  id: string;
+  iteration: number;
+  parameters: Record<string, ParameterValue>;
+  /** null when the evaluator failed for this candidate (then `error` says why) */
+  objectives: Record<string, number> | null;
+  error?: string;
+}
+
+/** A candidate proposed by `step`, to be evaluated and passed back to `tell`. */
+export interface Proposal {
+  id: string;
+  iteration: number;
+  parameters: Record<string, ParameterValue>;
+}
+
+/** What `tell` receives for each proposal, in any order, matched by id. */
+export type EvaluationResult =
+  | { id: string; objectives: Record<string, number> }
+  | { id: string; error: string };
+
+/**
+ * Everything the loop needs to continue, as plain JSON: the service stores it per iteration and a
+ * retried job resumes from it; the same state and seed give the same proposals.
+ */
+export interface CampaignState {
+  version: 1;
+  seed: number;
+  /** completed iterations (the initial design is iteration 1) */
+  iteration: number;
+  evaluations: EvaluationRecord[];
+  pending: Proposal[];
+  /** hypervolume after each completed iteration, in iteration order */
+  convergenceHistory: number[];
+  /** minimization-space reference point, fixed after the first data arrive */
+  referencePoint: number[] | null;
+  /** last fitted GP hyperparameters per objective, to warm-start the next fit */
+  hyperparameters: SerializedHyperparameters[] | null;
+  status: CampaignStatus;
+  stopReason: StopReason | null;
+  /** counter for evaluation ids the engine hands out when the caller does not */
+  nextId: number;
+}
+
+export interface SerializedHyperparameters {
+  lengthscales: number[];
+  outputScale: number;
+  noise: number;
+}
+
+export function serializeHyperparameters(h: GpHyperparameters): SerializedHyperparameters {
+  return { lengthscales: Array.from(h.lengthscales), outputScale: h.outputScale, noise: h.noise };
+}
+
+export function deserializeHyperparameters(h: SerializedHyperparameters): GpHyperparameters {
+  return { lengthscales: Float64Array.from(h.lengthscales), outputScale: h.outputScale, noise: h.noise };
+}
+
+/** What one call of `tell` reports. */
+export interface IterationSummary {
+  iteration: number;
+  evaluated: number;
+  failed: number;
+  hypervolume: number;
+  paretoSize: number;
+  status: CampaignStatus;
+  stopReason: StopReason | null;
+}

@@ -1,0 +1,176 @@
+import { z } from 'zod';
+
+/**
+ * The materials definition language (MDL): one zod schema gives the TypeScript types, the runtime
+ * validation and the published JSON Schema (docs/mdl.schema.json). Structural rules live here;
+ * rules that need the whole document (unique names, constraint expressions, budget arithmetic)
+ * live in validate.ts and report through the same error list.
+ */
+
+/** Names appear in constraint expressions and as CSV columns, so they are identifiers. */
+const identifier = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+    message: 'must start with a letter or underscore and contain only letters, digits and underscores',
+  })
+  .max(64);
+
+const bounds = z
+  .tuple([z.number(), z.number()])
+  .describe('[lower, upper], inclusive; lower must be below upper');
+
+const scale = z
+  .enum(['linear', 'log'])
+  .default('linear')
+  .describe('log searches the range evenly in log space; needs a positive lower bound');
+
+export const continuousParameterSchema = z.strictObject({
+  name: identifier,
+  type: z.literal('continuous'),
+  bounds,
+  scale,
+  unit: z.string().max(64).optional(),
+  description: z.string().max(2000).optional(),
+});
+
+export const integerParameterSchema = z.strictObject({
+  name: identifier,
+  type: z.literal('integer'),
+  bounds: bounds.describe('[lower, upper], integers, inclusive'),
+  scale,
+  unit: z.string().max(64).optional(),
+  description: z.string().max(2000).optional(),
+});
+
+export const categoricalParameterSchema = z.strictObject({
+  name: identifier,
+  type: z.literal('categorical'),
+  values: z
+    .array(z.union([z.string().min(1).max(200), z.number()]))
+    .min(1)
+    .max(1000)
+    .describe('the allowed values, each distinct'),
+  description: z.string().max(2000).optional(),
+});
+
+export const parameterSchema = z.discriminatedUnion('type', [
+  continuousParameterSchema,
+  integerParameterSchema,
+  categoricalParameterSchema,
+]);
+
+export const objectiveSchema = z.strictObject({
+  name: identifier,
+  direction: z.enum(['maximize', 'minimize']),
+  unit: z.string().max(64).optional(),
+  reference: z
+    .number()
+    .optional()
+    .describe('worst acceptable value; the hypervolume reference point along this objective'),
+  description: z.string().max(2000).optional(),
+});
+
+export const constraintSchema = z.strictObject({
+  expression: z
+    .string()
+    .min(1)
+    .max(2000)
+    .describe('an inequality or equality over parameter names, e.g. "x1 + 2*x2 <= 10"'),
+  tolerance: z
+    .number()
+    .positive()
+    .optional()
+    .describe('for == constraints: |left - right| <= tolerance counts as equal (default 1e-6)'),
+  description: z.string().max(2000).optional(),
+});
+
+export const stagnationSchema = z.strictObject({
+  window: z.int().min(1).max(1000).default(10).describe('iterations to look back over'),
+  tolerance: z
+    .number()
+    .min(0)
+    .default(1e-4)
+    .describe('stop when the relative hypervolume improvement over the window is below this'),
+});
+
+export const optimizerSchema = z.strictObject({
+  method: z
+    .enum(['cma-es', 'random', 'lhs'])
+    .default('cma-es')
+    .describe('cma-es: GP surrogates with acquisition optimized by CMA-ES; random and lhs are baselines'),
+  budget: z.int().min(1).max(1_000_000).describe('total number of evaluations allowed'),
+  batch_size: z.int().min(1).max(1000).default(1).describe('candidates proposed and evaluated per iteration'),
+  seed: z.int().min(0).max(2 ** 31 - 1).optional(),
+  initial_samples: z
+    .int()
+    .min(1)
+    .optional()
+    .describe('size of the initial Latin hypercube design (default 2 * (dimensions + 1), at most the budget)'),
+  acquisition: z
+    .enum(['auto', 'ehvi', 'parego'])
+    .default('auto')
+    .describe('auto: expected hypervolume improvement for up to 4 objectives, ParEGO beyond'),
+  stagnation: stagnationSchema.optional().describe('early stop on a flat hypervolume; default window 10, tolerance 1e-4'),
+});
+
+export const builtinEvaluatorSchema = z.strictObject({
+  type: z.literal('builtin'),
+  name: z.string().min(1).max(100).describe('a domain simulator or a standard test problem, e.g. zdt1, dtlz2'),
+  noise: z.number().min(0).max(1).optional().describe('relative standard deviation of seeded Gaussian noise'),
+  seed: z.int().min(0).max(2 ** 31 - 1).optional(),
+});
+
+export const httpEvaluatorSchema = z.strictObject({
+  type: z.literal('http'),
+  url: z.url({ protocol: /^https?$/ }),
+  headers: z.record(z.string(), z.string()).optional(),
+  timeout_seconds: z.number().positive().max(3600).default(30),
+});
+
+export const externalEvaluatorSchema = z.strictObject({
+  type: z.literal('external'),
+});
+
+export const commandEvaluatorSchema = z.strictObject({
+  type: z.literal('command'),
+  command: z
+    .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+    .describe('program and arguments; a string is split on whitespace, no shell is involved'),
+  timeout_seconds: z.number().positive().max(86_400).default(300),
+});
+
+export const evaluatorSchema = z.discriminatedUnion('type', [
+  builtinEvaluatorSchema,
+  httpEvaluatorSchema,
+  externalEvaluatorSchema,
+  commandEvaluatorSchema,
+]);
+
+export const mdlSchema = z.strictObject({
+  name: z.string().min(1).max(200).optional(),
+  domain: z
+    .string()
+    .regex(/^[a-z][a-z0-9_-]*$/, { message: 'must be a lower-case slug such as water or battery' })
+    .max(64)
+    .optional(),
+  description: z.string().max(10_000).optional(),
+  tags: z.array(z.string().max(64)).max(50).optional(),
+  version: z.union([z.string(), z.number()]).optional(),
+  parameters: z.array(parameterSchema).min(1).max(1000),
+  objectives: z.array(objectiveSchema).min(1).max(50),
+  constraints: z.array(constraintSchema).max(200).default([]),
+  optimizer: optimizerSchema,
+  evaluator: evaluatorSchema.optional(),
+});
+
+export type Mdl = z.output<typeof mdlSchema>;
+export type MdlInput = z.input<typeof mdlSchema>;
+export type Parameter = z.output<typeof parameterSchema>;
+export type ContinuousParameter = z.output<typeof continuousParameterSchema>;
+export type IntegerParameter = z.output<typeof integerParameterSchema>;
+export type CategoricalParameter = z.output<typeof categoricalParameterSchema>;
+export type Objective = z.output<typeof objectiveSchema>;
+export type Constraint = z.output<typeof constraintSchema>;
+export type Optimizer = z.output<typeof optimizerSchema>;
+export type Evaluator = z.output<typeof evaluatorSchema>;
+export type ParameterValue = number | string;

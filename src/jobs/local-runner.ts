@@ -1,0 +1,64 @@
+import { initialState, tell, type WarmStartRow } from '../engine/campaign/state.js';
+import { step } from '../engine/campaign/step.js';
+import type { CampaignState, EvaluationResult, IterationSummary } from '../engine/campaign/types.js';
+import type { Mdl } from '../engine/mdl/schema.js';
+import type { Evaluator } from './evaluators/types.js';
+
+export interface IterationReport extends IterationSummary {
+  strategy: string;
+  /** seconds spent proposing (surrogate fit + acquisition) and evaluating */
+  proposeSeconds: number;
+  evaluateSeconds: number;
+  evaluationsCompleted: number;
+}
+
+export interface LocalRunOptions {
+  seed?: number;
+  warmStart?: readonly WarmStartRow[];
+  onIteration?: (report: IterationReport, state: CampaignState) => void;
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs a whole campaign in this process: step, evaluate, tell, until a stop rule fires. The CLI
+ * and the benchmarks use it; the service runs the same engine calls from its job loop, saving the
+ * state after every iteration instead.
+ */
+export async function runLocalCampaign(
+  mdl: Mdl,
+  evaluator: Evaluator,
+  options: LocalRunOptions = {},
+): Promise<CampaignState> {
+  let state = initialState(mdl, { seed: options.seed, warmStart: options.warmStart });
+  while (state.status === 'running') {
+    if (options.signal?.aborted) break;
+    const t0 = performance.now();
+    const next = step(mdl, state);
+    const t1 = performance.now();
+    if (next.proposals.length === 0) break;
+    const outcomes = await evaluator.evaluate(
+      next.proposals.map((p) => ({ parameters: p.parameters })),
+      { signal: options.signal },
+    );
+    const t2 = performance.now();
+    const results: EvaluationResult[] = next.proposals.map((p, i) => {
+      const outcome = outcomes[i];
+      return outcome.ok ? { id: p.id, objectives: outcome.objectives } : { id: p.id, error: outcome.error };
+    });
+    const told = tell(mdl, next.state, results);
+    state = told.state;
+    if (told.summary && options.onIteration) {
+      options.onIteration(
+        {
+          ...told.summary,
+          strategy: next.strategy,
+          proposeSeconds: (t1 - t0) / 1000,
+          evaluateSeconds: (t2 - t1) / 1000,
+          evaluationsCompleted: state.evaluations.filter((e) => e.iteration > 0).length,
+        },
+        state,
+      );
+    }
+  }
+  return state;
+}
