@@ -24,34 +24,43 @@ const scale = z
   .default('linear')
   .describe('log searches the range evenly in log space; needs a positive lower bound');
 
-export const continuousParameterSchema = z.strictObject({
-  name: identifier,
-  type: z.literal('continuous'),
-  bounds,
-  scale,
-  unit: z.string().max(64).optional(),
-  description: z.string().max(2000).optional(),
-});
+const unit = z.string().max(64).optional().describe('unit of measure, for display only, e.g. "K" or "mol/L"');
+const note = z.string().max(2000).optional().describe('free text for people; ignored by the optimizer');
 
-export const integerParameterSchema = z.strictObject({
-  name: identifier,
-  type: z.literal('integer'),
-  bounds: bounds.describe('[lower, upper], integers, inclusive'),
-  scale,
-  unit: z.string().max(64).optional(),
-  description: z.string().max(2000).optional(),
-});
+export const continuousParameterSchema = z
+  .strictObject({
+    name: identifier.describe('identifier used in constraint expressions and result columns'),
+    type: z.literal('continuous'),
+    bounds,
+    scale,
+    unit,
+    description: note,
+  })
+  .describe('a real-valued parameter searched within its bounds');
 
-export const categoricalParameterSchema = z.strictObject({
-  name: identifier,
-  type: z.literal('categorical'),
-  values: z
-    .array(z.union([z.string().min(1).max(200), z.number()]))
-    .min(1)
-    .max(1000)
-    .describe('the allowed values, each distinct'),
-  description: z.string().max(2000).optional(),
-});
+export const integerParameterSchema = z
+  .strictObject({
+    name: identifier.describe('identifier used in constraint expressions and result columns'),
+    type: z.literal('integer'),
+    bounds: bounds.describe('[lower, upper], whole numbers, inclusive; lower must be below upper'),
+    scale,
+    unit,
+    description: note,
+  })
+  .describe('a whole-number parameter searched within its bounds');
+
+export const categoricalParameterSchema = z
+  .strictObject({
+    name: identifier.describe('identifier used in result columns; categoricals cannot appear in constraints'),
+    type: z.literal('categorical'),
+    values: z
+      .array(z.union([z.string().min(1).max(200), z.number()]))
+      .min(1)
+      .max(1000)
+      .describe('the allowed values, each distinct'),
+    description: note,
+  })
+  .describe('a choice among unordered values, e.g. a solvent or a dopant');
 
 export const parameterSchema = z.discriminatedUnion('type', [
   continuousParameterSchema,
@@ -60,14 +69,14 @@ export const parameterSchema = z.discriminatedUnion('type', [
 ]);
 
 export const objectiveSchema = z.strictObject({
-  name: identifier,
-  direction: z.enum(['maximize', 'minimize']),
-  unit: z.string().max(64).optional(),
+  name: identifier.describe('identifier the evaluator reports the value under; distinct from parameter names'),
+  direction: z.enum(['maximize', 'minimize']).describe('whether larger or smaller values are better'),
+  unit,
   reference: z
     .number()
     .optional()
     .describe('worst acceptable value; the hypervolume reference point along this objective'),
-  description: z.string().max(2000).optional(),
+  description: note,
 });
 
 export const constraintSchema = z.strictObject({
@@ -81,7 +90,7 @@ export const constraintSchema = z.strictObject({
     .positive()
     .optional()
     .describe('for == constraints: |left - right| <= tolerance counts as equal (default 1e-6)'),
-  description: z.string().max(2000).optional(),
+  description: note,
 });
 
 export const stagnationSchema = z.strictObject({
@@ -100,12 +109,12 @@ export const optimizerSchema = z.strictObject({
     .describe('cma-es: GP surrogates with acquisition optimized by CMA-ES; random and lhs are baselines'),
   budget: z.int().min(1).max(1_000_000).describe('total number of evaluations allowed'),
   batch_size: z.int().min(1).max(1000).default(1).describe('candidates proposed and evaluated per iteration'),
-  seed: z.int().min(0).max(2 ** 31 - 1).optional(),
+  seed: z.int().min(0).max(2 ** 31 - 1).optional().describe('makes the campaign reproducible; drawn at random when absent'),
   initial_samples: z
     .int()
     .min(1)
     .optional()
-    .describe('size of the initial Latin hypercube design (default 2 * (dimensions + 1), at most the budget)'),
+    .describe('size of the initial Latin hypercube design (default 2 * (parameters + 1), at most half the budget)'),
   acquisition: z
     .enum(['auto', 'ehvi', 'parego'])
     .default('auto')
@@ -122,9 +131,9 @@ export const builtinEvaluatorSchema = z.strictObject({
 
 export const httpEvaluatorSchema = z.strictObject({
   type: z.literal('http'),
-  url: z.url({ protocol: /^https?$/ }),
-  headers: z.record(z.string(), z.string()).optional(),
-  timeout_seconds: z.number().positive().max(3600).default(30),
+  url: z.url({ protocol: /^https?$/ }).describe('endpoint that receives a batch of candidates and returns their objectives'),
+  headers: z.record(z.string(), z.string()).optional().describe('extra HTTP headers, e.g. an authorization token'),
+  timeout_seconds: z.number().positive().max(3600).default(30).describe('per request'),
 });
 
 export const externalEvaluatorSchema = z.strictObject({
@@ -136,7 +145,7 @@ export const commandEvaluatorSchema = z.strictObject({
   command: z
     .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
     .describe('program and arguments; a string is split on whitespace, no shell is involved'),
-  timeout_seconds: z.number().positive().max(86_400).default(300),
+  timeout_seconds: z.number().positive().max(86_400).default(300).describe('per evaluation'),
 });
 
 export const evaluatorSchema = z.discriminatedUnion('type', [
@@ -147,20 +156,23 @@ export const evaluatorSchema = z.discriminatedUnion('type', [
 ]);
 
 export const mdlSchema = z.strictObject({
-  name: z.string().min(1).max(200).optional(),
+  name: z.string().min(1).max(200).optional().describe('campaign title'),
   domain: z
     .string()
     .regex(/^[a-z][a-z0-9_-]*$/, { message: 'must be a lower-case slug such as water or battery' })
     .max(64)
-    .optional(),
+    .optional()
+    .describe('application area, e.g. water or battery'),
   description: z.string().max(10_000).optional(),
   tags: z.array(z.string().max(64)).max(50).optional(),
-  version: z.union([z.string(), z.number()]).optional(),
-  parameters: z.array(parameterSchema).min(1).max(1000),
-  objectives: z.array(objectiveSchema).min(1).max(50),
-  constraints: z.array(constraintSchema).max(200).default([]),
+  version: z.union([z.string(), z.number()]).optional().describe('version of this campaign file, for its authors'),
+  parameters: z.array(parameterSchema).min(1).max(1000).describe('the search space: names must be distinct'),
+  objectives: z.array(objectiveSchema).min(1).max(50).describe('what the evaluator measures; names must be distinct'),
+  constraints: z.array(constraintSchema).max(200).default([]).describe('feasibility rules over continuous and integer parameters'),
   optimizer: optimizerSchema,
-  evaluator: evaluatorSchema.optional(),
+  evaluator: evaluatorSchema
+    .optional()
+    .describe('who measures candidates; absent means external (results are told back through the API)'),
 });
 
 export type Mdl = z.output<typeof mdlSchema>;

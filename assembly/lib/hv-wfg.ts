@@ -1,0 +1,71 @@
+// Hypervolume in any number of objectives: WFG (While, Bradstreet & Barone 2012, "A fast way of
+// calculating exact hypervolumes", IEEE TEC 16(1)) on top of the 2-, 3- and 4-D sweeps.
+//
+// With the rows sorted by the last objective ascending, slicing along it and summing by parts
+// gives HV = sum_i (ref_d - p_i[d]) * excl_{d-1}(p_i, {p_0..p_{i-1}}), and each exclusive
+// contribution is box(p_i) - HV_{d-1}(limit set of p_i), as in WFG. Each limit set is sorted by its
+// own last objective and filtered to its non-dominated rows, which is both WFG's pruning and the
+// input order the next level needs. Limit sets of 4 objectives skip both steps: HV4D+ discards
+// dominated rows as cheaply as a filter would, and limiting preserves the order of the rows by
+// their fourth objective, so that order is computed once per call instead of once per point.
+
+import { arenaAlloc, arenaMark, arenaRelease } from './hv-arena';
+import { boxVolume, gatherNondominated, limitOrdered4, limitSet, pairVolume, sortedOrder } from './hv-rows';
+import { hv2, hv3 } from './hv-sweep';
+import { hv4 } from './hv-4d';
+
+/**
+ * Hypervolume of `rows` (`k x d`, every row strictly better than `ref`) sorted in `sortedOrder`
+ * order (ascending last objective). Dominated rows are allowed for d <= 4; for d >= 5 they are
+ * allowed but cost time, so callers filter them first.
+ */
+export function hvSorted(rows: usize, k: i32, d: i32, ref: usize): f64 {
+  if (k == 0) return 0;
+  if (k == 1) return boxVolume(rows, d, ref);
+  if (k == 2) return pairVolume(rows, rows + ((<usize>d) << 3), d, ref);
+  if (d == 2) return hv2(rows, k, d, ref);
+  if (d == 3) return hv3(rows, k, d, ref);
+  if (d == 4) return hv4(rows, k, d, ref);
+  return wfg(rows, k, d, ref);
+}
+
+/**
+ * Exclusive hypervolume of `p` (its first `e` objectives) with respect to the first `count` rows
+ * of `rows` (`? x d`, d >= e, sorted by their last objective): box(p) - HV_e(limit set). 0 when a
+ * row weakly dominates p. `lim` and `filt` hold `count x e` f64 each.
+ */
+export function exclusive(rows: usize, count: i32, d: i32, p: usize, e: i32, ref: usize, lim: usize, filt: usize): f64 {
+  const box = boxVolume(p, e, ref);
+  if (count == 0) return box;
+  const n = limitSet(rows, count, d, p, e, lim);
+  if (n < 0) return 0;
+  if (e == 4 && d == 4) return box - hv4(lim, n, 4, ref);
+  const mark = arenaMark();
+  const kept = gatherNondominated(lim, sortedOrder(lim, n, e, e - 1), n, e, filt);
+  arenaRelease(mark);
+  return box - hvSorted(filt, kept, e, ref);
+}
+
+/** WFG for `rows` (`k x d`, d >= 5, non-dominated, sorted by the last objective). */
+function wfg(rows: usize, k: i32, d: i32, ref: usize): f64 {
+  const e = d - 1;
+  const mark = arenaMark();
+  const lim = arenaAlloc((<usize>k * <usize>e) << 3);
+  const filt = arenaAlloc((<usize>k * <usize>e) << 3);
+  const order = e == 4 ? sortedOrder(rows, k, d, 3) : 0;
+  const rLast = load<f64>(ref + ((<usize>e) << 3));
+  let volume = 0.0;
+  for (let i = 0; i < k; i++) {
+    const p = rows + ((<usize>i * <usize>d) << 3);
+    let ex = 0.0;
+    if (e == 4) {
+      const n = limitOrdered4(rows, d, order, k, i, p, lim);
+      if (n >= 0) ex = boxVolume(p, e, ref) - hvSorted(lim, n, e, ref);
+    } else {
+      ex = exclusive(rows, i, d, p, e, ref, lim, filt);
+    }
+    volume += (rLast - load<f64>(p + ((<usize>e) << 3))) * ex;
+  }
+  arenaRelease(mark);
+  return volume;
+}

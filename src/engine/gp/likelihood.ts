@@ -1,0 +1,159 @@
+import {
+  choleskyInPlace,
+  inverseFromInverseFactor,
+  invertLower,
+  solveLowerInPlace,
+  solveLowerTransposedInPlace,
+} from './dense64.js';
+import { tryWithJitter } from './jitter.js';
+import { maternGram } from './matern.js';
+
+/**
+ * The exact log marginal likelihood of a zero-mean GP with a Matern-5/2 ARD kernel and Gaussian
+ * noise, over θ = [log l_1..d, log s², log σ²]:
+ *
+ *   log p(y|θ) = −½ yᵀα − Σ log L_ii − (n/2) log 2π,   K = L Lᵀ,   α = K⁻¹y,
+ *   ∂/∂θ_p     = ½ tr((ααᵀ − K⁻¹) ∂K/∂θ_p)        (Rasmussen & Williams 2006, eq. 5.9)
+ *
+ * This file holds the float64 dense evaluation, for problems small enough that tensor ops would
+ * only add overhead (up to a few hundred points), and the gradient accumulation it shares with
+ * the tensor path (tensor-likelihood.ts).
+ */
+
+/** θ-parameterized log marginal likelihood on a fixed data set; see DenseLikelihood. */
+export interface MarginalLikelihood {
+  /**
+   * log p(y | θ); when `gradient` (length d + 2) is given it receives ∂/∂θ. NaN when the
+   * covariance cannot be factorized even with jitter.
+   */
+  evaluate(theta: Float64Array, gradient?: Float64Array): number;
+}
+
+export const LOG_2PI = Math.log(2 * Math.PI);
+
+/** Z = X / l. X: `n x d` row-major; theta: log-parameters (first d are log l); Z: `n x d`, written. */
+export function scaleByTheta(X: Float64Array, n: number, d: number, theta: Float64Array, Z: Float64Array): void {
+  for (let k = 0; k < d; k++) {
+    const inv = Math.exp(-theta[k]);
+    for (let i = 0; i < n; i++) Z[i * d + k] = X[i * d + k] * inv;
+  }
+}
+
+/**
+ * ∂ log p / ∂θ from W = ααᵀ − K⁻¹, visiting each pair once:
+ *   ∂K_ij/∂log l_k = H_ij · (z_ik − z_jk)²  (H from maternGram),  ∂K/∂log s² = F,  ∂K/∂log σ² = σ² I.
+ * With `floorScale` = τ/n, the diagonal also carries the conditioning floor τ·1ᵀF1/n of the
+ * tensor path (tensor-covariance.ts), whose derivative (τ/n)·Σ_ij ∂F_ij/∂θ multiplies tr(W)/2.
+ * Z: `n x d` row-major scaled inputs; alpha: length n; Kinv: `n x n` row-major, only the lower
+ * triangle (diagonal included) is read; F: `n x n` noise-free kernel matrix and H: `n x n`
+ * lengthscale factor (lower triangles read). gradient: length d + 2, overwritten.
+ */
+export function likelihoodGradient(
+  Z: Float64Array,
+  n: number,
+  d: number,
+  alpha: Float64Array,
+  Kinv: Float64Array | Float32Array,
+  F: Float64Array,
+  H: Float64Array | Float32Array,
+  noise: number,
+  gradient: Float64Array,
+  floorScale = 0,
+): void {
+  gradient.fill(0);
+  const unweighted = new Float64Array(d + 1);
+  let scale = 0;
+  let trace = 0;
+  for (let i = 0; i < n; i++) {
+    const ri = i * n;
+    const zi = i * d;
+    const ai = alpha[i];
+    const wii = ai * ai - Kinv[ri + i];
+    trace += wii;
+    scale += 0.5 * wii * F[ri + i];
+    unweighted[d] += F[ri + i];
+    // Off-diagonal pairs count twice in the trace, which cancels the ½.
+    for (let j = 0; j < i; j++) {
+      const w = ai * alpha[j] - Kinv[ri + j];
+      scale += w * F[ri + j];
+      unweighted[d] += 2 * F[ri + j];
+      const zj = j * d;
+      const h = H[ri + j];
+      const wh = w * h;
+      for (let k = 0; k < d; k++) {
+        const t = Z[zi + k] - Z[zj + k];
+        gradient[k] += wh * t * t;
+        unweighted[k] += 2 * h * t * t;
+      }
+    }
+  }
+  gradient[d] = scale;
+  gradient[d + 1] = 0.5 * noise * trace;
+  if (floorScale > 0) {
+    for (let p = 0; p <= d; p++) gradient[p] += 0.5 * trace * floorScale * unweighted[p];
+  }
+}
+
+/**
+ * Dense float64 evaluation. Working buffers are allocated once per data set, so an optimizer can
+ * call evaluate() hundreds of times without garbage.
+ */
+export class DenseLikelihood implements MarginalLikelihood {
+  private readonly Z: Float64Array;
+  private readonly F: Float64Array;
+  private readonly H: Float64Array;
+  private readonly L: Float64Array;
+  private readonly Linv: Float64Array;
+  private readonly Kinv: Float64Array;
+  private readonly alpha: Float64Array;
+
+  /**
+   * X: `n x d` row-major Float64Array of inputs; y: length-n standardized outputs. Both are kept
+   * by reference and must not change while this object is in use.
+   */
+  constructor(
+    readonly X: Float64Array,
+    readonly y: Float64Array,
+    readonly n: number,
+    readonly d: number,
+  ) {
+    const nn = n * n;
+    this.Z = new Float64Array(n * d);
+    this.F = new Float64Array(nn);
+    this.H = new Float64Array(nn);
+    this.L = new Float64Array(nn);
+    this.Linv = new Float64Array(nn);
+    this.Kinv = new Float64Array(nn);
+    this.alpha = new Float64Array(n);
+  }
+
+  evaluate(theta: Float64Array, gradient?: Float64Array): number {
+    const { X, y, n, d, Z, F, H, L, alpha } = this;
+    scaleByTheta(X, n, d, theta, Z);
+    const s2 = Math.exp(theta[d]);
+    const noise = Math.exp(theta[d + 1]);
+    maternGram(Z, n, d, s2, F, gradient ? H : undefined);
+    const factored = tryWithJitter(s2 + noise, (jitter) => {
+      L.set(F);
+      for (let i = 0; i < n; i++) L[i * n + i] += noise + jitter;
+      return choleskyInPlace(L, n) ? true : null;
+    });
+    if (factored === null) return NaN;
+
+    alpha.set(y);
+    solveLowerInPlace(L, n, alpha);
+    let quad = 0;
+    let logDet = 0;
+    for (let i = 0; i < n; i++) {
+      quad += alpha[i] * alpha[i];
+      logDet += Math.log(L[i * n + i]);
+    }
+    solveLowerTransposedInPlace(L, n, alpha);
+    if (gradient) {
+      invertLower(L, n, this.Linv);
+      inverseFromInverseFactor(this.Linv, n, this.Kinv);
+      likelihoodGradient(Z, n, d, alpha, this.Kinv, F, H, noise, gradient);
+    }
+    return -0.5 * quad - logDet - 0.5 * n * LOG_2PI;
+  }
+}

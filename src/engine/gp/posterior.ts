@@ -1,0 +1,137 @@
+import { tf } from '../tensor/backend.js';
+import type { GaussianProcess } from './gaussian-process.js';
+import { maternFromSquaredDistance } from './matern.js';
+
+/** Affine map from standardized to original output units: value = mean + std · standardized. */
+export interface OutputTransform {
+  mean: number;
+  std: number;
+}
+
+/**
+ * Smallest latent variance reported, in standardized units: float32 cancellation in
+ * s² − ‖L⁻¹k*‖² can go slightly negative next to training points.
+ */
+const VARIANCE_FLOOR = 1e-10;
+
+/**
+ * The posterior of m independent GPs on the same training inputs as ONE tensor computation.
+ * Distances for all outputs come from a single matmul: with Z_o = (X − c)/l_o,
+ *
+ *   r²_o(x, x_j) = |z_o(x)|² − 2 z_o(x)·z_o(x_j) + |z_o(x_j)|²  =  [z², z] · [[E], [−2 Z_oᵀ]] + |z_o(x_j)|²
+ *
+ * stacked block-diagonally over outputs (E: blocks of ones), so the kernel values of every output
+ * form one `q x mn` tensor, the means are one matmul with block-diagonal weights, and only the
+ * variance needs one matmul per output (with that output's L⁻ᵀ). Centering at the training mean
+ * c keeps |z|² small, which is what limits the float32 cancellation in r² near training points.
+ */
+export class BatchedPosterior {
+  private readonly scale: tf.Tensor2D;
+  private readonly offset: tf.Tensor2D;
+  private readonly distance: tf.Tensor2D;
+  private readonly trainNorms: tf.Tensor2D;
+  private readonly outputScales: tf.Tensor2D;
+  private readonly weights: tf.Tensor2D;
+  private readonly priorVariance: tf.Tensor2D;
+  private readonly outputStd: tf.Tensor2D;
+  private readonly outputMean: tf.Tensor2D;
+  private readonly outputVariance: tf.Tensor2D;
+  private readonly n: number;
+  readonly d: number;
+  readonly m: number;
+
+  /**
+   * gps: one per output, all on the same `n x d` inputs; transforms: one per output; center:
+   * length-d centering point (the training inputs' mean). Keeps references to each GP's L⁻ᵀ
+   * tensor, which the GPs own.
+   */
+  constructor(
+    private readonly gps: readonly GaussianProcess[],
+    transforms: readonly OutputTransform[],
+    center: Float64Array,
+  ) {
+    const m = gps.length;
+    const { n, d } = gps[0];
+    this.n = n;
+    this.d = d;
+    this.m = m;
+    const md = m * d;
+    const mn = m * n;
+    const scale = new Float32Array(d * md);
+    const offset = new Float32Array(md);
+    const distance = new Float32Array(2 * md * mn);
+    const trainNorms = new Float32Array(mn);
+    const outputScales = new Float32Array(mn);
+    const weights = new Float32Array(mn * m);
+    gps.forEach((gp, o) => {
+      const { lengthscales, outputScale } = gp.hyperparameters;
+      for (let k = 0; k < d; k++) {
+        scale[k * md + o * d + k] = 1 / lengthscales[k];
+        offset[o * d + k] = center[k] / lengthscales[k];
+      }
+      for (let j = 0; j < n; j++) {
+        let norm = 0;
+        for (let k = 0; k < d; k++) {
+          const z = (gp.X[j * d + k] - center[k]) / lengthscales[k];
+          norm += z * z;
+          distance[(o * d + k) * mn + o * n + j] = 1;
+          distance[(md + o * d + k) * mn + o * n + j] = -2 * z;
+        }
+        trainNorms[o * n + j] = norm;
+        outputScales[o * n + j] = outputScale;
+        weights[(o * n + j) * m + o] = gp.alpha[j];
+      }
+    });
+    this.scale = tf.tensor2d(scale, [d, md]);
+    this.offset = tf.tensor2d(offset, [1, md]);
+    this.distance = tf.tensor2d(distance, [2 * md, mn]);
+    this.trainNorms = tf.tensor2d(trainNorms, [1, mn]);
+    this.outputScales = tf.tensor2d(outputScales, [1, mn]);
+    this.weights = tf.tensor2d(weights, [mn, m]);
+    this.priorVariance = tf.tensor2d(gps.map((gp) => gp.hyperparameters.outputScale), [1, m]);
+    this.outputStd = tf.tensor2d(transforms.map((t) => t.std), [1, m]);
+    this.outputMean = tf.tensor2d(transforms.map((t) => t.mean), [1, m]);
+    this.outputVariance = tf.tensor2d(transforms.map((t) => t.std * t.std), [1, m]);
+  }
+
+  /**
+   * Latent posterior mean and variance at X (`q x d` float32 tensor), each `q x m`, in original
+   * output units. The caller owns the results.
+   */
+  compute(X: tf.Tensor2D): { mean: tf.Tensor2D; variance: tf.Tensor2D } {
+    if (X.rank !== 2 || X.shape[1] !== this.d) {
+      throw new Error(`Kiln: posterior inputs must be a q x ${this.d} tensor, got shape [${X.shape.join(', ')}].`);
+    }
+    return tf.tidy(() => {
+      const q = X.shape[0];
+      const z = tf.sub(tf.matMul(X, this.scale), this.offset);
+      const r2 = tf.add(tf.matMul(tf.concat([tf.square(z), z], 1), this.distance), this.trainNorms);
+      const kernel = tf.mul(maternFromSquaredDistance(r2, 1), this.outputScales) as tf.Tensor2D;
+      const mean = tf.add(tf.mul(tf.matMul(kernel, this.weights), this.outputStd), this.outputMean);
+      const explained = this.gps.map((gp, o) => {
+        const ko = this.m === 1 ? kernel : tf.slice(kernel, [0, o * this.n], [q, this.n]);
+        return tf.sum(tf.square(tf.matMul(ko, gp.inverseFactorTransposed)), 1, true);
+      });
+      const latent = tf.sub(this.priorVariance, this.m === 1 ? explained[0] : tf.concat(explained, 1));
+      const variance = tf.mul(tf.maximum(latent, VARIANCE_FLOOR), this.outputVariance);
+      return { mean: mean as tf.Tensor2D, variance: variance as tf.Tensor2D };
+    });
+  }
+
+  dispose(): void {
+    for (const t of [
+      this.scale,
+      this.offset,
+      this.distance,
+      this.trainNorms,
+      this.outputScales,
+      this.weights,
+      this.priorVariance,
+      this.outputStd,
+      this.outputMean,
+      this.outputVariance,
+    ]) {
+      t.dispose();
+    }
+  }
+}

@@ -1,0 +1,194 @@
+import { compileConstraint, functionNames } from './expression.js';
+import { parseConstraint } from './expressionParser.js';
+import { formatPath, type MdlIssue, type PathSegment } from './issues.js';
+
+/**
+ * Rules that need more than one member at a time (unique names, bounds, budget arithmetic,
+ * constraint expressions). They read the raw document and check whatever is well-formed enough
+ * to check, so one pass reports these problems alongside the structural ones from zod.
+ */
+export function checkSemantics(document: unknown): { errors: MdlIssue[]; warnings: MdlIssue[] } {
+  const errors: MdlIssue[] = [];
+  const warnings: MdlIssue[] = [];
+  if (!isRecord(document)) return { errors, warnings };
+  const parameters = Array.isArray(document.parameters) ? document.parameters : [];
+  const objectives = Array.isArray(document.objectives) ? document.objectives : [];
+
+  const parameterNames = checkNames(parameters, 'parameters', 'parameter', errors);
+  const objectiveNames = checkNames(objectives, 'objectives', 'objective', errors);
+  for (const [name, index] of objectiveNames) {
+    if (parameterNames.has(name)) {
+      errors.push({
+        path: formatPath(['objectives', index, 'name']),
+        message: `"${name}" is already the name of a parameter; objectives and parameters need different names`,
+      });
+    }
+  }
+  parameters.forEach((parameter, index) => checkParameter(parameter, index, errors, warnings));
+  checkConstraints(document.constraints, parameters, errors, warnings);
+  checkOptimizer(document.optimizer, objectives.length, errors, warnings);
+  if (isRecord(document.evaluator) && document.evaluator.type === 'command') {
+    warnings.push({
+      path: 'evaluator.type',
+      message:
+        'command evaluators run only from the local command line unless an administrator enables them on the server',
+    });
+  }
+  return { errors, warnings };
+}
+
+const reservedNames = new Set<string>(['__proto__', ...functionNames]);
+
+/** Reports duplicate and reserved names; returns the first index of each valid name. */
+function checkNames(items: unknown[], member: string, noun: string, errors: MdlIssue[]): Map<string, number> {
+  const seen = new Map<string, number>();
+  items.forEach((item, index) => {
+    if (!isRecord(item) || typeof item.name !== 'string') return;
+    const path = formatPath([member, index, 'name']);
+    const name = item.name;
+    if (name === '__proto__' || (member === 'parameters' && reservedNames.has(name))) {
+      const why =
+        name === '__proto__' ? 'is reserved' : `is reserved for the function ${name}() in constraint expressions`;
+      errors.push({ path, message: `${noun} name "${name}" ${why}; choose another name` });
+    }
+    const first = seen.get(name);
+    if (first === undefined) seen.set(name, index);
+    else {
+      const also = formatPath([member, first, 'name']);
+      errors.push({ path, message: `duplicate ${noun} name "${name}" (also ${also})` });
+    }
+  });
+  return seen;
+}
+
+function checkParameter(parameter: unknown, index: number, errors: MdlIssue[], warnings: MdlIssue[]): void {
+  if (!isRecord(parameter)) return;
+  const at = (...rest: PathSegment[]) => formatPath(['parameters', index, ...rest]);
+  if (parameter.type === 'continuous' || parameter.type === 'integer') {
+    const bounds = parameter.bounds;
+    if (!Array.isArray(bounds) || bounds.length !== 2 || !bounds.every(isFiniteNumber)) return;
+    const [lower, upper] = bounds as [number, number];
+    if (!(lower < upper)) {
+      errors.push({ path: at('bounds'), message: `lower bound ${lower} must be below upper bound ${upper}` });
+    }
+    if (parameter.type === 'integer') {
+      const fractional = bounds.filter((b) => !Number.isInteger(b));
+      if (fractional.length > 0) {
+        errors.push({
+          path: at('bounds'),
+          message: `integer bounds must be whole numbers (got ${fractional.join(' and ')})`,
+        });
+      }
+    }
+    if (parameter.scale === 'log' && !(lower > 0)) {
+      errors.push({ path: at('bounds'), message: `log scale needs a positive lower bound (got ${lower})` });
+    }
+  } else if (parameter.type === 'categorical' && Array.isArray(parameter.values)) {
+    const seen = new Map<string, number>();
+    parameter.values.forEach((value, i) => {
+      if (typeof value !== 'string' && typeof value !== 'number') return;
+      const key = String(value);
+      const first = seen.get(key);
+      if (first === undefined) seen.set(key, i);
+      else {
+        errors.push({
+          path: at('values', i),
+          message: `duplicate value ${JSON.stringify(value)} (same as values[${first}]); values must be distinct`,
+        });
+      }
+    });
+    if (parameter.values.length === 1) {
+      warnings.push({
+        path: at('values'),
+        message: 'a categorical parameter with a single value is fixed; consider removing it',
+      });
+    }
+  }
+}
+
+function checkConstraints(constraints: unknown, parameters: unknown[], errors: MdlIssue[], warnings: MdlIssue[]): void {
+  if (!Array.isArray(constraints)) return;
+  // Unknown names can only be told apart from typos in other members when every parameter has a name.
+  const named = parameters.every((p) => isRecord(p) && typeof p.name === 'string');
+  const names = parameters.map((p) => (isRecord(p) ? String(p.name) : ''));
+  const categoricalNames = new Set(
+    parameters.flatMap((p) => (isRecord(p) && p.type === 'categorical' ? [String(p.name)] : [])),
+  );
+  constraints.forEach((constraint, index) => {
+    if (!isRecord(constraint) || typeof constraint.expression !== 'string' || constraint.expression === '') return;
+    const path = formatPath(['constraints', index, 'expression']);
+    const expression = constraint.expression;
+    const parsed = parseConstraint(expression);
+    if (!parsed.ok) {
+      errors.push({ path, message: parsed.error.message });
+      return;
+    }
+    if (constraint.tolerance !== undefined && parsed.constraint.comparison !== '==') {
+      warnings.push({
+        path: formatPath(['constraints', index, 'tolerance']),
+        message: `tolerance only applies to == constraints; it is ignored for "${parsed.constraint.comparison}"`,
+      });
+    }
+    if (!named) return;
+    const compiled = compileConstraint(expression, names);
+    if (!compiled.ok) {
+      for (const error of compiled.errors) errors.push({ path, message: error.message });
+      return;
+    }
+    for (const name of compiled.constraint.names) {
+      if (categoricalNames.has(name)) {
+        const position = new RegExp(`\\b${name}\\b`).exec(expression)!.index + 1;
+        errors.push({
+          path,
+          message:
+            `parameter "${name}" at position ${position} is categorical and cannot appear in a constraint; ` +
+            'only continuous and integer parameters can',
+        });
+      }
+    }
+  });
+}
+
+function checkOptimizer(
+  optimizer: unknown,
+  objectiveCount: number,
+  errors: MdlIssue[],
+  warnings: MdlIssue[],
+): void {
+  if (!isRecord(optimizer)) return;
+  const budget = optimizer.budget;
+  if (!Number.isInteger(budget)) return;
+  for (const member of ['initial_samples', 'batch_size'] as const) {
+    const value = optimizer[member];
+    if (Number.isInteger(value) && (value as number) > (budget as number)) {
+      errors.push({
+        path: formatPath(['optimizer', member]),
+        message: `${member} ${value} must not exceed the budget of ${budget} evaluations`,
+      });
+    }
+  }
+  const modelGuided = optimizer.method === undefined || optimizer.method === 'cma-es';
+  if (modelGuided && optimizer.initial_samples === budget) {
+    warnings.push({
+      path: 'optimizer.initial_samples',
+      message:
+        'initial_samples equals the budget, so every evaluation goes to the initial design and none is model-guided',
+    });
+  }
+  if (optimizer.acquisition === 'ehvi' && objectiveCount > 4) {
+    warnings.push({
+      path: 'optimizer.acquisition',
+      message:
+        `expected hypervolume improvement is very slow with ${objectiveCount} objectives; ` +
+        '"auto" switches to parego above 4',
+    });
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function isFiniteNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}

@@ -1,0 +1,126 @@
+import type { Mdl, Parameter } from '../mdl/schema.js';
+import { batteryCathode } from './battery-cathode.js';
+import { bnh } from './bnh.js';
+import { braninCurrin } from './branin-currin.js';
+import { dtlz1, dtlz2 } from './dtlz.js';
+import type { DomainSimulator, SimulatorParameter, TestProblem } from './types.js';
+import { waterMembrane } from './water-membrane.js';
+import { zdt1, zdt2, zdt3 } from './zdt.js';
+
+const PROBLEMS: readonly TestProblem[] = [zdt1, zdt2, zdt3, dtlz1, dtlz2, braninCurrin, bnh];
+const SIMULATORS: readonly DomainSimulator[] = [waterMembrane, batteryCathode];
+
+/** A standard test problem by registry name (case-insensitive). */
+export function testProblem(name: string): TestProblem | undefined {
+  const key = name.toLowerCase();
+  return PROBLEMS.find((p) => p.name === key);
+}
+
+/** A domain simulator by registry name (case-insensitive). */
+export function domainSimulator(name: string): DomainSimulator | undefined {
+  const key = name.toLowerCase();
+  return SIMULATORS.find((s) => s.name === key);
+}
+
+/** Every builtin evaluator name: test problems, then domain simulators. */
+export function builtinNames(): string[] {
+  return [...PROBLEMS.map((p) => p.name), ...SIMULATORS.map((s) => s.name)];
+}
+
+export interface BuiltinIssue {
+  path: string;
+  message: string;
+}
+
+/**
+ * Problems with the builtin evaluator of an MDL, reported like schema errors: an unknown name
+ * (listing the known ones), an objective count or parameter count the test problem does not
+ * support, simulator parameters or objectives the MDL lacks or declares incompatibly, and
+ * objective directions opposite to the builtin's. Empty when fine or when the evaluator is not
+ * builtin.
+ */
+export function builtinEvaluatorIssues(mdl: Mdl): BuiltinIssue[] {
+  const evaluator = mdl.evaluator;
+  if (evaluator?.type !== 'builtin') return [];
+  const problem = testProblem(evaluator.name);
+  if (problem) return problemIssues(problem, mdl);
+  const simulator = domainSimulator(evaluator.name);
+  if (simulator) return simulatorIssues(simulator, mdl);
+  return [
+    {
+      path: 'evaluator.name',
+      message: `unknown builtin evaluator '${evaluator.name}'; known: ${builtinNames().join(', ')}`,
+    },
+  ];
+}
+
+function problemIssues(problem: TestProblem, mdl: Mdl): BuiltinIssue[] {
+  const issues: BuiltinIssue[] = [];
+  const m = mdl.objectives.length;
+  if (problem.objectives === 'any' ? m < 2 : m !== problem.objectives) {
+    const wanted = problem.objectives === 'any' ? 'at least 2 objectives' : `${problem.objectives} objectives`;
+    issues.push({ path: 'objectives', message: `${problem.name} needs ${wanted}; the MDL declares ${m}` });
+    return issues;
+  }
+  const d = mdl.parameters.length;
+  const min = problem.minDimension(m);
+  const max = problem.maxDimension?.(m) ?? Infinity;
+  if (d < min || d > max) {
+    const wanted = min === max ? `exactly ${min}` : d < min ? `at least ${min}` : `at most ${max}`;
+    issues.push({
+      path: 'parameters',
+      message: `${problem.name} with ${m} objectives needs ${wanted} parameters (mapped in order onto the unit cube); the MDL declares ${d}`,
+    });
+  }
+  return issues;
+}
+
+function simulatorIssues(simulator: DomainSimulator, mdl: Mdl): BuiltinIssue[] {
+  const issues: BuiltinIssue[] = [];
+  for (const wanted of simulator.parameters) {
+    const index = mdl.parameters.findIndex((p) => p.name === wanted.name);
+    if (index < 0) {
+      issues.push({
+        path: 'parameters',
+        message: `${simulator.name} needs a parameter named '${wanted.name}' (${describe(wanted)})`,
+      });
+      continue;
+    }
+    const problem = parameterMismatch(wanted, mdl.parameters[index]);
+    if (problem) issues.push({ path: `parameters[${index}]`, message: `${simulator.name}: ${problem}` });
+  }
+  const outputs = simulator.objectives.map((o) => o.name).join(', ');
+  mdl.objectives.forEach((o, i) => {
+    const output = simulator.objectives.find((s) => s.name === o.name);
+    if (!output) {
+      issues.push({ path: `objectives[${i}]`, message: `${simulator.name} has no output '${o.name}'; its outputs are ${outputs}` });
+    }
+  });
+  return issues;
+}
+
+function describe(p: SimulatorParameter): string {
+  if (p.type === 'categorical') return `categorical, values ${JSON.stringify(p.values)}`;
+  const [lo, hi] = p.bounds ?? [-Infinity, Infinity];
+  return `${p.type} in [${lo}, ${hi}]${p.unit ? ` ${p.unit}` : ''}`;
+}
+
+/** Why an MDL parameter cannot feed a simulator parameter, or undefined when it can. */
+function parameterMismatch(wanted: SimulatorParameter, given: Parameter): string | undefined {
+  if (wanted.type === 'categorical') {
+    if (given.type !== 'categorical') return `'${wanted.name}' must be categorical with values from ${JSON.stringify(wanted.values)}`;
+    const unknown = given.values.filter((v) => !wanted.values?.includes(v));
+    if (unknown.length > 0) {
+      return `'${wanted.name}' values ${JSON.stringify(unknown)} are not modelled; use values from ${JSON.stringify(wanted.values)}`;
+    }
+    return undefined;
+  }
+  if (given.type === 'categorical') return `'${wanted.name}' must be ${describe(wanted)}, not categorical`;
+  if (wanted.bounds) {
+    const [lo, hi] = wanted.bounds;
+    if (given.bounds[0] < lo || given.bounds[1] > hi) {
+      return `'${wanted.name}' bounds [${given.bounds[0]}, ${given.bounds[1]}] exceed the model's range [${lo}, ${hi}]${wanted.unit ? ` ${wanted.unit}` : ''}`;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,138 @@
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { campaignResults } from '../src/engine/campaign/results.js';
+import { initialState, tell } from '../src/engine/campaign/state.js';
+import { step } from '../src/engine/campaign/step.js';
+import type { CampaignState, EvaluationResult } from '../src/engine/campaign/types.js';
+import { hypervolume } from '../src/engine/hypervolume.js';
+import { mdlSchema, type Mdl } from '../src/engine/mdl/schema.js';
+import { initTensorBackend } from '../src/engine/tensor/backend.js';
+
+await initTensorBackend('wasm');
+
+function toyMdl(overrides: Record<string, unknown> = {}): Mdl {
+  return mdlSchema.parse({
+    parameters: [
+      { name: 'x', type: 'continuous', bounds: [0, 1] },
+      { name: 'y', type: 'continuous', bounds: [0, 1] },
+    ],
+    objectives: [
+      { name: 'f1', direction: 'minimize', reference: 1.2 },
+      { name: 'f2', direction: 'maximize', reference: -1.2 },
+    ],
+    optimizer: { budget: 14, batch_size: 2, initial_samples: 6, seed: 5, ...overrides },
+  });
+}
+
+/** A smooth two-objective toy: f1 = x, f2 = -(1 - sqrt(x)) - y (f2 maximized). */
+function evaluate(parameters: Record<string, number | string>): Record<string, number> {
+  const x = Number(parameters.x);
+  const y = Number(parameters.y);
+  return { f1: x, f2: -(1 - Math.sqrt(x)) - y };
+}
+
+function runToEnd(mdl: Mdl, state: CampaignState): { state: CampaignState; batches: string[] } {
+  const batches: string[] = [];
+  while (state.status === 'running') {
+    const next = step(mdl, state);
+    if (next.proposals.length === 0) break;
+    batches.push(JSON.stringify(next.proposals));
+    const results: EvaluationResult[] = next.proposals.map((p) => ({ id: p.id, objectives: evaluate(p.parameters) }));
+    state = tell(mdl, next.state, results).state;
+  }
+  return { state, batches };
+}
+
+test('the same seed and data give identical proposals; the state survives a JSON round trip', () => {
+  const mdl = toyMdl();
+  const a = runToEnd(mdl, initialState(mdl));
+  const b = runToEnd(mdl, initialState(mdl));
+  assert.deepEqual(a.batches, b.batches);
+  const other = runToEnd(toyMdl({ seed: 6 }), initialState(toyMdl({ seed: 6 })));
+  assert.notDeepEqual(a.batches[1], other.batches[1]);
+
+  const first = step(mdl, initialState(mdl));
+  const told = tell(
+    mdl,
+    first.state,
+    first.proposals.map((p) => ({ id: p.id, objectives: evaluate(p.parameters) })),
+  ).state;
+  const revived = JSON.parse(JSON.stringify(told)) as CampaignState;
+  assert.deepEqual(step(mdl, revived).proposals, step(mdl, told).proposals);
+});
+
+test('the loop spends exactly the budget: initial design, then batches, then completed', () => {
+  const mdl = toyMdl();
+  const { state, batches } = runToEnd(mdl, initialState(mdl));
+  assert.equal(state.status, 'completed');
+  assert.equal(state.stopReason, 'budget');
+  assert.deepEqual(batches.map((b) => JSON.parse(b).length), [6, 2, 2, 2, 2]);
+  assert.equal(state.evaluations.length, 14);
+  assert.equal(state.convergenceHistory.length, 5);
+  for (let i = 1; i < state.convergenceHistory.length; i++) {
+    assert.ok(state.convergenceHistory[i] >= state.convergenceHistory[i - 1], 'hypervolume never decreases');
+  }
+  const results = campaignResults(mdl, state);
+  assert.equal(results.hypervolume, state.convergenceHistory.at(-1));
+  assert.deepEqual(results.reference_point, { f1: 1.2, f2: -1.2 });
+  const Y = Float64Array.from(results.pareto_front.flatMap((r) => [r.objectives.f1, -r.objectives.f2]));
+  assert.ok(Math.abs(hypervolume(Y, results.pareto_front.length, 2, [1.2, 1.2]) - results.hypervolume) < 1e-12);
+});
+
+test('model-based proposals improve on the initial design of a simple problem', () => {
+  const mdl = toyMdl({ budget: 16, batch_size: 2 });
+  const { state } = runToEnd(mdl, initialState(mdl));
+  const history = state.convergenceHistory;
+  assert.ok(history.at(-1)! > history[0], `hypervolume ${history[0]} → ${history.at(-1)}`);
+  // y = 0 is optimal for every x; the model should learn to propose small y
+  const later = state.evaluations.filter((e) => e.iteration > 1);
+  const meanY = later.reduce((acc, e) => acc + Number(e.parameters.y), 0) / later.length;
+  assert.ok(meanY < 0.25, `mean y of model-based proposals ${meanY}`);
+});
+
+test('warm-start rows skip the initial design and do not consume budget', () => {
+  const mdl = toyMdl({ budget: 4 });
+  const warmStart = [0.1, 0.4, 0.7, 0.9].map((x, i) => {
+    const parameters = { x, y: (i * 0.37) % 1 };
+    return { parameters, objectives: evaluate(parameters) };
+  });
+  const state = initialState(mdl, { warmStart });
+  const first = step(mdl, state);
+  assert.equal(first.strategy, 'ehvi');
+  assert.equal(first.proposals.length, 2);
+  const { state: finished } = runToEnd(mdl, state);
+  assert.equal(finished.evaluations.filter((e) => e.iteration === 0).length, 4);
+  assert.equal(finished.evaluations.filter((e) => e.iteration > 0).length, 4);
+  assert.equal(finished.convergenceHistory.length, 2);
+});
+
+test('stagnation stops a campaign whose hypervolume no longer grows', () => {
+  const mdl = toyMdl({ budget: 40, stagnation: { window: 2, tolerance: 0.5 } });
+  const { state } = runToEnd(mdl, initialState(mdl));
+  assert.equal(state.status, 'converged');
+  assert.equal(state.stopReason, 'stagnation');
+  assert.ok(state.evaluations.length < 40);
+});
+
+test('failed evaluations are recorded, not dropped; repeated total failure fails the campaign', () => {
+  const mdl = toyMdl();
+  let state = initialState(mdl);
+  for (let k = 0; k < 2; k++) {
+    const next = step(mdl, state);
+    state = tell(mdl, next.state, next.proposals.map((p) => ({ id: p.id, error: 'simulator crashed' }))).state;
+  }
+  assert.equal(state.status, 'failed');
+  assert.equal(state.stopReason, 'error');
+  assert.ok(state.evaluations.every((e) => e.objectives === null && e.error === 'simulator crashed'));
+});
+
+test('tell rejects results for unknown candidates and waits for every pending one', () => {
+  const mdl = toyMdl();
+  const next = step(mdl, initialState(mdl));
+  assert.throws(() => tell(mdl, next.state, [{ id: 'eval_999', objectives: { f1: 0, f2: 0 } }]), /eval_999/);
+  const [firstProposal, ...rest] = next.proposals;
+  const partial = tell(mdl, next.state, [{ id: firstProposal.id, objectives: evaluate(firstProposal.parameters) }]);
+  assert.equal(partial.summary, null);
+  assert.equal(partial.state.pending.length, rest.length);
+  assert.equal(step(mdl, partial.state).proposals.length, 0, 'no new batch while one is pending');
+});
