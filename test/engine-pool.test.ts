@@ -1,0 +1,42 @@
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { initialState, tell } from '../src/engine/campaign/state.js';
+import { step } from '../src/engine/campaign/step.js';
+import { mdlSchema } from '../src/engine/mdl/schema.js';
+import { initTensorBackend } from '../src/engine/tensor/backend.js';
+import { EnginePool } from '../src/jobs/engine-pool.js';
+
+test('a step on a worker thread gives exactly the proposals of the same step in-process', async () => {
+  await initTensorBackend('wasm');
+  const mdl = mdlSchema.parse({
+    parameters: [
+      { name: 'x', type: 'continuous', bounds: [0, 1] },
+      { name: 'k', type: 'integer', bounds: [1, 5] },
+    ],
+    objectives: [
+      { name: 'f1', direction: 'minimize' },
+      { name: 'f2', direction: 'minimize' },
+    ],
+    optimizer: { budget: 12, batch_size: 2, initial_samples: 6, seed: 4 },
+  });
+  const first = step(mdl, initialState(mdl));
+  const results = first.proposals.map((p) => {
+    const x = Number(p.parameters.x);
+    const k = Number(p.parameters.k);
+    return { id: p.id, objectives: { f1: x + 0.1 * k, f2: (1 - x) ** 2 + 0.05 * (5 - k) } };
+  });
+  const state = tell(mdl, first.state, results).state;
+
+  const pool = new EnginePool({ threads: 1, backend: 'wasm' });
+  try {
+    const remote = await pool.step(mdl, state);
+    const local = step(mdl, state);
+    assert.equal(remote.backend, 'wasm');
+    assert.equal(remote.strategy, 'ehvi');
+    assert.equal(remote.proposals.length, 2);
+    assert.deepEqual(remote.proposals, local.proposals);
+    assert.deepEqual(remote.state, local.state);
+  } finally {
+    await pool.destroy();
+  }
+});
