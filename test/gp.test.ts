@@ -1,6 +1,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { initTensorBackend, tf } from '../src/engine/tensor/backend.js';
+import { DENSE_LIMIT, stageSizes } from '../src/engine/gp/fit.js';
 import { GaussianProcess } from '../src/engine/gp/gaussian-process.js';
 import { minimizeBounded } from '../src/engine/gp/lbfgs.js';
 import { DenseLikelihood } from '../src/engine/gp/likelihood.js';
@@ -437,6 +438,16 @@ test('invalid data is rejected with a message naming the problem', () => {
   assert.throws(() => Surrogate.fit(X, Float64Array.from([1, 2, NaN, 4]), 4, 2, 1, { seed: 1 }), /output 0 of point 2 is NaN/);
   assert.throws(() => Surrogate.fit(X, Float64Array.from([1, 2]), 4, 2, 1, { seed: 1 }), /4 points need 8 and 4/);
   assert.throws(() => Surrogate.fit(X, new Float64Array(0), 0, 2, 1, { seed: 1 }), /at least one point/);
+});
+
+test('the fit schedule: all points up to the dense limit, then nested subsets up to n', () => {
+  assert.deepEqual(stageSizes(1), [1]);
+  assert.deepEqual(stageSizes(DENSE_LIMIT), [DENSE_LIMIT]);
+  assert.deepEqual(stageSizes(300), [256, 300]);
+  assert.deepEqual(stageSizes(1500), [256, 1500]);
+  assert.deepEqual(stageSizes(2000), [256, 1024, 2000]);
+  // Beyond ~2700 points a full-data evaluation costs more than a stage's budget: the last fit is on 1024.
+  assert.deepEqual(stageSizes(5000), [256, 1024]);
 });
 
 test('bounded L-BFGS finds the constrained minimum of a quadratic and of Rosenbrock', () => {

@@ -96,15 +96,15 @@ export function solveLowerTransposedInPlace(L: Float64Array, n: number, b: Float
   }
 }
 
-/** Transpose of a `size x size` row-major Float64Array, rounded to float32 (for upload). */
-export function transposeToFloat32(M: Float64Array, size: number): Float32Array {
+/** Transpose of a `size x size` row-major matrix, rounded to float32 (for upload). */
+export function transposeToFloat32(M: Float64Array | Float32Array, size: number): Float32Array {
   const out = new Float32Array(size * size);
   for (let i = 0; i < size; i++) for (let j = 0; j < size; j++) out[j * size + i] = M[i * size + j];
   return out;
 }
 
 /** Σ_{k<len} a[ia+k]·b[ib+k], four accumulators. */
-export function dot(a: Float64Array, ia: number, b: Float64Array, ib: number, len: number): number {
+function dot(a: Float64Array, ia: number, b: Float64Array, ib: number, len: number): number {
   let s0 = 0;
   let s1 = 0;
   let s2 = 0;

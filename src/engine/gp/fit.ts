@@ -1,6 +1,6 @@
 import { Random } from '../random.js';
 import { minimizeBounded } from './lbfgs.js';
-import { DenseLikelihood, type MarginalLikelihood } from './likelihood.js';
+import { DenseLikelihood } from './likelihood.js';
 import { DEFAULT_BLOCK_SIZE } from './linalg.js';
 import { multiStartFit } from './multistart.js';
 import { HyperparameterSpace, type GpHyperparameters } from './priors.js';
@@ -10,24 +10,34 @@ import { TensorLikelihood } from './tensor-likelihood.js';
  * Hyperparameter fitting for one output, sized to the data:
  *
  * - up to DENSE_LIMIT points: multi-start MAP (multistart.ts) on all data in float64, where one
- *   likelihood evaluation takes well under a millisecond at n ≈ 100;
+ *   likelihood evaluation with its gradient takes about a millisecond at n ≈ 100;
  * - beyond: the same multi-start fit on a random subset of DENSE_LIMIT points, then bounded
  *   L-BFGS continued on nested random subsets about four times larger, ending with all the
  *   data, each stage on the tensor likelihood and started from the previous optimum with its
  *   curvature pairs (the objective is per point, so curvature carries over between sizes). The
  *   evaluations allowed per stage shrink as s³ grows, so the cost stays bounded at large n while
- *   the hyperparameters still see every point at the end. The reported noise is then the one
- *   the tensor model really uses: σ² plus its conditioning floor (tensor-covariance.ts).
+ *   the hyperparameters see every point at the end (up to n ≈ 2700). The reported noise is then
+ *   the one the tensor model really uses: σ² plus its conditioning floor (tensor-covariance.ts).
  */
 
 /** Largest n fitted entirely in float64 JavaScript (and the first-stage subset size beyond). */
 export const DENSE_LIMIT = 256;
 
-/** Flops-equivalent budget of one tensor stage, in units of s³ per evaluation. */
-const STAGE_BUDGET = 3e10;
+/**
+ * Evaluations of a tensor stage on s points: STAGE_BUDGET / s³ (an evaluation costs ~(4/3)s³
+ * flops), at least MIN_STAGE_EVALUATIONS (one L-BFGS step) and at most MAX_STAGE_EVALUATIONS; a
+ * stage whose share is below one evaluation is skipped, so beyond n ≈ 2700 the model is built on
+ * all points with hyperparameters fitted on a 1024-point subset.
+ */
+const STAGE_BUDGET = 2e10;
 const MIN_STAGE_EVALUATIONS = 2;
-/** Later stages optimize a float32-assisted objective; stop at the precision it can resolve. */
-const TENSOR_RELATIVE_TOLERANCE = 1e-7;
+const MAX_STAGE_EVALUATIONS = 60;
+/**
+ * Relative objective decrease that ends a tensor stage: the float32-assisted objective resolves
+ * about 1e-7 (per point); an intermediate stage only has to hand a good start to the next.
+ */
+const FINAL_STAGE_TOLERANCE = 1e-7;
+const INTERMEDIATE_STAGE_TOLERANCE = 1e-6;
 
 export interface FitSettings {
   seed: number;
@@ -73,7 +83,7 @@ export function fitHyperparameters(
 
   const first = sizes[0] === n ? { X, y } : subset(X, y, d, order, sizes[0]);
   const dense = new DenseLikelihood(first.X, first.y, sizes[0], d);
-  const start = multiStartFit(logLikelihoodOf(dense), sizes[0], space, {
+  const start = multiStartFit((t, g) => dense.evaluate(t, g), sizes[0], space, {
     seed: startSeed,
     restarts: settings.restarts,
     maxIterations,
@@ -87,10 +97,9 @@ export function fitHyperparameters(
   for (const size of sizes.slice(1)) {
     const part = size === n ? { X, y } : subset(X, y, d, order, size);
     const likelihood = new TensorLikelihood(part.X, part.y, size, d, settings.blockSize ?? DEFAULT_BLOCK_SIZE);
-    const budget = Math.round(STAGE_BUDGET / size ** 3);
     const maxEvaluations = exhaustive
       ? (settings.fullDataEvaluations as number)
-      : Math.max(MIN_STAGE_EVALUATIONS, Math.min(maxIterations, budget));
+      : Math.max(MIN_STAGE_EVALUATIONS, Math.min(MAX_STAGE_EVALUATIONS, Math.round(STAGE_BUDGET / size ** 3)));
     const run = minimizeBounded(
       (t, gradient) => {
         evaluations++;
@@ -107,7 +116,7 @@ export function fitHyperparameters(
         maxIterations,
         maxEvaluations,
         memory,
-        relativeTolerance: TENSOR_RELATIVE_TOLERANCE,
+        relativeTolerance: size === n ? FINAL_STAGE_TOLERANCE : INTERMEDIATE_STAGE_TOLERANCE,
       },
     );
     if (Number.isFinite(run.value)) {
@@ -123,18 +132,15 @@ export function fitHyperparameters(
 
 /**
  * Data sizes of the stages for n points: [n] up to DENSE_LIMIT; otherwise DENSE_LIMIT, then ×4
- * while the next size stays below two thirds of n, then n.
+ * while the next size stays below two thirds of n, then n; tensor stages whose budget is below
+ * one evaluation are dropped.
  */
 export function stageSizes(n: number): number[] {
   if (n <= DENSE_LIMIT) return [n];
   const sizes = [DENSE_LIMIT];
   for (let next = 4 * DENSE_LIMIT; 1.5 * next <= n; next *= 4) sizes.push(next);
   sizes.push(n);
-  return sizes;
-}
-
-function logLikelihoodOf(likelihood: MarginalLikelihood) {
-  return (theta: Float64Array, gradient?: Float64Array): number => likelihood.evaluate(theta, gradient);
+  return sizes.filter((s, i) => i === 0 || STAGE_BUDGET / s ** 3 >= 1);
 }
 
 /** The first `size` points in `order`. X: `n x d` row-major; y: length n. */

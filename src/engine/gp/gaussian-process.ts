@@ -92,7 +92,7 @@ export class GaussianProcess {
     let quad = 0;
     for (let i = 0; i < n; i++) quad += y[i] * alpha[i];
     const logLik = -0.5 * quad - 0.5 * factor.logDeterminant - 0.5 * n * LOG_2PI;
-    const upper = tf.tensor2d(transposeFloat32(factor.inverse(), n), [n, n]);
+    const upper = tf.tensor2d(transposeToFloat32(factor.inverse(), n), [n, n]);
     const used = { ...hyperparameters, noise: effectiveNoise };
     return new GaussianProcess(X, y, n, d, used, solved.diagonal, alpha, upper, logLik);
   }
@@ -183,13 +183,6 @@ export class GaussianProcess {
   dispose(): void {
     this.inverseFactorTransposed.dispose();
   }
-}
-
-/** Transpose of a `size x size` row-major Float32Array. */
-function transposeFloat32(M: Float32Array, size: number): Float32Array {
-  const out = new Float32Array(size * size);
-  for (let i = 0; i < size; i++) for (let j = 0; j < size; j++) out[j * size + i] = M[i * size + j];
-  return out;
 }
 
 function downloadFloat64(t: tf.Tensor): Float64Array {

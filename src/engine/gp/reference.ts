@@ -73,8 +73,8 @@ export function referenceCovariance(X: Float64Array, n: number, d: number, h: Gp
 
 /**
  * log p(y | θ) and its gradient over θ = [log l_1..d, log s², log σ²]: W = ααᵀ − K⁻¹ is formed
- * explicitly (K⁻¹ column by column from unit vectors) and ½ Σ_ij W_ij ∂K_ij/∂θ_p summed over all
- * ordered pairs, with ∂K/∂θ_p from the chain rule through r written out below.
+ * explicitly (K⁻¹ = L⁻ᵀL⁻¹ entry by entry) and ½ Σ_ij W_ij ∂K_ij/∂θ_p summed over all ordered
+ * pairs, with ∂K/∂θ_p from the chain rule through r written out below.
  * X: `n x d` row-major; y: length n (standardized). Null when K is not positive definite.
  */
 export function referenceLogMarginalLikelihood(
@@ -91,12 +91,23 @@ export function referenceLogMarginalLikelihood(
   let value = -0.5 * n * Math.log(2 * Math.PI);
   for (let i = 0; i < n; i++) value -= 0.5 * y[i] * alpha[i] + Math.log(L[i * n + i]);
 
-  const W = new Float64Array(n * n);
+  // K⁻¹ = L⁻ᵀL⁻¹; column j of L⁻¹ (zero above row j) by forward substitution of e_j, kept as row j of C.
+  const C = new Float64Array(n * n);
   for (let j = 0; j < n; j++) {
-    const e = new Float64Array(n);
-    e[j] = 1;
-    const column = referenceBackSolve(L, n, referenceForwardSolve(L, n, e));
-    for (let i = 0; i < n; i++) W[i * n + j] = alpha[i] * alpha[j] - column[i];
+    for (let i = j; i < n; i++) {
+      let sum = i === j ? 1 : 0;
+      for (let k = j; k < i; k++) sum -= L[i * n + k] * C[j * n + k];
+      C[j * n + i] = sum / L[i * n + i];
+    }
+  }
+  const W = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j <= i; j++) {
+      let kinv = 0;
+      for (let k = i; k < n; k++) kinv += C[i * n + k] * C[j * n + k];
+      W[i * n + j] = alpha[i] * alpha[j] - kinv;
+      W[j * n + i] = W[i * n + j];
+    }
   }
   const gradient = new Float64Array(d + 2);
   const dK = new Float64Array(d + 2);

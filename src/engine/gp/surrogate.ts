@@ -144,7 +144,7 @@ export class Surrogate {
 }
 
 /** Mean and unbiased std of y; a constant y (std 0 or below 1e-10·|mean|) gets std 1. */
-export function standardization(y: Float64Array): OutputTransform {
+function standardization(y: Float64Array): OutputTransform {
   const n = y.length;
   let mean = 0;
   for (let i = 0; i < n; i++) mean += y[i];

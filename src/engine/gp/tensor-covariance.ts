@@ -34,7 +34,8 @@ export interface TensorSolve {
 /**
  * Factors F + (diagonal + jitter)I in float32 and solves it for b in float64, escalating the
  * jitter (jitter.ts) both when the Cholesky fails and when iterative refinement does not
- * converge. F: `n x n` row-major Float64Array (full); b: length n. Null when every jitter fails.
+ * converge. F: `n x n` row-major Float64Array (full); b: length n; tolerance: see refinedSolve.
+ * Null when every jitter fails.
  */
 export function solveTensorCovariance(
   F: Float64Array,
@@ -42,6 +43,7 @@ export function solveTensorCovariance(
   diagonal: number,
   b: Float64Array,
   blockSize: number,
+  tolerance = 1e-11,
 ): TensorSolve | null {
   let meanDiagonal = 0;
   for (let i = 0; i < n; i++) meanDiagonal += F[i * n + i] / n;
@@ -51,14 +53,12 @@ export function solveTensorCovariance(
     const delta = diagonal + factor * meanDiagonal;
     const cholesky = BlockedCholesky.factor(F, n, blockSize, delta);
     if (cholesky === null) continue;
-    const refined = refinedSolve(cholesky, F, n, delta, b);
+    const refined = refinedSolve(cholesky, F, n, delta, b, tolerance);
     if (refined.converged) return { factor: cholesky, diagonal: delta, solution: refined.x };
   }
   return null;
 }
 
-/** Corrections must fall below this, relative to the solution, for refinement to count as converged. */
-const REFINEMENT_TOLERANCE = 1e-11;
 /** A solution whose last correction is still above this is rejected (the factor is too inaccurate). */
 const ACCEPTABLE_CORRECTION = 1e-7;
 const MAX_REFINEMENTS = 10;
@@ -66,16 +66,18 @@ const MAX_REFINEMENTS = 10;
 /**
  * x = (F + δI)⁻¹ b: a float32 solve through the factor, then iterative refinement with the
  * residual b − (F + δI)x computed in float64 (Wilkinson; Higham, Accuracy and Stability of
- * Numerical Algorithms, 2nd ed., ch. 12). Each step shrinks the error by about ε₃₂·κ.
+ * Numerical Algorithms, 2nd ed., ch. 12). Each step shrinks the error by about ε₃₂·κ; it stops
+ * once a correction is below `tolerance` relative to x.
  * F: `n x n` row-major Float64Array; b: length n. Returns x (length n) and whether the last
  * correction was small enough to trust it.
  */
-export function refinedSolve(
+function refinedSolve(
   factor: BlockedCholesky,
   F: Float64Array,
   n: number,
   delta: number,
   b: Float64Array,
+  tolerance: number,
 ): { x: Float64Array; converged: boolean } {
   const x = solveOnce(factor, b);
   const residual = new Float64Array(n);
@@ -96,7 +98,7 @@ export function refinedSolve(
       size = Math.max(size, Math.abs(x[i]));
       change = Math.max(change, Math.abs(correction[i]));
     }
-    if (!(change > REFINEMENT_TOLERANCE * size)) break;
+    if (!(change > tolerance * size)) break;
   }
   return { x, converged: change <= ACCEPTABLE_CORRECTION * size };
 }

@@ -12,6 +12,9 @@ import { CONDITIONING_FLOOR, conditioningNoise, solveTensorCovariance } from './
  *
  * K⁻¹ comes from L⁻¹ block row by block row (linalg.ts, n³/3 flops), lower triangle only.
  */
+/** α to 1e-9 relative is far more than the optimizer can use; each refinement step costs ~n² flops. */
+const SOLVE_TOLERANCE = 1e-9;
+
 export class TensorLikelihood implements MarginalLikelihood {
   private readonly Z: Float64Array;
   private readonly F: Float64Array;
@@ -38,7 +41,7 @@ export class TensorLikelihood implements MarginalLikelihood {
     scaleByTheta(X, n, d, theta, Z);
     const noise = Math.exp(theta[d + 1]);
     maternGram(Z, n, d, Math.exp(theta[d]), F, gradient ? H : undefined);
-    const solved = solveTensorCovariance(F, n, noise + conditioningNoise(F, n), y, this.blockSize);
+    const solved = solveTensorCovariance(F, n, noise + conditioningNoise(F, n), y, this.blockSize, SOLVE_TOLERANCE);
     if (solved === null) return NaN;
     const alpha = solved.solution;
     let quad = 0;
