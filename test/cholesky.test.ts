@@ -123,19 +123,21 @@ test('blocked triangular solves match float64 substitution for many right-hand s
     assert.ok(Lref);
     const factor = BlockedCholesky.factor(A, n, BLOCK);
     assert.ok(factor);
-    const q = 3;
-    const random = new Random(n);
-    const B = Float64Array.from({ length: n * q }, () => random.normal());
-    const forward = factor.solveLower(B, q);
-    const backward = factor.solveLowerTransposed(B, q);
-    for (let c = 0; c < q; c++) {
-      const b = Float64Array.from({ length: n }, (_, i) => B[i * q + c]);
-      const f = referenceForwardSolve(Lref, n, b);
-      const g = referenceBackSolve(Lref, n, b);
-      const fc = Float64Array.from({ length: n }, (_, i) => forward[i * q + c]);
-      const gc = Float64Array.from({ length: n }, (_, i) => backward[i * q + c]);
-      assert.ok(maxAbsDifference(fc, f) < 1e-4 * maxAbs(f), `n=${n}: L⁻¹b column ${c}`);
-      assert.ok(maxAbsDifference(gc, g) < 1e-4 * maxAbs(g), `n=${n}: L⁻ᵀb column ${c}`);
+    // 3 right-hand sides take the float64 substitution path, 10 the blocked tensor path.
+    for (const q of [3, 10]) {
+      const random = new Random(n + q);
+      const B = Float64Array.from({ length: n * q }, () => random.normal());
+      const forward = factor.solveLower(B, q);
+      const backward = factor.solveLowerTransposed(B, q);
+      for (let c = 0; c < q; c++) {
+        const b = Float64Array.from({ length: n }, (_, i) => B[i * q + c]);
+        const f = referenceForwardSolve(Lref, n, b);
+        const g = referenceBackSolve(Lref, n, b);
+        const fc = Float64Array.from({ length: n }, (_, i) => forward[i * q + c]);
+        const gc = Float64Array.from({ length: n }, (_, i) => backward[i * q + c]);
+        assert.ok(maxAbsDifference(fc, f) < 1e-4 * maxAbs(f), `n=${n}, q=${q}: L⁻¹b column ${c}`);
+        assert.ok(maxAbsDifference(gc, g) < 1e-4 * maxAbs(g), `n=${n}, q=${q}: L⁻ᵀb column ${c}`);
+      }
     }
     const inverse = factor.inverse();
     const inverseRef = referenceInverseLower(Lref, n);

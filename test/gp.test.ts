@@ -371,7 +371,10 @@ test('conditioning on the posterior mean (Kriging believer) keeps the mean and s
   const Y = Float64Array.from({ length: n }, (_, i) => sinusoids(X.subarray(i * d, i * d + d), d));
   const surrogate = Surrogate.fit(X, Y, n, d, 1, { seed: 10 });
   const std = referenceStandardization(Y).std;
-  const noise = surrogate.hyperparameters[0].noise * std * std;
+  const { noise: standardizedNoise, outputScale } = surrogate.hyperparameters[0];
+  const noise = standardizedNoise * std * std;
+  // s² − ‖L⁻¹k*‖² cancels in float32 next to data: allow ~1e-5 of the prior variance on top of 2%.
+  const float32Slack = 1e-5 * outputScale * std * std;
   for (const x of [Float64Array.from([0.37, 0.81]), Float64Array.from([0.98, 0.02])]) {
     const before = surrogate.predict(x, 1);
     const believer = surrogate.condition(x, before.mean, 1);
@@ -380,7 +383,7 @@ test('conditioning on the posterior mean (Kriging believer) keeps the mean and s
     assert.ok(Math.abs(after.mean[0] - before.mean[0]) < 1e-4 * std);
     // One more observation at x with noise σ²: v' = v σ² / (v + σ²).
     const expected = (before.variance[0] * noise) / (before.variance[0] + noise);
-    assert.ok(Math.abs(after.variance[0] - expected) < 0.02 * expected + 1e-7 * std * std, `${after.variance[0]} vs ${expected}`);
+    assert.ok(Math.abs(after.variance[0] - expected) < 0.02 * expected + float32Slack, `${after.variance[0]} vs ${expected}`);
   }
   surrogate.dispose();
 });

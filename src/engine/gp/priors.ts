@@ -26,11 +26,11 @@ export interface GpHyperparameters {
 }
 
 /**
- * Smallest noise variance, in standardized-output units (BoTorch's MIN_INFERRED_NOISE_LEVEL).
- * It is also what keeps the float32 tensor path sound: the covariance's smallest eigenvalue is
- * at least σ², while rounding K to float32 and accumulating float32 Schur complements perturbs
- * it by roughly ε₃₂·√n·s² ≈ 6e-8·√n·s², about 3e-6·s² at n = 2000: two orders below the floor,
- * so the blocked Cholesky succeeds without jitter and iterative refinement in float64 converges.
+ * Smallest noise variance, in standardized-output units (BoTorch's MIN_INFERRED_NOISE_LEVEL). It
+ * bounds κ(K) ≤ λ_max/1e-4, which float64 (the dense path, n ≤ 256) resolves with digits to spare.
+ * A float32 Cholesky does not: its rounding perturbs K in proportion to ‖K‖ ≈ λ_max, which grows
+ * with n and with smoothness, so no absolute floor fits every data set. The tensor path (n > 256)
+ * therefore adds a floor relative to λ_max (tensor-covariance.ts, CONDITIONING_FLOOR).
  */
 export const NOISE_FLOOR = 1e-4;
 

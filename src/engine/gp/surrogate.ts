@@ -9,13 +9,13 @@ export type { GpHyperparameters } from './priors.js';
 
 export interface GpFitOptions {
   seed: number;
-  /** L-BFGS runs per output (default 3, or 2 with a warm start) */
+  /** L-BFGS starts per output (default 3, or 2 with a warm start) */
   restarts?: number;
   /** L-BFGS iterations per run (default 200) */
   maxIterations?: number;
   /** warm start per output, e.g. last iteration's hyperparameters */
   initial?: GpHyperparameters[];
-  /** diagonal block width of the blocked Cholesky (default 256; tests use small blocks) */
+  /** diagonal block width of the blocked Cholesky beyond 256 points (default 128; tests use small blocks) */
   blockSize?: number;
 }
 

@@ -5,10 +5,10 @@ import { BlockedCholesky } from './linalg.js';
  * The covariance K = F + δI (F: noise-free kernel matrix in float64, δ: noise variance plus any
  * jitter) factored on the tensor backend in float32, with solves refined back to float64.
  *
- * float32 limits what can be solved: rounding K and the Schur complements perturbs it by about
- * ε₃₂·√n·‖K‖, and iterative refinement only converges while ε₃₂·κ(K) stays well below one. A
- * smooth kernel with long lengthscales has λ_max(K) close to n·s², so with σ² at the noise floor
- * κ reaches 1e8 and the float32 solution is meaningless. The tensor path therefore keeps δ at
+ * float32 limits what can be solved: the factor's panels and products are float32, which
+ * perturbs K by about ε₃₂·√n·‖K‖, and iterative refinement only converges while ε₃₂·κ(K) stays
+ * well below one. A smooth kernel with long lengthscales has λ_max(K) close to n·s², so with σ²
+ * at the noise floor κ reaches 1e8 and the float32 solution is meaningless. The tensor path therefore keeps δ at
  * least CONDITIONING_FLOOR · λ̂ with λ̂ = 1ᵀF1/n (the Rayleigh quotient of the all-ones vector, a
  * smooth lower bound on λ_max that is close to it exactly when the kernel is smooth), so that
  * κ ≲ 2e6 and refinement gains about three digits per step. The float64 dense path (n up to
