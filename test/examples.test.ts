@@ -1,24 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import test from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { parseMdl } from '../src/engine/mdl/parse.js';
 import { mdlSchema, type Mdl, type Parameter } from '../src/engine/mdl/schema.js';
 import { builtinEvaluatorIssues, domainSimulator, testProblem } from '../src/engine/problems/registry.js';
 import { createEvaluator } from '../src/jobs/evaluators/create.js';
-
-/** The package root, found by walking up so the test runs from test/ (tsx) and dist/test/ (npm test). */
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('cannot find the package root from the test file');
-    dir = parent;
-  }
-  return dir;
-}
+import { packageRoot } from '../src/package-root.js';
 
 const examplesDir = join(packageRoot(), 'examples');
 const files = readdirSync(examplesDir).filter((f) => f.endsWith('.yaml')).sort();

@@ -1,12 +1,13 @@
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import { hvCommand, paretoCommand } from './hv.js';
 import { runCampaignFile, runCommand } from './run.js';
 import { validateCommand } from './validate.js';
 import { processIo } from './io.js';
+import { packageRoot } from '../package-root.js';
 
 /** The example the demo runs: until the service exists, `npm start` shows the engine at work. */
-const DEMO_CAMPAIGN = fileURLToPath(new URL('../../../examples/battery-cathode.yaml', import.meta.url));
+const DEMO_CAMPAIGN = join(packageRoot(), 'examples', 'battery-cathode.yaml');
 
 const program = new Command('kiln')
   .description('Kiln: multi-objective materials-optimization campaigns')

@@ -2,8 +2,6 @@ import type { ParameterValue } from './mdl/schema.js';
 import type { Random } from './random.js';
 import type { SearchSpace } from './space.js';
 
-/** Exponent of the Morris–Mitchell criterion; large enough to act like maximin, small enough to stay finite. */
-const phiExponentHalf = 10;
 /** Squared distances below this count as this, so coincident points give a large finite penalty. */
 const minSquaredDistance = 1e-10;
 const randomCandidates = 5;
@@ -214,7 +212,10 @@ function randomLatinHypercube(space: SearchSpace, n: number, random: Random): Fl
   return out;
 }
 
-/** The pair term of phi_p for squared distance `d2`: d^-p with p = 2 * phiExponentHalf. */
+/**
+ * The pair term of the Morris–Mitchell criterion phi_p for squared distance `d2`: d^-p with
+ * p = 20, large enough to act like maximin and small enough to stay finite; (d²)^-10 by squaring.
+ */
 function phiTerm(d2: number): number {
   const s = d2 < minSquaredDistance ? minSquaredDistance : d2;
   const s2 = s * s;

@@ -1,20 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-/**
- * Locates the package root by walking up from this file, so the same code finds `build/*.wasm`
- * whether it runs from `src/` (tsx) or from the compiled `dist/src/`.
- */
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('Kiln: cannot find the package root to load WASM kernels from.');
-    dir = parent;
-  }
-  return dir;
-}
+import { join } from 'node:path';
+import { packageRoot } from '../../package-root.js';
 
 const modules = new Map<string, WebAssembly.Module>();
 
