@@ -23,7 +23,7 @@ import { seedRandom, fillNormal } from './lib/cmaes-random';
 import { symmetricEigen } from './lib/cmaes-eigen';
 import { lowerMargin, upperMargin, toPhenotype, toGenotype } from './lib/cmaes-bounds';
 import { argsort } from './lib/cmaes-order';
-import { axpy, axpy4, scale, dot, at, put } from './lib/cmaes-vector';
+import { axpy, axpy4, axpy4x2, scale, dot, at, put } from './lib/cmaes-vector';
 
 let isActive = false;
 let isBounded = false;
@@ -141,20 +141,47 @@ function phenotype(x: usize, g: usize): void {
 export function ask(): void {
   const vec = vecBytes();
   for (let i = 0; i < lam; i++) fillNormal(row(pZ, i), n);
-  for (let i = 0; i < lam; i++) {
-    const z = row(pZ, i);
-    const y = row(pY, i);
-    for (let j = 0; j < n; j++) put(pDz, j, at(pD, j) * at(z, j));
-    memory.fill(y, 0, vec);
+  // Samples go in pairs so each pass over B serves two of them (B is re-read from cache per pass).
+  for (let i = 0; i < lam; i += 2) {
+    const pair = i + 1 < lam;
+    const dz1 = pDz + vec;
+    const y0 = row(pY, i);
+    const y1 = y0 + vec;
+    scaleRow(pDz, row(pZ, i));
+    memory.fill(y0, 0, vec);
     let j = 0;
-    for (; j + 4 <= n; j += 4) axpy4(y, pDz + (<usize>j << 3), row(pB, j), vec, ld);
-    for (; j < n; j++) axpy(y, at(pDz, j), row(pB, j), ld);
-    const xg = row(pXg, i);
-    memory.copy(xg, pMean, vec);
-    axpy(xg, sigma, y, ld);
-    phenotype(pXp + ((<usize>i * <usize>n) << 3), xg);
+    if (pair) {
+      scaleRow(dz1, row(pZ, i + 1));
+      memory.fill(y1, 0, vec);
+      for (; j + 4 <= n; j += 4) {
+        const off = <usize>j << 3;
+        axpy4x2(y0, y1, pDz + off, dz1 + off, row(pB, j), vec, ld);
+      }
+      for (; j < n; j++) {
+        axpy(y0, at(pDz, j), row(pB, j), ld);
+        axpy(y1, at(dz1, j), row(pB, j), ld);
+      }
+    } else {
+      for (; j + 4 <= n; j += 4) axpy4(y0, pDz + (<usize>j << 3), row(pB, j), vec, ld);
+      for (; j < n; j++) axpy(y0, at(pDz, j), row(pB, j), ld);
+    }
+    finishSample(i, y0);
+    if (pair) finishSample(i + 1, y1);
   }
   pending = true;
+}
+
+// dst = D z (n values).
+function scaleRow(dst: usize, z: usize): void {
+  for (let j = 0; j < n; j++) put(dst, j, at(pD, j) * at(z, j));
+}
+
+// x_i = m + sigma y (genotype, then phenotype into the host's population).
+function finishSample(i: i32, y: usize): void {
+  const xg = row(pXg, i);
+  memory.copy(xg, pMean, vecBytes());
+  axpy(xg, sigma, y, ld);
+  phenotype(pXp + ((<usize>i * <usize>n) << 3), xg);
 }
 
 @inline function rankOf(r: i32): i32 {
@@ -194,7 +221,11 @@ export function tell(): i32 {
   // p_sigma accumulates C^{-1/2} (m' - m) / sigma = B <z>_w, exact while B and D are those of ask().
   scale(pPs, 1 - cs, ld);
   const psFactor = Math.sqrt(cs * (2 - cs) * mueff);
-  for (let j = 0; j < n; j++) axpy(pPs, psFactor * at(pZmean, j), row(pB, j), ld);
+  // Coefficients first, so B is combined four rows per pass (same sums, same order as one by one).
+  for (let j = 0; j < n; j++) put(pDz, j, psFactor * at(pZmean, j));
+  let j = 0;
+  for (; j + 4 <= n; j += 4) axpy4(pPs, pDz + (<usize>j << 3), row(pB, j), vec, ld);
+  for (; j < n; j++) axpy(pPs, at(pDz, j), row(pB, j), ld);
   const psNorm2 = dot(pPs, pPs, ld);
   const hsig = psNorm2 / <f64>n / (1 - Math.pow(1 - cs, 2 * <f64>(gen + 1))) < 2 + 4 / (<f64>n + 1);
 

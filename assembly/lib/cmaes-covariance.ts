@@ -42,7 +42,33 @@ export function rankUpdate(decay: f64, count: i32): void {
     }
     const row0 = row(pC, j);
     const row1 = row0 + vec;
-    for (let k: usize = <usize>j << 3; k < vec; k += 16) {
+    let k: usize = <usize>j << 3;
+    // Four columns per pass: four independent sums over r instead of two latency-bound ones.
+    for (; k + 32 <= vec; k += 32) {
+      let acc0 = f64x2.mul(decayV, v128.load(row0 + k));
+      let acc1 = f64x2.mul(decayV, v128.load(row1 + k));
+      let acc2 = f64x2.mul(decayV, v128.load(row0 + k, 16));
+      let acc3 = f64x2.mul(decayV, v128.load(row1 + k, 16));
+      let v = pV + k;
+      let a = pSplat;
+      for (let r = 0; r < count; r++) {
+        const x0 = v128.load(v);
+        const x1 = v128.load(v, 16);
+        const s0 = v128.load(a);
+        const s1 = v128.load(a, 16);
+        acc0 = f64x2.add(acc0, f64x2.mul(s0, x0));
+        acc1 = f64x2.add(acc1, f64x2.mul(s1, x0));
+        acc2 = f64x2.add(acc2, f64x2.mul(s0, x1));
+        acc3 = f64x2.add(acc3, f64x2.mul(s1, x1));
+        v += vec;
+        a += 32;
+      }
+      v128.store(row0 + k, acc0);
+      v128.store(row1 + k, acc1);
+      v128.store(row0 + k, acc2, 16);
+      v128.store(row1 + k, acc3, 16);
+    }
+    if (k < vec) {
       let acc0 = f64x2.mul(decayV, v128.load(row0 + k));
       let acc1 = f64x2.mul(decayV, v128.load(row1 + k));
       let v = pV + k;

@@ -34,6 +34,175 @@ export function symmetricEigen(a: usize, n: i32, ld: i32, d: usize, e: usize): b
   return diagonalize(a, n, ld, d, e, e + (<usize>n << 3), e + (<usize>n << 4));
 }
 
+// e += A d for the symmetric leading i x i block of `a` (upper triangle read), and d[0..i) (the
+// Householder vector) copied into the first i entries of row i, as tred2 keeps it.
+// Rows go in pairs so the loads of d and e serve both, and the two rows' sums are independent
+// chains where a single one would serialise the loop on the latency of its additions.
+function symmetricProduct(a: usize, ld: i32, i: i32, d: usize, e: usize): void {
+  const rowI = rowPtr(a, ld, i);
+  let j = 0;
+  for (; j + 1 < i; j += 2) {
+    const r0 = rowPtr(a, ld, j);
+    const r1 = r0 + (<usize>ld << 3);
+    const j0 = <usize>j << 3;
+    const j1 = j0 + 8;
+    const f0 = load<f64>(d + j0);
+    const f1 = load<f64>(d + j1);
+    store<f64>(rowI + j0, f0);
+    store<f64>(rowI + j1, f1);
+    // The 2 x 2 diagonal block, then columns j + 2 .. i - 1 shared by both rows.
+    const a01 = load<f64>(r0 + j1);
+    let g0 = load<f64>(e + j0) + load<f64>(r0 + j0) * f0 + a01 * f1;
+    let g1 = load<f64>(e + j1) + a01 * f0 + load<f64>(r1 + j1) * f1;
+    const f0v = f64x2.splat(f0);
+    const f1v = f64x2.splat(f1);
+    let g0v = f64x2.splat(0);
+    let g1v = f64x2.splat(0);
+    let k = j + 2;
+    for (; k + 1 < i; k += 2) {
+      const off = <usize>k << 3;
+      const w0 = v128.load(r0 + off);
+      const w1 = v128.load(r1 + off);
+      const dv = v128.load(d + off);
+      g0v = f64x2.add(g0v, f64x2.mul(w0, dv));
+      g1v = f64x2.add(g1v, f64x2.mul(w1, dv));
+      v128.store(e + off, f64x2.add(v128.load(e + off), f64x2.add(f64x2.mul(w0, f0v), f64x2.mul(w1, f1v))));
+    }
+    g0 += sum2(g0v);
+    g1 += sum2(g1v);
+    for (; k < i; k++) {
+      const off = <usize>k << 3;
+      const w0 = load<f64>(r0 + off);
+      const w1 = load<f64>(r1 + off);
+      const dk = load<f64>(d + off);
+      g0 += w0 * dk;
+      g1 += w1 * dk;
+      store<f64>(e + off, load<f64>(e + off) + (w0 * f0 + w1 * f1));
+    }
+    store<f64>(e + j0, g0);
+    store<f64>(e + j1, g1);
+  }
+  if (j < i) {
+    // The last row of an odd block has only its diagonal entry left.
+    const off = <usize>j << 3;
+    const f = load<f64>(d + off);
+    store<f64>(rowI + off, f);
+    store<f64>(e + off, load<f64>(e + off) + load<f64>(rowPtr(a, ld, j) + off) * f);
+  }
+}
+
+// row -= (u . row) v for rows 0 .. len-1 of `a`, on their first len entries. Rows go in pairs so the
+// loads of u and v serve both; each dot product has two accumulators so the loop is not bound by the
+// latency of its additions.
+function reflectRows(a: usize, ld: i32, len: i32, u: usize, v: usize): void {
+  const width = <usize>len << 3;
+  const even = width & ~(<usize>15);
+  const stride = <usize>ld << 3;
+  let j = 0;
+  for (; j + 1 < len; j += 2) {
+    const r0 = rowPtr(a, ld, j);
+    const r1 = r0 + stride;
+    let g0v = f64x2.splat(0);
+    let g1v = f64x2.splat(0);
+    let g0w = f64x2.splat(0);
+    let g1w = f64x2.splat(0);
+    let k: usize = 0;
+    for (; k + 32 <= even; k += 32) {
+      const uk = v128.load(u + k);
+      const ul = v128.load(u + k, 16);
+      g0v = f64x2.add(g0v, f64x2.mul(uk, v128.load(r0 + k)));
+      g1v = f64x2.add(g1v, f64x2.mul(uk, v128.load(r1 + k)));
+      g0w = f64x2.add(g0w, f64x2.mul(ul, v128.load(r0 + k, 16)));
+      g1w = f64x2.add(g1w, f64x2.mul(ul, v128.load(r1 + k, 16)));
+    }
+    if (k < even) {
+      const uk = v128.load(u + k);
+      g0v = f64x2.add(g0v, f64x2.mul(uk, v128.load(r0 + k)));
+      g1v = f64x2.add(g1v, f64x2.mul(uk, v128.load(r1 + k)));
+    }
+    let g0 = sum2(f64x2.add(g0v, g0w));
+    let g1 = sum2(f64x2.add(g1v, g1w));
+    if (even < width) {
+      const uk = load<f64>(u + even);
+      g0 += uk * load<f64>(r0 + even);
+      g1 += uk * load<f64>(r1 + even);
+    }
+    const g0s = f64x2.splat(g0);
+    const g1s = f64x2.splat(g1);
+    for (let k: usize = 0; k < even; k += 16) {
+      const vk = v128.load(v + k);
+      v128.store(r0 + k, f64x2.sub(v128.load(r0 + k), f64x2.mul(g0s, vk)));
+      v128.store(r1 + k, f64x2.sub(v128.load(r1 + k), f64x2.mul(g1s, vk)));
+    }
+    if (even < width) {
+      const vk = load<f64>(v + even);
+      store<f64>(r0 + even, load<f64>(r0 + even) - g0 * vk);
+      store<f64>(r1 + even, load<f64>(r1 + even) - g1 * vk);
+    }
+  }
+  if (j < len) {
+    const r = rowPtr(a, ld, j);
+    let gv = f64x2.splat(0);
+    for (let k: usize = 0; k < even; k += 16) gv = f64x2.add(gv, f64x2.mul(v128.load(u + k), v128.load(r + k)));
+    let g = sum2(gv);
+    if (even < width) g += load<f64>(u + even) * load<f64>(r + even);
+    const gs = f64x2.splat(g);
+    for (let k: usize = 0; k < even; k += 16) v128.store(r + k, f64x2.sub(v128.load(r + k), f64x2.mul(gs, v128.load(v + k))));
+    if (even < width) store<f64>(r + even, load<f64>(r + even) - g * load<f64>(v + even));
+  }
+}
+
+// A -= d e^T + e d^T on the upper triangle of the leading i x i block; then d[j] takes row j's entry
+// i - 1 and row j's entry i is cleared, as tred2 does. Rows go in pairs so the loads of d and e serve
+// both; d[j] is overwritten only after the rows that still read it.
+function rankTwoUpdate(a: usize, ld: i32, i: i32, d: usize, e: usize): void {
+  const last = <usize>(i - 1) << 3;
+  const col = <usize>i << 3;
+  let j = 0;
+  for (; j + 1 < i; j += 2) {
+    const r0 = rowPtr(a, ld, j);
+    const r1 = r0 + (<usize>ld << 3);
+    const j0 = <usize>j << 3;
+    const f0 = load<f64>(d + j0);
+    const g0 = load<f64>(e + j0);
+    const f1 = load<f64>(d + j0 + 8);
+    const g1 = load<f64>(e + j0 + 8);
+    store<f64>(r0 + j0, load<f64>(r0 + j0) - (f0 * g0 + g0 * f0));
+    const f0v = f64x2.splat(f0);
+    const g0v = f64x2.splat(g0);
+    const f1v = f64x2.splat(f1);
+    const g1v = f64x2.splat(g1);
+    let k = j + 1;
+    for (; k + 1 < i; k += 2) {
+      const off = <usize>k << 3;
+      const ek = v128.load(e + off);
+      const dk = v128.load(d + off);
+      v128.store(r0 + off, f64x2.sub(v128.load(r0 + off), f64x2.add(f64x2.mul(f0v, ek), f64x2.mul(g0v, dk))));
+      v128.store(r1 + off, f64x2.sub(v128.load(r1 + off), f64x2.add(f64x2.mul(f1v, ek), f64x2.mul(g1v, dk))));
+    }
+    for (; k < i; k++) {
+      const off = <usize>k << 3;
+      const ek = load<f64>(e + off);
+      const dk = load<f64>(d + off);
+      store<f64>(r0 + off, load<f64>(r0 + off) - (f0 * ek + g0 * dk));
+      store<f64>(r1 + off, load<f64>(r1 + off) - (f1 * ek + g1 * dk));
+    }
+    store<f64>(d + j0, load<f64>(r0 + last));
+    store<f64>(d + j0 + 8, load<f64>(r1 + last));
+    store<f64>(r0 + col, 0);
+    store<f64>(r1 + col, 0);
+  }
+  if (j < i) {
+    const r = rowPtr(a, ld, j);
+    const off = <usize>j << 3;
+    const f = load<f64>(d + off);
+    const g = load<f64>(e + off);
+    store<f64>(r + off, load<f64>(r + off) - (f * g + g * f));
+    store<f64>(d + off, load<f64>(r + last));
+    store<f64>(r + col, 0);
+  }
+}
+
 // Householder reduction to tridiagonal form, accumulating the orthogonal transformation in `a`.
 // On return d holds the diagonal and e[1..n) the subdiagonal.
 function tridiagonalize(a: usize, n: i32, ld: i32, d: usize, e: usize): void {
@@ -62,29 +231,7 @@ function tridiagonalize(a: usize, n: i32, ld: i32, d: usize, e: usize): void {
       h -= f * g;
       store<f64>(d + (<usize>(i - 1) << 3), f - g);
       memory.fill(e, 0, <usize>i << 3);
-      for (let j = 0; j < i; j++) {
-        const row = rowPtr(a, ld, j);
-        f = load<f64>(d + (<usize>j << 3));
-        store<f64>(rowPtr(a, ld, i) + (<usize>j << 3), f);
-        g = load<f64>(e + (<usize>j << 3)) + load<f64>(row + (<usize>j << 3)) * f;
-        const fv = f64x2.splat(f);
-        let gv = f64x2.splat(0);
-        let k = j + 1;
-        for (; k + 1 < i; k += 2) {
-          const off = <usize>k << 3;
-          const w = v128.load(row + off);
-          gv = f64x2.add(gv, f64x2.mul(w, v128.load(d + off)));
-          v128.store(e + off, f64x2.add(v128.load(e + off), f64x2.mul(w, fv)));
-        }
-        g += sum2(gv);
-        for (; k < i; k++) {
-          const off = <usize>k << 3;
-          const w = load<f64>(row + off);
-          g += w * load<f64>(d + off);
-          store<f64>(e + off, load<f64>(e + off) + w * f);
-        }
-        store<f64>(e + (<usize>j << 3), g);
-      }
+      symmetricProduct(a, ld, i, d, e);
       f = 0;
       for (let j = 0; j < i; j++) {
         const ej = load<f64>(e + (<usize>j << 3)) / h;
@@ -95,25 +242,7 @@ function tridiagonalize(a: usize, n: i32, ld: i32, d: usize, e: usize): void {
       for (let j = 0; j < i; j++) {
         store<f64>(e + (<usize>j << 3), load<f64>(e + (<usize>j << 3)) - hh * load<f64>(d + (<usize>j << 3)));
       }
-      for (let j = 0; j < i; j++) {
-        const row = rowPtr(a, ld, j);
-        f = load<f64>(d + (<usize>j << 3));
-        g = load<f64>(e + (<usize>j << 3));
-        const fv = f64x2.splat(f);
-        const gv = f64x2.splat(g);
-        let k = j;
-        for (; k + 1 < i; k += 2) {
-          const off = <usize>k << 3;
-          const upd = f64x2.add(f64x2.mul(fv, v128.load(e + off)), f64x2.mul(gv, v128.load(d + off)));
-          v128.store(row + off, f64x2.sub(v128.load(row + off), upd));
-        }
-        for (; k < i; k++) {
-          const off = <usize>k << 3;
-          store<f64>(row + off, load<f64>(row + off) - (f * load<f64>(e + off) + g * load<f64>(d + off)));
-        }
-        store<f64>(d + (<usize>j << 3), load<f64>(row + (<usize>(i - 1) << 3)));
-        store<f64>(row + (<usize>i << 3), 0);
-      }
+      rankTwoUpdate(a, ld, i, d, e);
     }
     store<f64>(d + (<usize>i << 3), h);
   }
@@ -125,27 +254,7 @@ function tridiagonalize(a: usize, n: i32, ld: i32, d: usize, e: usize): void {
     const h = load<f64>(d + (<usize>(i + 1) << 3));
     if (h != 0) {
       for (let k = 0; k <= i; k++) store<f64>(d + (<usize>k << 3), load<f64>(rowNext + (<usize>k << 3)) / h);
-      for (let j = 0; j <= i; j++) {
-        const row = rowPtr(a, ld, j);
-        let gv = f64x2.splat(0);
-        let k = 0;
-        for (; k + 1 <= i; k += 2) {
-          const off = <usize>k << 3;
-          gv = f64x2.add(gv, f64x2.mul(v128.load(rowNext + off), v128.load(row + off)));
-        }
-        let g = sum2(gv);
-        for (; k <= i; k++) g += load<f64>(rowNext + (<usize>k << 3)) * load<f64>(row + (<usize>k << 3));
-        const gSplat = f64x2.splat(g);
-        k = 0;
-        for (; k + 1 <= i; k += 2) {
-          const off = <usize>k << 3;
-          v128.store(row + off, f64x2.sub(v128.load(row + off), f64x2.mul(gSplat, v128.load(d + off))));
-        }
-        for (; k <= i; k++) {
-          const off = <usize>k << 3;
-          store<f64>(row + off, load<f64>(row + off) - g * load<f64>(d + off));
-        }
-      }
+      reflectRows(a, ld, i + 1, rowNext, d);
     }
     memory.fill(rowNext, 0, <usize>(i + 1) << 3);
   }

@@ -14,7 +14,7 @@ export let pOld: usize = 0; // previous mean
 export let pPc: usize = 0; // rank-one evolution path
 export let pPs: usize = 0; // conjugate evolution path
 export let pZmean: usize = 0; // weighted mean of the selected z
-export let pDz: usize = 0; // D z of one sample
+export let pDz: usize = 0; // 2 ld: coefficient scratch (D z of two samples in ask)
 export let pD: usize = 0; // sqrt of the eigenvalues of C
 export let pEig: usize = 0; // eigenvalues of C
 export let pEigScratch: usize = 0; // 3 ld: scratch of the eigen solver
@@ -92,7 +92,7 @@ export function beginLayout(dim: i32, lambda: i32): void {
   pPc = take(vec);
   pPs = take(vec);
   pZmean = take(vec);
-  pDz = take(vec);
+  pDz = take(2 * vec);
   pD = take(vec);
   pEig = take(vec);
   pEigScratch = take(3 * vec);

@@ -96,9 +96,31 @@ function normalSlowPath(u: f64, i: usize): f64 {
   return f1 + uniform() * (f0 - f1) < 1 ? x : NaN;
 }
 
+// Ziggurat sample from the 64 bits (hi, lo): u uniform on [-1, 1) from 53 of them, and 7 of the bits
+// the uniform drops pick the block. Returns the sample when the fast test accepts it, NaN otherwise;
+// `slow` selects the full test (tail, wedge), which may draw through the global state.
+@inline function zigguratFrom(hi: u32, lo: u32, slow: bool): f64 {
+  const u = 2 * ((<f64>(hi >>> 5) * 67108864.0 + <f64>(lo >>> 6)) * TWO_POW_MINUS_53) - 1;
+  const i = <usize>((hi & 31) | ((lo & 3) << 5));
+  if (Math.abs(u) < load<f64>(zigRatio + (i << 3))) return u * load<f64>(zigX + (i << 3));
+  return slow ? normalSlowPath(u, i) : NaN;
+}
+
+// Finishes a normal whose fast test failed on (hi, lo), drawing through the global state: the same
+// draws, in the same order, as retrying inside fillNormal.
+function normalRetry(hi: u32, lo: u32): f64 {
+  let z = zigguratFrom(hi, lo, true);
+  while (isNaN(z)) {
+    const h = nextUint32();
+    z = zigguratFrom(h, nextUint32(), true);
+  }
+  return z;
+}
+
 /**
  * Writes `count` standard normals to dst (f64). The generator state lives in locals here because
- * this loop produces nearly all the random numbers the kernel uses.
+ * this loop produces nearly all the random numbers the kernel uses; the rare rejections leave the
+ * loop straight-line code.
  */
 export function fillNormal(dst: usize, count: i32): void {
   let a0 = s0;
@@ -107,40 +129,33 @@ export function fillNormal(dst: usize, count: i32): void {
   let a3 = s3;
   const end = dst + (<usize>count << 3);
   for (let p = dst; p < end; p += 8) {
-    let z: f64 = NaN;
-    while (isNaN(z)) {
-      const hi = rotl<u32>(a1 * 5, 7) * 9;
-      let t = a1 << 9;
-      a2 ^= a0;
-      a3 ^= a1;
-      a1 ^= a2;
-      a0 ^= a3;
-      a2 ^= t;
-      a3 = rotl<u32>(a3, 11);
-      const lo = rotl<u32>(a1 * 5, 7) * 9;
-      t = a1 << 9;
-      a2 ^= a0;
-      a3 ^= a1;
-      a1 ^= a2;
-      a0 ^= a3;
-      a2 ^= t;
-      a3 = rotl<u32>(a3, 11);
-      // 53 bits make u uniform on [-1, 1); 7 of the bits the uniform drops pick the block.
-      const u = 2 * ((<f64>(hi >>> 5) * 67108864.0 + <f64>(lo >>> 6)) * TWO_POW_MINUS_53) - 1;
-      const i = <usize>((hi & 31) | ((lo & 3) << 5));
-      if (Math.abs(u) < load<f64>(zigRatio + (i << 3))) {
-        z = u * load<f64>(zigX + (i << 3));
-      } else {
-        s0 = a0;
-        s1 = a1;
-        s2 = a2;
-        s3 = a3;
-        z = normalSlowPath(u, i);
-        a0 = s0;
-        a1 = s1;
-        a2 = s2;
-        a3 = s3;
-      }
+    const hi = rotl<u32>(a1 * 5, 7) * 9;
+    let t = a1 << 9;
+    a2 ^= a0;
+    a3 ^= a1;
+    a1 ^= a2;
+    a0 ^= a3;
+    a2 ^= t;
+    a3 = rotl<u32>(a3, 11);
+    const lo = rotl<u32>(a1 * 5, 7) * 9;
+    t = a1 << 9;
+    a2 ^= a0;
+    a3 ^= a1;
+    a1 ^= a2;
+    a0 ^= a3;
+    a2 ^= t;
+    a3 = rotl<u32>(a3, 11);
+    let z = zigguratFrom(hi, lo, false);
+    if (isNaN(z)) {
+      s0 = a0;
+      s1 = a1;
+      s2 = a2;
+      s3 = a3;
+      z = normalRetry(hi, lo);
+      a0 = s0;
+      a1 = s1;
+      a2 = s2;
+      a3 = s3;
     }
     store<f64>(p, z);
   }
