@@ -23,8 +23,8 @@ export function reserve(end: usize): void {
 
 /**
  * Hypervolume of `points` (`n x m` f64) with respect to `ref` (m f64): rows not strictly better
- * than ref in every objective are dropped, the rest sorted by the last objective; for m >= 5 they
- * are also filtered to the non-dominated ones, as WFG needs.
+ * than ref in every objective are dropped, the rest sorted by the last objective; for m >= 6 they
+ * are also filtered to the non-dominated ones, as WFG needs (for m = 5 WFG drops them itself).
  */
 export function hypervolume(points: usize, n: i32, m: i32, ref: usize, scratch: usize): f64 {
   arenaReset(scratch);
@@ -40,7 +40,7 @@ export function hypervolume(points: usize, n: i32, m: i32, ref: usize, scratch: 
   const mark = arenaMark();
   const perm = sortedOrder(rows, k, m, m - 1);
   let kept = k;
-  if (m >= 5) kept = gatherNondominated(rows, perm, k, m, sorted);
+  if (m >= 6) kept = gatherNondominated(rows, perm, k, m, sorted);
   else gatherRows(rows, perm, k, m, sorted);
   arenaRelease(mark);
   return hvSorted(sorted, kept, m, ref);

@@ -93,6 +93,21 @@ test('matches the grid decomposition on integer clouds full of ties and duplicat
   }
 });
 
+test('matches the grid decomposition on larger integer clouds in 5 and 6 objectives (4-D limit-set pruning)', () => {
+  // Few levels make many limited rows worse than p in one objective only, tied with each other.
+  for (let d = 5; d <= 6; d++) {
+    for (let s = 0; s < 20; s++) {
+      const rng = new Random(7000 * d + s);
+      const n = 10 + rng.int(30);
+      const levels = 2 + rng.int(3);
+      const rows = Array.from({ length: n }, () => Array.from({ length: d }, () => rng.int(levels)));
+      const ref = new Array<number>(d).fill(levels);
+      const expected = bruteHypervolumeGrid(rows, ref);
+      for (const [name, f] of implementations) assertClose(f(pts(rows), n, d, ref), expected, `${name} d=${d} case ${s}`);
+    }
+  }
+});
+
 test('matches recursive slicing on larger fronts, d = 2..5', () => {
   const cases: [number, number][] = [[2, 400], [3, 120], [4, 40], [5, 14]];
   for (const [d, n] of cases) {

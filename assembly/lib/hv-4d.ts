@@ -61,8 +61,8 @@ export function hv4(rows: usize, k: i32, stride: i32, ref: usize): f64 {
     const p = tail + <usize>(i + 1) * NODE;
     setPoint(p, load<f64>(row), load<f64>(row, 8), load<f64>(row, 16));
     if (!rebuildBelow(p)) continue;
-    volume += (rw - load<f64>(row, 24)) * contribution(p);
-    insert(p);
+    link(p);
+    volume += (rw - load<f64>(row, 24)) * contribution(p, true);
   }
   arenaRelease(mark);
   return volume;
@@ -78,7 +78,10 @@ export function buildFront(rows: usize, k: i32, stride: i32, ref: usize): void {
     const row = rows + ((<usize>i * <usize>stride) << 3);
     const p = tail + <usize>(i + 1) * NODE;
     setPoint(p, load<f64>(row), load<f64>(row, 8), load<f64>(row, 16));
-    if (rebuildBelow(p)) insert(p);
+    if (rebuildBelow(p)) {
+      link(p);
+      contribution(p, true);
+    }
   }
 }
 
@@ -90,7 +93,7 @@ export function buildFront(rows: usize, k: i32, stride: i32, ref: usize): void {
 export function frontContribution(c: usize): f64 {
   const p = spare;
   setPoint(p, load<f64>(c), load<f64>(c, 8), load<f64>(c, 16));
-  return rebuildBelow(p) ? contribution(p) : 0;
+  return rebuildBelow(p) ? contribution(p, false) : 0;
 }
 
 /** Allocates `size` nodes (sentinels included) and links the empty list. */
@@ -108,14 +111,10 @@ function startList(size: i32, ref: usize): void {
   setPrev(right, head);
 }
 
-/** Puts p (after a successful `rebuildBelow`) into the list at its place and updates the others. */
-function insert(p: usize): void {
-  const before = prev(p);
-  const after = next(before);
-  setNext(p, after);
-  setPrev(after, p);
-  setNext(before, p);
-  relink(p);
+/** Puts p (after a successful `rebuildBelow`) into the list at its place. */
+function link(p: usize): void {
+  setNext(prev(p), p);
+  setPrev(next(p), p);
 }
 
 /**
@@ -145,6 +144,7 @@ function rebuildBelow(p: usize): bool {
       setNear0(p, c0);
       setNear1(p, c1);
       setPrev(p, prev(q));
+      setNext(p, q);
       return true;
     }
     const a = near0(q);
@@ -199,27 +199,41 @@ function areaFromLeft(ax: f64, ay: f64, q: usize): f64 {
 }
 
 /**
- * Exclusive 3-D contribution of p (not yet in the list) once the staircase below it is rebuilt:
- * the uncovered area of its base, then a walk up the list shrinking that area as points above
- * cover parts of it, until one covers it all (the tail sentinel at ref_z always does). Points to
- * the left of or below p's box count through their projection onto its edge and become p's new
- * delimiter; points inside are spliced in through their closest links.
+ * Exclusive 3-D contribution of p once the staircase below it is rebuilt: the uncovered area of
+ * its base, then a walk up the list shrinking that area as points above cover parts of it, until
+ * one covers it all (the tail sentinel at ref_z always does). Points to the left of or below p's
+ * box count through their projection onto its edge and become p's new delimiter; points inside
+ * are spliced in through their closest links.
+ *
+ * With `update`, p has just been linked into the list and the same walk also does the list's
+ * bookkeeping for it (one pass instead of two over the points above p): each point after p that
+ * p weakly dominates is dropped, and p becomes the closest link of those it now is closest to,
+ * after the contribution step has read their old links. The walk ends at the first point that
+ * dominates p on the (x, y) plane, which shields every later one from p; only when that point
+ * equals p there does the bookkeeping go on past it, in `relink`.
  */
-function contribution(p: usize): f64 {
+function contribution(p: usize, update: bool): f64 {
   const px = nx(p);
   const py = ny(p);
+  const pz = nz(p);
   setCur0(p, near0(p));
   setCur1(p, near1(p));
   let area = areaFromRight(px, py, cur0(p));
   let volume = 0.0;
-  let lastZ = nz(p);
-  let q = next(prev(p));
+  let lastZ = pz;
+  let q = next(p);
   while (true) {
     const qx = nx(q);
     const qy = ny(q);
     const qz = nz(q);
     volume += area * (qz - lastZ);
-    if (qx <= px && qy <= py) return volume;
+    if (qx <= px && qy <= py) {
+      if (update && qx == px && qy == py) {
+        unlink(q);
+        relink(p, next(q));
+      }
+      return volume;
+    }
     setCur0(q, near0(q));
     setCur1(q, near1(q));
     if (qx < px) {
@@ -230,6 +244,7 @@ function contribution(p: usize): f64 {
         setCur1(cur0(q), q);
         setCur1(p, q);
       }
+      if (update) closerLeft(q, p, px, py, pz);
     } else if (qy < py) {
       const right = cur0(p);
       if (qx <= nx(right)) {
@@ -238,47 +253,60 @@ function contribution(p: usize): f64 {
         setCur0(cur1(q), q);
         setCur0(p, q);
       }
+      if (update && px < qx) closerBelow(q, p, px, py, pz);
     } else {
       area -= areaFromRight(qx, qy, cur0(q));
       setCur0(cur1(q), q);
       setCur1(cur0(q), q);
+      if (update) unlink(q);
     }
     lastZ = qz;
     q = next(q);
   }
 }
 
+/** Takes q out of the z list (its own links stay, so a walk standing on it can go on). */
+@inline function unlink(q: usize): void {
+  const a = prev(q);
+  const b = next(q);
+  setNext(a, b);
+  setPrev(b, a);
+}
+
+/** Makes p, right of q and below it in y, q's near0 if it is closer than the current one. */
+@inline function closerLeft(q: usize, p: usize, px: f64, py: f64, pz: f64): void {
+  const c = near0(q);
+  const cx = nx(c);
+  const cy = ny(c);
+  if (px < cx || (px == cx && (py < cy || (py == cy && pz < nz(c))))) setNear0(q, p);
+}
+
+/** Makes p, strictly left of q and above it in y, q's near1 if it is closer than the current one. */
+@inline function closerBelow(q: usize, p: usize, px: f64, py: f64, pz: f64): void {
+  const c = near1(q);
+  const cx = nx(c);
+  const cy = ny(c);
+  if (py < cy || (py == cy && (px < cx || (px == cx && pz < nz(c))))) setNear1(q, p);
+}
+
 /**
- * After p joins the list: drops the points after it that it weakly dominates and makes it the
- * closest link of those it now is closest to. Stops at the first point after p that dominates p
- * on the (x, y) plane, as that point shields every later one from p.
+ * The list bookkeeping of `contribution` for p, from q on: drops the points p weakly dominates and
+ * makes p the closest link of those it now is closest to, up to the first point that dominates p
+ * on the (x, y) plane.
  */
-function relink(p: usize): void {
+function relink(p: usize, q: usize): void {
   const px = nx(p);
   const py = ny(p);
   const pz = nz(p);
-  let q = next(p);
   while (q != tail) {
     const qx = nx(q);
     const qy = ny(q);
     if (qx <= px && qy <= py && (qx < px || qy < py)) return;
     if (px <= qx) {
-      if (py <= qy) {
-        const a = prev(q);
-        const b = next(q);
-        setNext(a, b);
-        setPrev(b, a);
-      } else if (px < qx) {
-        const c = near1(q);
-        const cy = ny(c);
-        const cx = nx(c);
-        if (py < cy || (py == cy && (px < cx || (px == cx && pz < nz(c))))) setNear1(q, p);
-      }
+      if (py <= qy) unlink(q);
+      else if (px < qx) closerBelow(q, p, px, py, pz);
     } else if (py < qy) {
-      const c = near0(q);
-      const cx = nx(c);
-      const cy = ny(c);
-      if (px < cx || (px == cx && (py < cy || (py == cy && pz < nz(c))))) setNear0(q, p);
+      closerLeft(q, p, px, py, pz);
     }
     q = next(q);
   }

@@ -1,5 +1,5 @@
 // Scratch memory for the hypervolume kernel: a bump allocator over linear memory. The kernel runs
-// with the stub runtime (no GC), so every temporary buffer comes from here and is released in LIFO
+// with the minimal runtime (no GC), so every temporary buffer comes from here and is released in LIFO
 // order by resetting the top to a saved mark; memory only ever grows, and is reused across calls.
 
 let top: usize = 0;

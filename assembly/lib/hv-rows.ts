@@ -12,6 +12,23 @@ function rowPtr(rows: usize, i: i32, d: i32): usize {
 }
 
 /**
+ * Copies one row of `d` f64 from `src` to `dst` (not overlapping). Rows are short, and V8 runs
+ * `memory.copy` as a call into the engine, which costs more than the copy itself.
+ */
+@inline
+function copyRow(dst: usize, src: usize, d: i32): void {
+  let j = 0;
+  for (; j + 1 < d; j += 2) {
+    const off = (<usize>j) << 3;
+    v128.store(dst + off, v128.load(src + off));
+  }
+  if (j < d) {
+    const off = (<usize>j) << 3;
+    store<f64>(dst + off, load<f64>(src + off));
+  }
+}
+
+/**
  * Sorting permutation of `rows` (`k x d`): ascending objective `key`, ties by ascending sum of the
  * objectives, then by row index. Returns a pointer to `k` i32 row indices in arena memory (the
  * caller releases it with its own arena mark). Floating-point sums are monotone, so a row that
@@ -89,9 +106,8 @@ function keyBefore(keys: usize, a: i32, b: i32): bool {
 
 /** Copies rows `perm[0..k)` of `rows` (`? x d`) into `dst` (`k x d`) in that order. */
 export function gatherRows(rows: usize, perm: usize, k: i32, d: i32, dst: usize): void {
-  const bytes = (<usize>d) << 3;
   for (let t = 0; t < k; t++) {
-    memory.copy(rowPtr(dst, t, d), rowPtr(rows, load<i32>(perm + ((<usize>t) << 2)), d), bytes);
+    copyRow(rowPtr(dst, t, d), rowPtr(rows, load<i32>(perm + ((<usize>t) << 2)), d), d);
   }
 }
 
@@ -103,7 +119,6 @@ export function gatherRows(rows: usize, perm: usize, k: i32, d: i32, dst: usize)
  * first: neighbours in the sort order are the likeliest dominators.
  */
 export function gatherNondominated(rows: usize, perm: usize, k: i32, d: i32, dst: usize): i32 {
-  const bytes = (<usize>d) << 3;
   const e = d - 1;
   let kept = 0;
   for (let t = 0; t < k; t++) {
@@ -125,7 +140,7 @@ export function gatherNondominated(rows: usize, perm: usize, k: i32, d: i32, dst
       }
     }
     if (!dominated) {
-      memory.copy(rowPtr(dst, kept, d), row, bytes);
+      copyRow(rowPtr(dst, kept, d), row, d);
       kept++;
     }
   }
@@ -163,29 +178,6 @@ export function limitSet(rows: usize, count: i32, d: i32, p: usize, e: i32, out:
   return count;
 }
 
-/**
- * The 4-objective `limitSet` of the rows of `rows` (`? x d`, d >= 4) with index below `count`,
- * visited in the order of the `total` indices at `order` and written to `out` in that order
- * (`? x 4`); returns how many, or -1 when one of them weakly dominates `p`.
- */
-export function limitOrdered4(rows: usize, d: i32, order: usize, total: i32, count: i32, p: usize, out: usize): i32 {
-  const p01 = v128.load(p);
-  const p23 = v128.load(p, 16);
-  let o = out;
-  for (let t = 0; t < total; t++) {
-    const i = load<i32>(order + ((<usize>t) << 2));
-    if (i >= count) continue;
-    const q = rowPtr(rows, i, d);
-    const q01 = v128.load(q);
-    const q23 = v128.load(q, 16);
-    v128.store(o, f64x2.max(q01, p01));
-    v128.store(o, f64x2.max(q23, p23), 16);
-    if ((i64x2.bitmask(f64x2.gt(q01, p01)) | i64x2.bitmask(f64x2.gt(q23, p23))) == 0) return -1;
-    o += 32;
-  }
-  return <i32>((o - out) >> 5);
-}
-
 /** Volume of the box between `p` and `ref` in the first `e` objectives. */
 @inline
 export function boxVolume(p: usize, e: i32, ref: usize): f64 {
@@ -219,7 +211,6 @@ export function pairVolume(a: usize, b: usize, d: i32, ref: usize): f64 {
  * `dst`; returns how many. The others bound no volume.
  */
 export function rowsBelowRef(points: usize, n: i32, m: i32, ref: usize, dst: usize): i32 {
-  const bytes = (<usize>m) << 3;
   let kept = 0;
   for (let i = 0; i < n; i++) {
     const p = rowPtr(points, i, m);
@@ -232,7 +223,7 @@ export function rowsBelowRef(points: usize, n: i32, m: i32, ref: usize, dst: usi
       }
     }
     if (inside) {
-      memory.copy(rowPtr(dst, kept, m), p, bytes);
+      copyRow(rowPtr(dst, kept, m), p, m);
       kept++;
     }
   }

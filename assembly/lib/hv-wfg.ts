@@ -5,18 +5,21 @@
 // gives HV = sum_i (ref_d - p_i[d]) * excl_{d-1}(p_i, {p_0..p_{i-1}}), and each exclusive
 // contribution is box(p_i) - HV_{d-1}(limit set of p_i), as in WFG. Each limit set is sorted by its
 // own last objective and filtered to its non-dominated rows, which is both WFG's pruning and the
-// input order the next level needs. Limit sets of 4 objectives skip both steps: HV4D+ discards
-// dominated rows as cheaply as a filter would, and limiting preserves the order of the rows by
-// their fourth objective, so that order is computed once per call instead of once per point.
+// input order the next level needs. Five objectives get their own loop (`wfg5`), because their
+// limit sets go to HV4D+, which tolerates dominated rows: limiting preserves the order of the
+// rows by their fourth objective, so that order is kept incrementally instead of sorted once per
+// point, and instead of a full filter, one linear pass drops the limited rows that the few rows
+// worse than p in a single objective dominate.
 
 import { arenaAlloc, arenaMark, arenaRelease } from './hv-arena';
-import { boxVolume, gatherNondominated, limitOrdered4, limitSet, pairVolume, sortedOrder } from './hv-rows';
+import { boxVolume, gatherNondominated, limitSet, pairVolume, sortedOrder } from './hv-rows';
+import { limitOrdered4 } from './hv-limit4';
 import { hv2, hv3 } from './hv-sweep';
 import { hv4 } from './hv-4d';
 
 /**
  * Hypervolume of `rows` (`k x d`, every row strictly better than `ref`) sorted in `sortedOrder`
- * order (ascending last objective). Dominated rows are allowed for d <= 4; for d >= 5 they are
+ * order (ascending last objective). Dominated rows are allowed for d <= 5; for d >= 6 they are
  * allowed but cost time, so callers filter them first.
  */
 export function hvSorted(rows: usize, k: i32, d: i32, ref: usize): f64 {
@@ -26,6 +29,7 @@ export function hvSorted(rows: usize, k: i32, d: i32, ref: usize): f64 {
   if (d == 2) return hv2(rows, k, d, ref);
   if (d == 3) return hv3(rows, k, d, ref);
   if (d == 4) return hv4(rows, k, d, ref);
+  if (d == 5) return wfg5(rows, k, ref);
   return wfg(rows, k, d, ref);
 }
 
@@ -46,25 +50,57 @@ export function exclusive(rows: usize, count: i32, d: i32, p: usize, e: i32, ref
   return box - hvSorted(filt, kept, e, ref);
 }
 
-/** WFG for `rows` (`k x d`, d >= 5, non-dominated, sorted by the last objective). */
+/** WFG for `rows` (`k x d`, d >= 6, non-dominated, sorted by the last objective). */
 function wfg(rows: usize, k: i32, d: i32, ref: usize): f64 {
   const e = d - 1;
   const mark = arenaMark();
   const lim = arenaAlloc((<usize>k * <usize>e) << 3);
   const filt = arenaAlloc((<usize>k * <usize>e) << 3);
-  const order = e == 4 ? sortedOrder(rows, k, d, 3) : 0;
   const rLast = load<f64>(ref + ((<usize>e) << 3));
   let volume = 0.0;
   for (let i = 0; i < k; i++) {
     const p = rows + ((<usize>i * <usize>d) << 3);
-    let ex = 0.0;
-    if (e == 4) {
-      const n = limitOrdered4(rows, d, order, k, i, p, lim);
-      if (n >= 0) ex = boxVolume(p, e, ref) - hvSorted(lim, n, e, ref);
-    } else {
-      ex = exclusive(rows, i, d, p, e, ref, lim, filt);
+    volume += (rLast - load<f64>(p + ((<usize>e) << 3))) * exclusive(rows, i, d, p, e, ref, lim, filt);
+  }
+  arenaRelease(mark);
+  return volume;
+}
+
+/**
+ * WFG for `rows` (`k x 5`, sorted by the last objective, dominated rows allowed). The limit sets
+ * need no sort or filter of their own (see `limitOrdered4`), and a row found weakly dominated
+ * while building its own limit set (its exclusive volume is 0) is left out of all later ones,
+ * since the earlier row dominating it covers whatever its limited copy would; so no separate
+ * non-dominated filter runs first, and the rows kept are listed in row order and, by insertion,
+ * in order of their fourth objective.
+ */
+function wfg5(rows: usize, k: i32, ref: usize): f64 {
+  const mark = arenaMark();
+  const lim = arenaAlloc((<usize>k) << 5);
+  const order = sortedOrder(rows, k, 5, 3);
+  const rank = arenaAlloc((<usize>k) << 2);
+  for (let t = 0; t < k; t++) store<i32>(rank + ((<usize>load<i32>(order + ((<usize>t) << 2))) << 2), t);
+  const alive = arenaAlloc((<usize>k) << 2);
+  const byFourth = arenaAlloc((<usize>k) << 2);
+  const r4 = load<f64>(ref, 32);
+  let count = 0;
+  let volume = 0.0;
+  for (let i = 0; i < k; i++) {
+    const p = rows + <usize>i * 40;
+    const n = limitOrdered4(rows, 5, alive, byFourth, count, p, lim);
+    if (n < 0) continue;
+    volume += (r4 - load<f64>(p, 32)) * (boxVolume(p, 4, ref) - hvSorted(lim, n, 4, ref));
+    store<i32>(alive + ((<usize>count) << 2), i);
+    const r = load<i32>(rank + ((<usize>i) << 2));
+    let t = count;
+    while (t > 0) {
+      const u = load<i32>(byFourth + ((<usize>(t - 1)) << 2));
+      if (load<i32>(rank + ((<usize>u) << 2)) < r) break;
+      store<i32>(byFourth + ((<usize>t) << 2), u);
+      t--;
     }
-    volume += (rLast - load<f64>(p + ((<usize>e) << 3))) * ex;
+    store<i32>(byFourth + ((<usize>t) << 2), i);
+    count++;
   }
   arenaRelease(mark);
   return volume;

@@ -13,7 +13,9 @@
  *   computed on a linked list with precomputed staircase neighbours, O(n^2).
  * - d >= 5: WFG (While, Bradstreet & Barone 2012, "A fast way of calculating exact
  *   hypervolumes"): slices along the last objective, exclusive volumes as box minus the
- *   hypervolume of the non-dominated limit set, with the sweeps above as base cases.
+ *   hypervolume of the non-dominated limit set, with the sweeps above as base cases; in 5-D the
+ *   4-D limit sets are only pruned of rows dominated by rows worse than p in one objective alone,
+ *   and dominated input rows are dropped as WFG meets them.
  *
  * Row sets are `k x d` row-major Float64Arrays; a single row is addressed by (array, offset).
  */
@@ -171,6 +173,7 @@ function hvSorted(rows: Float64Array, k: number, d: number, ref: Float64Array): 
   if (d === 2) return hv2(rows, k, d, ref);
   if (d === 3) return hv3(rows, k, d, ref);
   if (d === 4) return hv4(rows, k, d, ref);
+  if (d === 5) return wfg5(rows, k, ref);
   return wfg(rows, k, d, ref);
 }
 
@@ -190,39 +193,78 @@ function exclusive(rows: Float64Array, count: number, d: number, pts: Float64Arr
 }
 
 /**
- * The limit set, by the row at `p`, of the rows of `rows` (`? x d`) with index below `count`, in
- * the order `order` (first e objectives); null when one of them weakly dominates p.
+ * The 4-objective limit set, by the row at `p`, of the kept rows of `rows` (`? x d`): `alive`
+ * lists them in row order, `byFourth` by the fourth objective, the order of the output. Rows that
+ * another limited row weakly dominates are left out: for each objective j, the lowest row worse
+ * than p in j alone limits to p with only coordinate j raised and covers every other limited row
+ * whose coordinate j is at least as high (see `limitOrdered4` in the kernel). Null when a kept row
+ * weakly dominates p (newest tried first).
  */
-function limitOrdered(rows: Float64Array, d: number, order: Int32Array, count: number, p: number, e: number): Float64Array | null {
-  const out = new Float64Array(count * e);
-  let n = 0;
-  for (const i of order) {
-    if (i >= count) continue;
-    const one = limitSet(rows.subarray(i * d, i * d + d), 1, d, rows, p, e);
-    if (one === null) return null;
-    out.set(one, n * e);
-    n++;
+function limitOrdered(rows: Float64Array, d: number, alive: number[], byFourth: number[], p: number): Float64Array | null {
+  const low = new Float64Array(4).fill(Infinity);
+  const axisRow = new Int32Array(4).fill(-1);
+  for (let u = alive.length - 1; u >= 0; u--) {
+    const i = alive[u];
+    let worse = -1;
+    let n = 0;
+    for (let j = 0; j < 4; j++) {
+      if (rows[i * d + j] > rows[p + j]) {
+        worse = j;
+        n++;
+      }
+    }
+    if (n === 0) return null;
+    if (n === 1 && rows[i * d + worse] < low[worse]) {
+      low[worse] = rows[i * d + worse];
+      axisRow[worse] = i;
+    }
   }
-  return out;
+  const out = new Float64Array(alive.length * 4);
+  let n = 0;
+  for (const i of byFourth) {
+    let high = 0;
+    let last = -1;
+    for (let j = 0; j < 4; j++) {
+      const v = Math.max(rows[i * d + j], rows[p + j]);
+      out[n * 4 + j] = v;
+      if (v >= low[j]) {
+        high++;
+        last = j;
+      }
+    }
+    if (high === 0 || (high === 1 && axisRow[last] === i)) n++;
+  }
+  return out.subarray(0, n * 4);
+}
+
+/** WFG (d >= 6, non-dominated rows): sum over rows of (ref_d - p_d) times the exclusive (d-1)-D volume over earlier rows. */
+function wfg(rows: Float64Array, k: number, d: number, ref: Float64Array): number {
+  const e = d - 1;
+  let volume = 0;
+  for (let i = 0; i < k; i++) volume += (ref[e] - rows[i * d + e]) * exclusive(rows, i, d, rows, i * d, e, ref);
+  return volume;
 }
 
 /**
- * WFG: sum over rows of (ref_d - p_d) times the exclusive (d-1)-D volume over earlier rows; 4-D
- * limit sets are taken in the rows' order by the fourth objective, computed once.
+ * WFG for 5 objectives (dominated rows allowed): a row found dominated while building its limit
+ * set is left out of all later ones; the kept rows are listed in row order and, by insertion, in
+ * order of their fourth objective (see `wfg5` in the kernel).
  */
-function wfg(rows: Float64Array, k: number, d: number, ref: Float64Array): number {
-  const e = d - 1;
-  const order = e === 4 ? sortedOrder(rows, k, d, 3) : null;
+function wfg5(rows: Float64Array, k: number, ref: Float64Array): number {
+  const order = sortedOrder(rows, k, 5, 3);
+  const rank = new Int32Array(k);
+  order.forEach((i, t) => (rank[i] = t));
+  const alive: number[] = [];
+  const byFourth: number[] = [];
   let volume = 0;
   for (let i = 0; i < k; i++) {
-    let ex = 0;
-    if (order !== null) {
-      const lim = limitOrdered(rows, d, order, i, i * d, e);
-      if (lim !== null) ex = boxVolume(rows, i * d, e, ref) - hvSorted(lim, i, e, ref);
-    } else {
-      ex = exclusive(rows, i, d, rows, i * d, e, ref);
-    }
-    volume += (ref[e] - rows[i * d + e]) * ex;
+    const lim = limitOrdered(rows, 5, alive, byFourth, i * 5);
+    if (lim === null) continue;
+    volume += (ref[4] - rows[i * 5 + 4]) * (boxVolume(rows, i * 5, 4, ref) - hvSorted(lim, lim.length / 4, 4, ref));
+    alive.push(i);
+    let t = byFourth.length;
+    while (t > 0 && rank[byFourth[t - 1]] > rank[i]) t--;
+    byFourth.splice(t, 0, i);
   }
   return volume;
 }
@@ -239,7 +281,7 @@ export function hypervolumeReference(points: Float64Array, n: number, m: number,
     return r[0] - best;
   }
   const perm = sortedOrder(rows, k, m, m - 1);
-  if (m >= 5) {
+  if (m >= 6) {
     const [sorted, kept] = gatherNondominated(rows, perm, k, m);
     return hvSorted(sorted, kept, m, r);
   }
