@@ -35,15 +35,19 @@ export function median(values: number[]): number {
 
 /**
  * Median seconds per call of `fn`: one cold call first (reported separately, as tfjs does), then
- * repeats until `minSeconds` have passed or `maxRepeats` calls were made.
+ * unrecorded warm-up calls for `warmupSeconds` (V8 first runs WebAssembly in its baseline
+ * compiler and tiers hot functions up in the background; timing before that finishes mixes the
+ * two), then repeats until `minSeconds` have passed or `maxRepeats` calls were made.
  */
 export function timeCalls(
   fn: () => unknown,
-  { minSeconds = 0.5, maxRepeats = 1000, minRepeats = 3 } = {},
+  { minSeconds = 0.5, maxRepeats = 1000, minRepeats = 3, warmupSeconds = 0.3 } = {},
 ): { coldSeconds: number; medianSeconds: number; repeats: number } {
   let t = process.hrtime.bigint();
   fn();
   const coldSeconds = Number(process.hrtime.bigint() - t) / 1e9;
+  const warmupEnd = process.hrtime.bigint() + BigInt(Math.round(warmupSeconds * 1e9));
+  while (process.hrtime.bigint() < warmupEnd) fn();
   const samples: number[] = [];
   const start = process.hrtime.bigint();
   while (samples.length < maxRepeats) {

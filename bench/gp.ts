@@ -163,7 +163,7 @@ async function run(): Promise<BenchReport> {
     if (n <= REFERENCE_POSTERIOR_LIMIT) {
       const reference = new ReferenceGp(train.X, train.y, n, d, h);
       const refBatch = Math.max(5, Math.min(200, Math.round(2e7 / (n * n))));
-      const refPosterior = timeCalls(() => reference.predict(batch, refBatch), { minSeconds: 0.3, maxRepeats: 5, minRepeats: 1 });
+      const refPosterior = timeCalls(() => reference.predict(batch, refBatch), { minSeconds: 0.3, maxRepeats: 5, minRepeats: 1, warmupSeconds: 0 });
       refPointsPerSecond = refBatch / refPosterior.medianSeconds;
     }
 
