@@ -97,3 +97,17 @@ test('the command-evaluator example runs its toy simulator end to end', async ()
   }
   assert.deepEqual(unknown, { ok: false, error: 'the command reported: unknown solvent "acetone"' });
 });
+
+test("the README's campaign is the shipped battery example and validates", () => {
+  const readme = readFileSync(join(packageRoot(), 'README.md'), 'utf8');
+  const block = /```yaml\n([\s\S]*?)```/.exec(readme);
+  assert.ok(block, 'README has a YAML campaign');
+  const parsed = parseMdl(block[1]);
+  assert.ok(parsed.ok, parsed.ok ? '' : parsed.errors.map((e) => e.message).join('; '));
+  const shipped = load('battery-cathode.yaml');
+  assert.deepEqual(
+    parsed.mdl.parameters.map((p) => [p.name, p.type === 'categorical' ? p.values : p.bounds]),
+    shipped.parameters.map((p) => [p.name, p.type === 'categorical' ? p.values : p.bounds]),
+  );
+  assert.deepEqual(parsed.mdl.objectives.map((o) => o.name), shipped.objectives.map((o) => o.name));
+});
