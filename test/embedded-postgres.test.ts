@@ -1,0 +1,39 @@
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '../src/store/embedded-postgres.js';
+
+test('embedded Postgres starts, keeps its data across restarts, and listens on loopback only', async () => {
+  const parent = mkdtempSync(join(tmpdir(), 'kiln-pg-'));
+  // under root the server runs as the postgres user, which must be able to enter the folder
+  chmodSync(parent, 0o755);
+  const dataDir = join(parent, 'postgres');
+  try {
+    const first = await startEmbeddedPostgres({ dataDir });
+    assert.match(first.url, /^postgres:\/\/kiln:[^@]+@127\.0\.0\.1:\d+\/kiln$/);
+    assert.equal(statSync(`${dataDir}.password`).mode & 0o777, 0o600);
+    let client = new pg.Client({ connectionString: first.url });
+    await client.connect();
+    const { rows } = await client.query<{ version: string }>('select version()');
+    assert.match(rows[0].version, /^PostgreSQL \d+/);
+    await client.query('create table kept (value int)');
+    await client.query('insert into kept values (42)');
+    const listen = await client.query<{ listen_addresses: string }>('show listen_addresses');
+    assert.equal(listen.rows[0].listen_addresses, '127.0.0.1');
+    await client.end();
+    await first.stop();
+
+    const second = await startEmbeddedPostgres({ dataDir });
+    client = new pg.Client({ connectionString: second.url });
+    await client.connect();
+    const kept = await client.query<{ value: number }>('select value from kept');
+    assert.deepEqual(kept.rows, [{ value: 42 }]);
+    await client.end();
+    await second.stop();
+  } finally {
+    rmSync(parent, { recursive: true, force: true });
+  }
+});
