@@ -1,0 +1,35 @@
+import type { Context, Next } from 'koa';
+import type { Logger } from 'pino';
+import { KilnError } from '../errors.js';
+
+/**
+ * The one place where errors become responses: a KilnError keeps its status, code and details;
+ * anything else is a 500 INTERNAL whose body carries only the request id (never a stack, SQL or
+ * path), with the full error in the log under the same id.
+ */
+export function errorEnvelope(logger: Logger) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new KilnError(404, 'NOT_FOUND', `No route ${ctx.method} ${ctx.path}.`);
+      }
+    } catch (error) {
+      const requestId = String(ctx.state.requestId ?? '');
+      if (error instanceof KilnError) {
+        ctx.status = error.status;
+        ctx.body = { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
+        return;
+      }
+      logger.error({ err: error, requestId }, 'unhandled error');
+      ctx.status = 500;
+      ctx.body = {
+        error: {
+          code: 'INTERNAL',
+          message: 'Kiln hit an unexpected error; it has been logged with this request id.',
+          details: { request_id: requestId },
+        },
+      };
+    }
+  };
+}

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+/**
+ * Service configuration from the environment, validated once at start so a typo fails loudly
+ * with every problem listed, instead of surfacing later as odd behaviour.
+ */
+const integer = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, { message: 'must be a whole number' })
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const configSchema = z.object({
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// connection string' })
+    .optional(),
+  PORT: integer(0, 65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  API_SECRET_KEY: z.string().min(32, { message: 'must be at least 32 characters' }).optional(),
+  WORKER_CONCURRENCY: integer(0, 256).default(1),
+  API_RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000).default(60),
+  API_RATE_LIMIT_PER_HOUR: integer(0, 100_000_000).default(1000),
+  BOOTSTRAP_ADMIN_KEY: z.string().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  KILN_DATA_DIR: z.string().min(1).default('data'),
+  KILN_TENSOR_BACKEND: z.enum(['auto', 'tensorflow', 'wasm', 'cpu']).default('auto'),
+});
+
+export type Config = z.output<typeof configSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Kiln's configuration is not valid:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads the configuration; throws a ConfigError naming every bad variable. */
+export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = configSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  return parsed.data;
+}
