@@ -19,6 +19,7 @@ import { Surrogate } from '../src/engine/gp/surrogate.js';
 import { conditioningNoise } from '../src/engine/gp/tensor-covariance.js';
 import { TensorLikelihood } from '../src/engine/gp/tensor-likelihood.js';
 import { Random } from '../src/engine/random.js';
+import { blockedPathAgreesWithFloat64 } from './support/gp-conformance.js';
 import { maxAbsDifference, sinusoids, uniformPoints } from './support/gp-fixtures.js';
 
 await initTensorBackend('wasm');
@@ -292,23 +293,7 @@ test('float32 posterior agrees with the float64 reference at n = 200, d = 6', ()
 });
 
 test('beyond the dense limit (blocked float32 path) the posterior still agrees with float64', () => {
-  const n = 300;
-  const d = 3;
-  const X = uniformPoints(n, d, 61);
-  const Y = Float64Array.from({ length: n }, (_, i) => sinusoids(X.subarray(i * d, i * d + d), d));
-  const surrogate = Surrogate.fit(X, Y, n, d, 1, { seed: 6, blockSize: 64 });
-  const [h] = surrogate.hyperparameters;
-  const reference = new ReferenceGp(X, Y, n, d, h);
-  const q = 200;
-  const Xq = uniformPoints(q, d, 62);
-  const fast = surrogate.predict(Xq, q);
-  const slow = reference.predict(Xq, q);
-  assert.ok(maxAbsDifference(fast.mean, slow.mean) < 1e-3 * reference.std, `mean error ${maxAbsDifference(fast.mean, slow.mean)}`);
-  assert.ok(maxAbsDifference(fast.variance, slow.variance) < 1e-3 * reference.std ** 2, 'variance error');
-  const lml = referenceLogMarginalLikelihood(X, standardize(Y), n, d, h);
-  // The float32 log determinant carries ~1e-5 relative error (Schur complements rounded to float32).
-  assert.ok(lml && Math.abs(surrogate.logMarginalLikelihood[0] - lml.value) < 1e-4 * Math.abs(lml.value));
-  surrogate.dispose();
+  blockedPathAgreesWithFloat64();
 });
 
 test('condition() equals a model built on the union of the data with the same hyperparameters', () => {

@@ -13,6 +13,8 @@ import { createEvaluator } from '../jobs/evaluators/create.js';
 import { runLocalCampaign, type IterationReport } from '../jobs/local-runner.js';
 import { formatNumber, formatTable, processIo, type CliIo } from './io.js';
 
+const BACKENDS: readonly string[] = ['auto', 'tensorflow', 'wasm', 'cpu'];
+
 export interface RunOptions {
   seed?: number;
   budget?: number;
@@ -58,7 +60,12 @@ export async function runCampaignFile(file: string, opts: RunOptions, io: CliIo)
     io.err(`kiln: ${(error as Error).message}`);
     return 1;
   }
-  const backend = await initTensorBackend(opts.backend ?? 'auto');
+  const requested = opts.backend ?? process.env.KILN_TENSOR_BACKEND ?? 'auto';
+  if (!BACKENDS.includes(requested)) {
+    io.err(`kiln: KILN_TENSOR_BACKEND must be one of ${BACKENDS.join(', ')}, not "${requested}".`);
+    return 1;
+  }
+  const backend = await initTensorBackend(requested as TensorBackendName | 'auto');
   io.out(
     `Campaign ${mdl.name ?? file}: ${mdl.parameters.length} parameters, ${mdl.objectives.length} objectives, ` +
       `budget ${mdl.optimizer.budget}, batch ${mdl.optimizer.batch_size}, method ${mdl.optimizer.method}, ` +
