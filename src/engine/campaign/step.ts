@@ -82,7 +82,7 @@ function choosePoints(
     Y,
     n,
     m,
-    ref: acquisitionReference(Y, n, m, state.referencePoint),
+    ref: state.referencePoint,
     q,
     pending: [],
     acquisition: mdl.optimizer.acquisition,
@@ -91,31 +91,6 @@ function choosePoints(
   });
   state.hyperparameters = batch.hyperparameters.map(serializeHyperparameters);
   return { points: batch.points, strategy: batch.acquisition };
-}
-
-/**
- * The reference point the acquisition measures improvement against. While no evaluation
- * dominates the campaign's reference point, expected improvement over it is vanishingly small
- * everywhere the model is uncertain and gives no direction; then the worst observed values (plus
- * 10% of their range) serve, so the search first heads for the region the reference point bounds.
- *
- * Y: `n x m` minimization-space objectives.
- */
-function acquisitionReference(Y: Float64Array, n: number, m: number, ref: readonly number[]): number[] {
-  for (let i = 0; i < n; i++) {
-    let dominates = true;
-    for (let j = 0; j < m && dominates; j++) dominates = Y[i * m + j] < ref[j];
-    if (dominates) return [...ref];
-  }
-  return ref.map((r, j) => {
-    let lo = Infinity;
-    let hi = -Infinity;
-    for (let i = 0; i < n; i++) {
-      lo = Math.min(lo, Y[i * m + j]);
-      hi = Math.max(hi, Y[i * m + j]);
-    }
-    return Math.max(r, hi + 0.1 * (hi - lo || Math.abs(hi) || 1));
-  });
 }
 
 /** Default initial design: 2 (d + 1) points (d = number of parameters), at most half the budget. */
