@@ -26,6 +26,17 @@ const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   KILN_DATA_DIR: z.string().min(1).default('data'),
   KILN_TENSOR_BACKEND: z.enum(['auto', 'tensorflow', 'wasm', 'cpu']).default('auto'),
+  /** a worker slot that stops renewing its lease for this long is presumed dead */
+  KILN_LEASE_SECONDS: integer(2, 3600).default(30),
+  /** SIGTERM: how long running iterations may take to finish before their jobs are handed back */
+  KILN_SHUTDOWN_GRACE_SECONDS: integer(0, 3600).default(30),
+  /** hosts http evaluators may call, comma-separated (example.com, *.example.com, host:port, or * for any public host) */
+  KILN_HTTP_EVALUATOR_HOSTS: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').map((h) => h.trim()).filter((h) => h !== '')),
+  /** whether campaigns may run programs on worker hosts (command evaluators) */
+  KILN_ALLOW_COMMAND_EVALUATOR: z.enum(['true', 'false', '1', '0']).default('false').transform((v) => v === 'true' || v === '1'),
 });
 
 export type Config = z.output<typeof configSchema>;

@@ -7,13 +7,21 @@ import { createApp, type HealthReport } from '../src/api/app.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 
 async function serve(health: () => Promise<HealthReport>): Promise<{ base: string; server: Server }> {
-  const app = createApp({ logger: pino({ level: 'silent' }), health });
+  // Only routes that fail before touching the database are exercised here; the service tests
+  // run the real thing on Postgres.
+  const { app } = createApp({
+    logger: pino({ level: 'silent' }),
+    health,
+    db: {} as never,
+    version: 'test',
+    authenticate: async () => ({ organizationId: 'org_test', plan: 'free', keyId: 'key_test', scopes: ['admin'] }),
+  });
   const server = createServer(app.callback());
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
-const healthy = async (): Promise<HealthReport> => ({ status: 'ok', database: 'ok', tensor_backend: 'wasm' });
+const healthy = async (): Promise<HealthReport> => ({ status: 'ok', database: 'ok', tensor_backend: 'wasm', workers: [] });
 
 test('health answers with the data envelope and a request id', async () => {
   const { base, server } = await serve(healthy);
@@ -21,7 +29,7 @@ test('health answers with the data envelope and a request id', async () => {
     const res = await fetch(`${base}/v1/health`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
-    assert.deepEqual(await res.json(), { data: { status: 'ok', database: 'ok', tensor_backend: 'wasm' } });
+    assert.deepEqual(await res.json(), { data: { status: 'ok', database: 'ok', tensor_backend: 'wasm', workers: [] } });
     const echoed = await fetch(`${base}/v1/health`, { headers: { 'X-Request-Id': 'trace-123' } });
     assert.equal(echoed.headers.get('x-request-id'), 'trace-123');
   } finally {

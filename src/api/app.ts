@@ -1,59 +1,125 @@
 import Router from '@koa/router';
-import Koa from 'koa';
+import Koa, { type Context } from 'koa';
 import { koaBody } from 'koa-body';
 import type { Logger } from 'pino';
 import { KilnError } from '../errors.js';
+import type { Principal } from '../service/principal.js';
+import type { Db } from '../store/db.js';
+import { renderDocsPage } from './docs-page.js';
 import { errorEnvelope } from './error-envelope.js';
+import { openApiDocument } from './openapi.js';
 import { requestId } from './request-id.js';
+import { RouteTable, type RouteDefinition } from './route.js';
+import { campaignRoutes } from './routes/campaigns.js';
+import { jobRoutes } from './routes/jobs.js';
 
 export interface HealthReport {
   status: 'ok' | 'degraded';
   database: 'ok' | 'unavailable';
   tensor_backend: string;
+  workers: { id: string; hostname: string; slots: number; last_seen_at: string }[];
 }
 
 export interface AppDependencies {
   logger: Logger;
+  db: Db;
   /** what GET /v1/health reports */
   health: () => Promise<HealthReport>;
+  authenticate: (ctx: Context) => Promise<Principal>;
+  version: string;
 }
 
 /** JSON bodies above this are refused with 413 before they are parsed. */
 const JSON_LIMIT = '2mb';
+const FILE_LIMIT = 2 * 1024 * 1024;
 
 /**
- * The Koa application: request ids, the error envelope, body parsing and the /v1 routes. The
- * service's routes are added here as they are built (issue 3).
+ * The Koa application: request ids, the error envelope, and the /v1 routes of the route table,
+ * which also produces the OpenAPI document and the /docs page.
  */
-export function createApp(deps: AppDependencies): Koa {
+export function createApp(deps: AppDependencies): { app: Koa; routes: RouteTable } {
   const app = new Koa({ proxy: false });
   app.silent = true;
+  const table = new RouteTable();
+  campaignRoutes(table, deps.db);
+  jobRoutes(table, deps.db);
+
   const router = new Router({ prefix: '/v1' });
   router.get('/health', async (ctx) => {
     const report = await deps.health();
     ctx.status = report.status === 'ok' ? 200 : 503;
     ctx.body = { data: report };
   });
+  let document: Record<string, unknown> | null = null;
+  const openapi = () => (document ??= openApiDocument(table, { version: deps.version }));
+  router.get('/openapi.json', (ctx) => {
+    ctx.body = openapi();
+  });
+  table.mount(router, { authenticate: deps.authenticate, parseBody });
+
   app.use(requestId);
   app.use(errorEnvelope(deps.logger));
-  app.use(
-    koaBody({
-      jsonLimit: JSON_LIMIT,
-      jsonStrict: true,
-      multipart: false,
-      onError: (error) => {
-        throw bodyError(error);
-      },
-    }),
-  );
+  app.use(async (ctx, next) => {
+    if (ctx.method === 'GET' && (ctx.path === '/docs' || ctx.path === '/docs/')) {
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = renderDocsPage(openapi());
+      return;
+    }
+    await next();
+  });
   app.use(router.routes());
-  return app;
+  app.use(router.allowedMethods({ throw: false }));
+  return { app, routes: table };
 }
 
-/** Body-parser failures (co-body sets `status`) in the envelope's terms. */
+const jsonParser = koaBody({
+  jsonLimit: JSON_LIMIT,
+  jsonStrict: true,
+  multipart: false,
+  urlencoded: false,
+  text: false,
+  onError: (error) => {
+    throw bodyError(error);
+  },
+});
+
+const multipartParser = koaBody({
+  multipart: true,
+  json: false,
+  urlencoded: false,
+  text: false,
+  formidable: { maxFileSize: FILE_LIMIT, maxFiles: 1, maxFields: 20, maxFieldsSize: 64 * 1024 },
+  onError: (error) => {
+    throw bodyError(error);
+  },
+});
+
+/** JSON for every body route; multipart/form-data where the route documents it; anything else is 400. */
+async function parseBody(ctx: Context, route: RouteDefinition): Promise<void> {
+  const hasBody = Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
+  if (!hasBody) {
+    ctx.request.body = undefined;
+    return;
+  }
+  if (ctx.is('application/json', '+json')) {
+    await jsonParser(ctx, async () => undefined);
+    return;
+  }
+  if (route.multipart && ctx.is('multipart/form-data')) {
+    await multipartParser(ctx, async () => undefined);
+    ctx.state.multipart = true;
+    return;
+  }
+  const accepted = route.multipart ? 'application/json or multipart/form-data' : 'application/json';
+  throw new KilnError(400, 'BAD_REQUEST', `This route takes ${accepted} bodies; the request's Content-Type is ${ctx.get('Content-Type') || 'missing'}.`);
+}
+
+/** Body-parser failures (co-body and formidable set `status` or `httpCode`) in the envelope's terms. */
 function bodyError(error: Error): KilnError {
-  const status = (error as { status?: unknown }).status;
-  if (status === 413) return new KilnError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${JSON_LIMIT}.`);
-  if (status === 415) return new KilnError(415, 'UNSUPPORTED_MEDIA_TYPE', 'The request body has an unsupported content type.');
-  return new KilnError(400, 'BAD_REQUEST', `The request body is not valid JSON: ${error.message}.`);
+  const e = error as { status?: unknown; httpCode?: unknown; code?: unknown };
+  const status = e.status ?? e.httpCode;
+  if (status === 413 || e.code === 1009 || e.code === 1016) {
+    return new KilnError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${JSON_LIMIT}.`, { limit: FILE_LIMIT });
+  }
+  return new KilnError(400, 'BAD_REQUEST', `The request body could not be parsed: ${error.message}.`);
 }

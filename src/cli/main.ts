@@ -5,8 +5,9 @@ import { runCampaignFile, runCommand } from './run.js';
 import { validateCommand } from './validate.js';
 import { processIo } from './io.js';
 import { packageRoot } from '../package-root.js';
+import { serviceCommands } from './serve.js';
 
-/** The example the demo runs: until the service exists, `npm start` shows the engine at work. */
+/** The example `kiln demo` runs: the engine alone, without the service. */
 const DEMO_CAMPAIGN = join(packageRoot(), 'examples', 'battery-cathode.yaml');
 
 const program = new Command('kiln')
@@ -23,5 +24,6 @@ const program = new Command('kiln')
         process.exitCode = await runCampaignFile(DEMO_CAMPAIGN, { out: 'kiln-out' }, processIo);
       }),
   );
+for (const command of serviceCommands()) program.addCommand(command);
 
 await program.parseAsync(process.argv);

@@ -24,7 +24,8 @@ export class EnginePool {
     const threads = options.threads ?? 1;
     this.backend = options.backend ?? 'auto';
     this.pool = new Piscina({
-      filename: new URL('./engine-worker.js', import.meta.url).href,
+      // under tsx (development) the worker is the .ts source, which the thread loads with tsx too
+      filename: new URL(`./engine-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href,
       minThreads: threads,
       maxThreads: threads,
       idleTimeout: 60_000,

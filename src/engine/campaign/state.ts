@@ -20,6 +20,8 @@ export interface InitialStateOptions {
   /** overrides mdl.optimizer.seed; one of the two is required for reproducible proposals */
   seed?: number;
   warmStart?: readonly WarmStartRow[];
+  /** prefix of the evaluation ids `step` hands out; default `eval_` */
+  idPrefix?: string;
 }
 
 /** Consecutive iterations in which every evaluation failed before the campaign fails. */
@@ -48,6 +50,7 @@ export function initialState(mdl: Mdl, options: InitialStateOptions = {}): Campa
     status: 'running',
     stopReason: null,
     nextId: 1,
+    ...(options.idPrefix !== undefined ? { idPrefix: options.idPrefix } : {}),
   };
   fixReferencePoint(mdl, state);
   return state;

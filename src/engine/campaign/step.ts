@@ -38,7 +38,7 @@ export function step(mdl: Mdl, previous: CampaignState): StepResult {
   const random = new Random(mixSeed(state.seed, iteration));
   const { points, strategy } = choosePoints(mdl, state, space, random, iteration, remaining);
   const proposals: Proposal[] = points.map((x) => ({
-    id: `eval_${state.nextId++}`,
+    id: `${state.idPrefix ?? 'eval_'}${state.nextId++}`,
     iteration,
     parameters: space.decode(x),
   }));

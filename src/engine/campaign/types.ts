@@ -64,6 +64,8 @@ export interface CampaignState {
   stopReason: StopReason | null;
   /** counter for evaluation ids the engine hands out when the caller does not */
   nextId: number;
+  /** evaluation ids are `${idPrefix}${n}`; the service sets a per-campaign prefix so ids are unique everywhere */
+  idPrefix?: string;
 }
 
 export interface SerializedHyperparameters {

@@ -1,15 +1,26 @@
 import type { Mdl } from '../../engine/mdl/schema.js';
 import { BuiltinEvaluator } from './builtin.js';
 import { CommandEvaluator, splitCommand } from './command.js';
+import { HttpEvaluator } from './http.js';
 import { EvaluatorError, type Evaluator, type EvaluatorOptions } from './types.js';
+
+export interface ServiceEvaluatorOptions extends EvaluatorOptions {
+  /**
+   * Hosts http evaluators may post to (KILN_HTTP_EVALUATOR_HOSTS; see HttpEvaluatorSettings.allowHosts).
+   * Only the Kiln service passes it: without it, http evaluators are 'unsupported'.
+   */
+  httpAllowHosts?: readonly string[];
+}
 
 /**
  * The evaluator a campaign's MDL asks for (external when it names none). Builtin and command
- * evaluators run here; http and external ones belong to the Kiln service, so asking for them here
- * throws an EvaluatorError (code 'unsupported'). Command evaluators run programs on this machine and
- * are refused (code 'refused') unless options.allowCommand is set.
+ * evaluators run anywhere; http evaluators run where options.httpAllowHosts is given (the Kiln
+ * service) and external ones only in the service, so asking for them elsewhere throws an
+ * EvaluatorError (code 'unsupported'). Command evaluators run programs on this machine and are
+ * refused (code 'refused') unless options.allowCommand is set; http evaluators are refused when
+ * their host is not allowed.
  */
-export function createEvaluator(mdl: Mdl, options: EvaluatorOptions): Evaluator {
+export function createEvaluator(mdl: Mdl, options: ServiceEvaluatorOptions): Evaluator {
   const evaluator = mdl.evaluator ?? { type: 'external' as const };
   switch (evaluator.type) {
     case 'builtin':
@@ -31,6 +42,15 @@ export function createEvaluator(mdl: Mdl, options: EvaluatorOptions): Evaluator 
       });
     }
     case 'http':
+      if (options.httpAllowHosts) {
+        return new HttpEvaluator({
+          url: evaluator.url,
+          headers: evaluator.headers,
+          timeoutSeconds: evaluator.timeout_seconds,
+          objectiveNames: mdl.objectives.map((o) => o.name),
+          allowHosts: options.httpAllowHosts,
+        });
+      }
       throw new EvaluatorError(
         'unsupported',
         `http evaluators run inside the Kiln service, which posts each batch to ${evaluator.url}; submit this campaign to the service to evaluate it.`,

@@ -1,0 +1,119 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { KilnError } from '../errors.js';
+import { hasScope, type Principal, type Scope } from '../service/principal.js';
+import { validationFailed, type FieldError } from '../service/validation.js';
+
+export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
+
+/** What a handler answers: `data` (and list `meta`) in the envelope, or nothing when it wrote ctx itself. */
+export interface Reply {
+  status?: number;
+  data: unknown;
+  meta?: unknown;
+}
+
+export interface RouteInput<Q, B> {
+  query: Q;
+  body: B;
+  params: Record<string, string>;
+  principal: Principal;
+  ctx: Context;
+}
+
+export interface ResponseDoc {
+  description: string;
+  /** the `data` member's schema (wrapped in the envelope in the document) */
+  data?: z.ZodType;
+  list?: boolean;
+  /** a non-JSON body, e.g. text/csv */
+  content?: string;
+}
+
+export interface RouteDefinition<Q = unknown, B = unknown> {
+  method: HttpMethod;
+  /** OpenAPI form, e.g. /campaigns/{campaign_id} (under /v1) */
+  path: string;
+  operationId: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  /** required scope; every route declares one (default deny) */
+  scope: Scope;
+  query?: z.ZodType<Q>;
+  body?: z.ZodType<B>;
+  /** the body as documented, where a member is validated by a dedicated validator (e.g. the MDL) */
+  bodyDoc?: z.ZodType;
+  /** documented alternative multipart body */
+  multipart?: z.ZodType;
+  responses: Record<number, ResponseDoc>;
+  handle(input: RouteInput<Q, B>): Promise<Reply | void>;
+}
+
+export interface RouteHooks {
+  /** resolves the caller; throws 401 */
+  authenticate(ctx: Context): Promise<Principal>;
+  /** parses the request body for routes that take one */
+  parseBody(ctx: Context, route: RouteDefinition): Promise<void>;
+}
+
+/** The API's routes: mounted on a Koa router and described in the OpenAPI document from one list. */
+export class RouteTable {
+  readonly routes: RouteDefinition[] = [];
+
+  add<Q, B>(route: RouteDefinition<Q, B>): void {
+    this.routes.push(route as unknown as RouteDefinition);
+  }
+
+  mount(router: Router, hooks: RouteHooks): void {
+    for (const route of this.routes) {
+      const koaPath = route.path.replace(/\{(\w+)\}/g, ':$1');
+      router[route.method](koaPath, async (ctx) => {
+        const principal = await hooks.authenticate(ctx);
+        if (!hasScope(principal, route.scope)) {
+          throw new KilnError(403, 'INSUFFICIENT_SCOPE', `This request needs the ${route.scope} scope, which this key does not have.`, { required_scope: route.scope });
+        }
+        const query = route.query ? parseOrFail(route.query, ctx.query, '') : undefined;
+        let body: unknown;
+        if (route.body || route.multipart) {
+          await hooks.parseBody(ctx, route);
+          body = ctx.request.body;
+          if (route.body && !ctx.state.multipart) body = parseOrFail(route.body, body ?? {}, '');
+        }
+        const reply = await route.handle({ query, body, params: ctx.params, principal, ctx });
+        if (reply) {
+          ctx.status = reply.status ?? 200;
+          ctx.body = reply.meta === undefined ? { data: reply.data } : { data: reply.data, meta: reply.meta };
+        }
+      });
+    }
+  }
+}
+
+export function parseOrFail<T>(schema: z.ZodType<T>, value: unknown, prefix: string): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw validationFailed(zodFieldErrors(parsed.error.issues, prefix));
+}
+
+export function zodFieldErrors(issues: readonly z.core.$ZodIssue[], prefix: string): FieldError[] {
+  return issues.map((issue) => {
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
+    return keys.map((key) => ({
+      path: formatPath(prefix, [...issue.path, ...(key === undefined ? [] : [key])]) || '(body)',
+      message: issue.code === 'unrecognized_keys' ? 'is not a known member' : issue.message,
+    }));
+  }).flat();
+}
+
+function formatPath(prefix: string, path: readonly PropertyKey[]): string {
+  let out = prefix;
+  for (const key of path) out += typeof key === 'number' ? `[${key}]` : out ? `.${String(key)}` : String(key);
+  return out;
+}
+
+/** A page of a list (decisions.md): meta with page, per_page, total and total_pages. */
+export function pageMeta(page: number, perPage: number, total: number) {
+  return { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage) };
+}

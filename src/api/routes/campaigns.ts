@@ -1,0 +1,192 @@
+import { readFile, rm } from 'node:fs/promises';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import {
+  campaignDetailFor,
+  createCampaign,
+  listCampaignsFor,
+  removeCampaign,
+  resultsAsCsv,
+  resultsOf,
+  startCampaign,
+  stopCampaign,
+  type CreateCampaignInput,
+} from '../../service/campaigns.js';
+import { listCandidates, postEvaluations, type PostedResult } from '../../service/external.js';
+import { validationFailed } from '../../service/validation.js';
+import type { Db } from '../../store/db.js';
+import { pageMeta, type RouteTable } from '../route.js';
+import * as s from '../schemas.js';
+
+const tag = 'Campaigns';
+
+export function campaignRoutes(table: RouteTable, db: Db): void {
+  table.add({
+    method: 'post',
+    path: '/campaigns',
+    operationId: 'createCampaign',
+    tag,
+    summary: 'Create a campaign',
+    description:
+      'Three forms (exactly one): JSON {name, domain, mdl, dataset_id?}; JSON {template_id, name, overrides?, dataset_id?}; or multipart/form-data with a file part mdl_file (YAML or JSON) and optional name, domain, dataset_id fields. Every validation problem is listed with its path.',
+    scope: 'campaigns:write',
+    body: s.createCampaignBody,
+    bodyDoc: s.createCampaignBodyDoc,
+    multipart: s.multipartCampaignBody,
+    responses: { 201: { description: 'created', data: s.campaignSummarySchema } },
+    handle: async ({ ctx, body, principal }) => ({ status: 201, data: await createCampaign(db, principal, await creationInput(ctx, body)) }),
+  });
+
+  table.add({
+    method: 'get',
+    path: '/campaigns',
+    operationId: 'listCampaigns',
+    tag,
+    summary: 'List campaigns',
+    scope: 'campaigns:read',
+    query: s.campaignListQuery,
+    responses: { 200: { description: 'a page of campaigns', data: s.campaignListItemSchema, list: true } },
+    handle: async ({ query, principal }) => {
+      const page = query.page ?? 1;
+      const perPage = query.per_page ?? 20;
+      const { data, total } = await listCampaignsFor(db, principal, {
+        status: query.status,
+        domain: query.domain,
+        sort: s.parseSort(query.sort, '-created_at'),
+        page,
+        perPage,
+      });
+      return { data, meta: pageMeta(page, perPage, total) };
+    },
+  });
+
+  table.add({
+    method: 'get',
+    path: '/campaigns/{campaign_id}',
+    operationId: 'getCampaign',
+    tag,
+    summary: 'Campaign detail',
+    scope: 'campaigns:read',
+    responses: { 200: { description: 'the campaign', data: s.campaignDetailSchema } },
+    handle: async ({ params, principal }) => ({ data: await campaignDetailFor(db, principal, params.campaign_id) }),
+  });
+
+  table.add({
+    method: 'post',
+    path: '/campaigns/{campaign_id}/start',
+    operationId: 'startCampaign',
+    tag,
+    summary: 'Start (or resume) a campaign',
+    description: 'Queues a job. Allowed from created and stopped (a stopped campaign resumes with its history); otherwise 409.',
+    scope: 'campaigns:write',
+    body: s.startCampaignBody,
+    responses: { 202: { description: 'queued', data: z.object({ campaign: s.campaignDetailSchema, job: s.jobDetailSchema }) } },
+    handle: async ({ params, body, principal }) => ({
+      status: 202,
+      data: await startCampaign(db, principal, params.campaign_id, { timeoutHours: body.timeout_hours }),
+    }),
+  });
+
+  table.add({
+    method: 'post',
+    path: '/campaigns/{campaign_id}/stop',
+    operationId: 'stopCampaign',
+    tag,
+    summary: 'Stop a running campaign after its current iteration',
+    scope: 'campaigns:write',
+    responses: { 202: { description: 'stop requested', data: z.object({ campaign: s.campaignDetailSchema, job: s.jobDetailSchema }) } },
+    handle: async ({ params, principal }) => ({ status: 202, data: await stopCampaign(db, principal, params.campaign_id) }),
+  });
+
+  table.add({
+    method: 'delete',
+    path: '/campaigns/{campaign_id}',
+    operationId: 'deleteCampaign',
+    tag,
+    summary: 'Delete a campaign with its evaluations, jobs and logs',
+    scope: 'campaigns:delete',
+    responses: { 200: { description: 'deleted', data: z.object({ id: z.string(), deleted: z.literal(true) }) } },
+    handle: async ({ params, principal }) => ({ data: await removeCampaign(db, principal, params.campaign_id) }),
+  });
+
+  table.add({
+    method: 'get',
+    path: '/campaigns/{campaign_id}/results',
+    operationId: 'getResults',
+    tag,
+    summary: 'Results: Pareto front, evaluations, hypervolume and its history',
+    description: 'format=csv returns text/csv (header id,iteration,is_pareto,<parameters>,<objectives>) as an attachment, without the envelope.',
+    scope: 'campaigns:read',
+    query: s.resultsQuery,
+    responses: { 200: { description: 'results', data: s.resultsSchema, content: 'text/csv' } },
+    handle: async ({ ctx, params, query, principal }) => {
+      const { mdl, results } = await resultsOf(db, principal, params.campaign_id);
+      const paretoOnly = query.pareto_only === 'true';
+      if (query.format === 'csv') {
+        ctx.status = 200;
+        ctx.type = 'text/csv; charset=utf-8';
+        ctx.set('Content-Disposition', `attachment; filename="${params.campaign_id}-results.csv"`);
+        ctx.body = resultsAsCsv(mdl, results, paretoOnly);
+        return;
+      }
+      return { data: paretoOnly ? { pareto_front: results.pareto_front } : results };
+    },
+  });
+
+  table.add({
+    method: 'get',
+    path: '/campaigns/{campaign_id}/candidates',
+    operationId: 'listCandidates',
+    tag,
+    summary: 'Candidates awaiting results (external ask/tell campaigns)',
+    scope: 'campaigns:read',
+    responses: { 200: { description: 'proposed candidates without results yet', data: s.candidateSchema, list: true } },
+    handle: async ({ params, principal }) => ({ data: await listCandidates(db, principal, params.campaign_id) }),
+  });
+
+  table.add({
+    method: 'post',
+    path: '/campaigns/{campaign_id}/evaluations',
+    operationId: 'postEvaluations',
+    tag,
+    summary: 'Post measured results for candidates (external ask/tell campaigns)',
+    description: 'Each entry names a candidate id and either its objective values or an error. Re-posting the same values is accepted (idempotent); different values for a received candidate are 409.',
+    scope: 'campaigns:write',
+    body: s.postEvaluationsBody,
+    responses: { 200: { description: 'stored', data: z.object({ accepted: z.int(), duplicates: z.int(), awaiting: z.int() }) } },
+    handle: async ({ params, body, principal }) => ({
+      data: await postEvaluations(db, principal, params.campaign_id, body.evaluations as PostedResult[]),
+    }),
+  });
+}
+
+/** Tells the three creation forms apart (decisions.md); mixing them is a 422. */
+async function creationInput(ctx: Context, body: unknown): Promise<CreateCampaignInput> {
+  if (ctx.state.multipart) {
+    const fields = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const files = ctx.request.files ?? {};
+    const file = files.mdl_file;
+    const single = Array.isArray(file) ? file[0] : file;
+    try {
+      if (!single) throw validationFailed([{ path: 'mdl_file', message: 'a multipart request must carry the MDL document in a file part named mdl_file' }]);
+      const text = await readFile(single.filepath, 'utf8');
+      const str = (k: string) => (typeof fields[k] === 'string' && fields[k] !== '' ? (fields[k] as string) : undefined);
+      return { form: 'file', text, filename: single.originalFilename ?? undefined, name: str('name'), domain: str('domain'), dataset_id: str('dataset_id') };
+    } finally {
+      for (const f of Object.values(files).flat()) await rm(f.filepath, { force: true });
+    }
+  }
+  const b = body as z.output<typeof s.createCampaignBody>;
+  if (b.mdl !== undefined && b.template_id !== undefined) {
+    throw validationFailed([
+      { path: 'mdl', message: 'give either mdl or template_id, not both' },
+      { path: 'template_id', message: 'give either mdl or template_id, not both' },
+    ]);
+  }
+  if (b.template_id !== undefined) return { form: 'template', template_id: b.template_id, name: b.name, overrides: b.overrides, dataset_id: b.dataset_id };
+  if (b.overrides !== undefined) throw validationFailed([{ path: 'overrides', message: 'overrides apply to a template_id only' }]);
+  if (b.mdl === undefined) {
+    throw validationFailed([{ path: 'mdl', message: 'is required: give mdl (the MDL document), template_id, or upload an mdl_file as multipart' }]);
+  }
+  return { form: 'mdl', name: b.name, domain: b.domain, mdl: b.mdl, dataset_id: b.dataset_id };
+}

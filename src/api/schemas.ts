@@ -1,0 +1,166 @@
+import { z } from 'zod';
+import { mdlSchema } from '../engine/mdl/schema.js';
+
+/**
+ * The API's request and response schemas. Requests are validated with them; the OpenAPI document
+ * at /v1/openapi.json is generated from them, so the docs cannot drift from what is enforced.
+ */
+
+const wholeNumber = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^-?\d+$/, { message: 'must be a whole number' })
+    .transform(Number)
+    .pipe(z.number().int().min(min, { message: `must be at least ${min}` }).max(max, { message: `must be at most ${max}` }));
+
+export const pageQuery = {
+  page: wholeNumber(1, 1_000_000).optional().describe('1-based page; default 1'),
+  per_page: wholeNumber(1, 100).optional().describe('items per page; default 20, at most 100'),
+};
+
+/** `sort` with a leading `-` for descending, over the listed fields. */
+export function sortQuery(fields: readonly string[], fallback: string) {
+  return z
+    .string()
+    .refine((s) => fields.includes(s.replace(/^-/, '')), { message: `must be one of ${fields.join(', ')}, optionally with a leading - for descending` })
+    .optional()
+    .describe(`sort field (${fields.join(', ')}); a leading - means descending; default ${fallback}`);
+}
+
+export function parseSort(sort: string | undefined, fallback: string): { column: string; descending: boolean } {
+  const value = sort ?? fallback;
+  return { column: value.replace(/^-/, ''), descending: value.startsWith('-') };
+}
+
+export const campaignStatus = z.enum(['created', 'running', 'completed', 'converged', 'failed', 'stopped']);
+export const jobStatus = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
+const timestamp = z.iso.datetime();
+
+export const campaignListQuery = z.object({
+  status: campaignStatus.optional(),
+  domain: z.string().max(64).optional(),
+  sort: sortQuery(['created_at', 'started_at', 'updated_at', 'name', 'domain', 'status', 'budget', 'evaluations_completed', 'hypervolume'], '-created_at'),
+  ...pageQuery,
+});
+
+export const createCampaignBody = z
+  .strictObject({
+    name: z.string().min(1).max(200).optional().describe('required unless the MDL (or template) has a name'),
+    domain: z.string().min(1).max(64).optional().describe('material domain, e.g. water or battery; from the MDL or template when absent'),
+    // validated by validateMdl (built on mdlSchema), which reports semantic problems too
+    mdl: z.unknown().optional().describe('form 1: the MDL document'),
+    template_id: z.string().min(1).max(200).optional().describe('form 2: a template id (tmpl_...) or slug'),
+    overrides: z.record(z.string(), z.unknown()).optional().describe('form 2: members merged into the template MDL'),
+    dataset_id: z.string().min(1).max(100).optional().describe('warm-start dataset (ds_...)'),
+  })
+  .describe('Form 1 {name, domain, mdl, dataset_id?} or form 2 {template_id, name, overrides?, dataset_id?}; form 3 is multipart with an mdl_file part.');
+
+export const createCampaignBodyDoc = createCampaignBody.extend({ mdl: mdlSchema.optional().describe('form 1: the MDL document') });
+
+export const multipartCampaignBody = z.object({
+  mdl_file: z.string().describe('MDL document, YAML or JSON (file part)'),
+  name: z.string().optional(),
+  domain: z.string().optional(),
+  dataset_id: z.string().optional(),
+});
+
+export const startCampaignBody = z.strictObject({
+  timeout_hours: z.number().positive().max(8760).optional().describe('job timeout; default 24'),
+});
+
+export const resultsQuery = z.object({
+  pareto_only: z.enum(['true', 'false']).optional().describe('true: only Pareto-optimal evaluations; default false'),
+  format: z.enum(['json', 'csv']).optional().describe('json (default) or csv'),
+});
+
+export const jobListQuery = z.object({
+  campaign_id: z.string().max(100).optional(),
+  status: jobStatus.optional(),
+  sort: sortQuery(['created_at', 'started_at', 'finished_at', 'status'], '-created_at'),
+  ...pageQuery,
+});
+
+export const logLevel = z.enum(['debug', 'info', 'warning', 'error']);
+
+export const logsQuery = z.object({
+  level: logLevel.optional().describe('minimum level; default debug'),
+  since: timestamp.optional().describe('only entries after this ISO 8601 time'),
+  tail: wholeNumber(1, 10_000).optional().describe('the last N entries; default 100'),
+});
+
+const objectiveValues = z.record(z.string(), z.unknown());
+
+export const postEvaluationsBody = z.strictObject({
+  evaluations: z
+    .array(
+      z.union([
+        z.strictObject({ id: z.string().min(1), objectives: objectiveValues.describe('objective name → measured value') }),
+        z.strictObject({ id: z.string().min(1), error: z.string().min(1).max(2000).describe('why the candidate could not be measured') }),
+      ]),
+    )
+    .min(1)
+    .max(10_000),
+});
+
+// Response shapes (documentation).
+const parameterValues = z.record(z.string(), z.union([z.number(), z.string()]));
+export const campaignSummarySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  domain: z.string(),
+  status: campaignStatus,
+  created_at: timestamp,
+  started_at: timestamp.optional(),
+  budget: z.int(),
+  evaluations_completed: z.int(),
+  parameters_count: z.int(),
+  objectives_count: z.int(),
+});
+export const campaignListItemSchema = campaignSummarySchema.extend({ current_iteration: z.int(), hypervolume: z.number(), pareto_size: z.int() });
+export const campaignDetailSchema = campaignListItemSchema.extend({
+  updated_at: timestamp,
+  best_objectives: z.record(z.string(), z.number()),
+  mdl: mdlSchema,
+  dataset_id: z.string().nullable(),
+  latest_job_id: z.string().nullable(),
+});
+const progressSchema = z.object({ iteration: z.int(), total_iterations: z.int(), evaluations_completed: z.int(), budget: z.int() });
+export const jobListItemSchema = z.object({
+  id: z.string(),
+  campaign_id: z.string(),
+  status: jobStatus,
+  created_at: timestamp,
+  started_at: timestamp.nullable(),
+  worker_id: z.string().nullable(),
+  progress: progressSchema,
+  retry_of: z.string().nullable(),
+  cancel_requested: z.boolean(),
+});
+export const jobDetailSchema = jobListItemSchema.extend({
+  finished_at: timestamp.nullable(),
+  attempt: z.int(),
+  timeout_hours: z.number(),
+  error: z.string().nullable(),
+  progress: progressSchema.extend({ current_phase: z.string(), hypervolume: z.number(), best_objectives: z.record(z.string(), z.number()) }),
+  timing: z.object({ elapsed_seconds: z.number(), avg_iteration_seconds: z.number(), estimated_remaining_seconds: z.number() }),
+});
+export const logEntrySchema = z.object({ timestamp, level: logLevel, message: z.string() });
+const resultRow = z.object({ id: z.string(), parameters: parameterValues, objectives: z.record(z.string(), z.number()), iteration: z.int(), is_pareto: z.boolean() });
+export const resultsSchema = z.object({
+  pareto_front: z.array(resultRow),
+  evaluations: z.array(resultRow).optional().describe('absent when pareto_only=true'),
+  hypervolume: z.number().optional(),
+  convergence_history: z.array(z.number()).optional(),
+  reference_point: z.record(z.string(), z.number()).nullable().optional(),
+});
+export const candidateSchema = z.object({ id: z.string(), iteration: z.int(), parameters: parameterValues });
+export const pageMeta = z.object({ page: z.int(), per_page: z.int(), total: z.int(), total_pages: z.int() });
+export const errorEnvelope = z.object({
+  error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }),
+});
+export const healthSchema = z.object({
+  status: z.enum(['ok', 'degraded']),
+  database: z.enum(['ok', 'unavailable']),
+  tensor_backend: z.string(),
+  workers: z.array(z.object({ id: z.string(), hostname: z.string(), slots: z.int(), last_seen_at: timestamp })),
+});

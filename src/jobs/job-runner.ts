@@ -1,0 +1,297 @@
+import type { Logger } from 'pino';
+import { plannedIterations } from '../engine/campaign/progress.js';
+import { bestObjectives } from '../engine/campaign/results.js';
+import { budgetUsed, tell } from '../engine/campaign/state.js';
+import type { CampaignState, EvaluationResult, IterationSummary, Proposal } from '../engine/campaign/types.js';
+import type { Mdl } from '../engine/mdl/schema.js';
+import { findCampaignById, insertEvaluations, insertIteration, updateCampaign, type CampaignRow } from '../store/campaigns.js';
+import type { Db } from '../store/db.js';
+import { LeaseLost, readFenced, updateFenced, type JobProgress, type JobRow, type Lease } from '../store/jobs.js';
+import { announceJobs, publishEvent } from '../store/notify.js';
+import { loadCampaignState, storedEngineState } from './campaign-state.js';
+import type { EnginePool } from './engine-pool.js';
+import { createEvaluator, type ServiceEvaluatorOptions } from './evaluators/create.js';
+import { EvaluatorError, type Evaluator } from './evaluators/types.js';
+import { postedResults } from './external-results.js';
+import { endJob, event, logJob } from './transitions.js';
+
+export interface JobRunContext {
+  db: Db;
+  pool: EnginePool;
+  logger: Logger;
+  workerId: string;
+  evaluatorOptions: ServiceEvaluatorOptions;
+  /** aborted when the supervisor shuts down: the job is handed back, not failed */
+  shutdown: AbortSignal;
+  /** resolves when results may have arrived for the campaign, or after `ms` */
+  waitForResults(campaignId: string, ms: number, signal: AbortSignal): Promise<void>;
+}
+
+export type JobRunOutcome = 'completed' | 'failed' | 'cancelled' | 'released' | 'lost';
+
+/** How often a job waiting for external results rechecks them and its cancel flag. */
+const EXTERNAL_POLL_MS = 5_000;
+
+class Released extends Error {}
+class CancelRequested extends Error {}
+
+/**
+ * Runs one claimed job: rebuild the campaign's state from its rows, then iterate (propose on the
+ * engine pool, evaluate, store the iteration in one transaction) until a stop rule, a cancel, a
+ * timeout or a shutdown. Every write is fenced by the lease, so if another worker has taken the
+ * job over, this one stops at its next write without touching anything.
+ */
+export async function runJob(ctx: JobRunContext, claimed: JobRow): Promise<JobRunOutcome> {
+  const lease: Lease = { id: claimed.id, attempt: claimed.attempt };
+  const log = ctx.logger.child({ job: claimed.id, attempt: claimed.attempt });
+  try {
+    const campaign = await findCampaignById(ctx.db, claimed.campaign_id);
+    if (!campaign) throw new LeaseLost(claimed.id);
+    return await iterate(ctx, claimed, lease, campaign);
+  } catch (error) {
+    if (error instanceof LeaseLost) {
+      log.warn('job was taken away from this worker (lease lapsed, cancelled or deleted); stopping without writing');
+      return 'lost';
+    }
+    if (error instanceof Released) return release(ctx, claimed, lease);
+    if (error instanceof CancelRequested) {
+      return finishSafely(ctx, claimed, lease, { job: 'cancelled', campaign: 'stopped', level: 'info', message: 'Cancelled on request; results so far are kept.' });
+    }
+    log.error({ err: error }, 'job failed');
+    const reason = error instanceof Error ? error.message : String(error);
+    return finishSafely(ctx, claimed, lease, { job: 'failed', campaign: 'failed', level: 'error', message: `Job failed: ${reason}`, error: reason });
+  }
+}
+
+async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campaign: CampaignRow): Promise<JobRunOutcome> {
+  const mdl = campaign.mdl;
+  let state = await loadCampaignState(ctx.db, campaign);
+  let stored = (await ctx.db('evaluations').where({ campaign_id: campaign.id }).count({ n: '*' }))[0].n as number;
+  const external = (mdl.evaluator ?? { type: 'external' }).type === 'external';
+  const evaluator = external ? null : createEvaluator(mdl, ctx.evaluatorOptions);
+  await announce(ctx, claimed, lease, state, mdl, 'starting');
+  await logJob(ctx.db, claimed, 'info', startMessage(ctx.workerId, claimed, state, mdl));
+
+  while (state.status === 'running') {
+    const job = await readFenced(ctx.db, lease);
+    if (job.cancel_requested) throw new CancelRequested();
+    if (ctx.shutdown.aborted) throw new Released();
+    const started = performance.now();
+    let proposals: Proposal[] = state.pending;
+    let strategy = 'resumed';
+    if (proposals.length === 0) {
+      await announce(ctx, claimed, lease, state, mdl, 'proposing');
+      const next = await ctx.pool.step(mdl, state);
+      if (next.proposals.length === 0) break;
+      state = next.state;
+      proposals = next.proposals;
+      strategy = next.strategy;
+      await logSurrogate(ctx, claimed, mdl, state);
+      await updateFenced(ctx.db, lease, { phase: external ? 'awaiting_evaluations' : 'evaluating' });
+      await updateCampaign(ctx.db, campaign.id, { engine_state: storedEngineState(state) });
+    } else {
+      await logJob(ctx.db, claimed, 'info', `Resuming iteration ${proposals[0].iteration}: its ${proposals.length} candidates were proposed before the last interruption.`);
+    }
+    const proposed = performance.now();
+    await announce(ctx, claimed, lease, state, mdl, external ? 'awaiting_evaluations' : 'evaluating');
+    const results = external
+      ? await awaitExternal(ctx, campaign.id, lease, proposals)
+      : await evaluateBatch(ctx, claimed, evaluator!, proposals);
+    const evaluated = performance.now();
+    const told = tell(mdl, state, results);
+    const fresh = told.state.evaluations.slice(told.state.evaluations.length - results.length);
+    state = told.state;
+    await storeIteration(ctx, claimed, lease, campaign, state, told.summary!, {
+      strategy,
+      stored,
+      proposeSeconds: (proposed - started) / 1000,
+      evaluateSeconds: (evaluated - proposed) / 1000,
+      fresh,
+    });
+    stored += fresh.length;
+  }
+  const converged = state.status === 'converged';
+  if (state.status === 'failed') {
+    await finish(ctx, claimed, lease, { job: 'failed', campaign: 'failed', level: 'error', message: 'Every evaluation failed in consecutive iterations; see the warnings above for the reasons.', error: 'evaluations failing' });
+    return 'failed';
+  }
+  await finish(ctx, claimed, lease, {
+    job: 'completed',
+    campaign: converged ? 'converged' : 'completed',
+    level: 'info',
+    message: converged
+      ? `Converged: the hypervolume stagnated (final ${fmt(state.convergenceHistory.at(-1) ?? 0)}) after ${budgetUsed(state)} of ${mdl.optimizer.budget} evaluations.`
+      : `Completed: the budget of ${mdl.optimizer.budget} evaluations is spent; final hypervolume ${fmt(state.convergenceHistory.at(-1) ?? 0)}.`,
+  });
+  return 'completed';
+}
+
+async function evaluateBatch(ctx: JobRunContext, job: JobRow, evaluator: Evaluator, proposals: readonly Proposal[]): Promise<EvaluationResult[]> {
+  try {
+    const outcomes = await evaluator.evaluate(proposals.map((p) => ({ parameters: p.parameters as Record<string, number | string> })), { signal: ctx.shutdown });
+    return proposals.map((p, i) => (outcomes[i].ok ? { id: p.id, objectives: outcomes[i].objectives } : { id: p.id, error: outcomes[i].error }));
+  } catch (error) {
+    if (error instanceof EvaluatorError && error.code === 'cancelled') throw new Released();
+    if (error instanceof EvaluatorError && (error.code === 'refused' || error.code === 'invalid')) throw error;
+    // A failed batch (service down, program crashed) fails its candidates, not the campaign: the
+    // engine's stop rule decides once failures repeat.
+    const reason = error instanceof Error ? error.message : String(error);
+    await logJob(ctx.db, job, 'warning', `The evaluator failed for the whole batch of iteration ${proposals[0].iteration}: ${reason}`);
+    return proposals.map((p) => ({ id: p.id, error: reason }));
+  }
+}
+
+async function awaitExternal(ctx: JobRunContext, campaignId: string, lease: Lease, proposals: readonly Proposal[]): Promise<EvaluationResult[]> {
+  for (;;) {
+    const results = await postedResults(ctx.db, campaignId, proposals);
+    if (results.length === proposals.length) return results;
+    const job = await readFenced(ctx.db, lease);
+    if (job.cancel_requested) throw new CancelRequested();
+    if (ctx.shutdown.aborted) throw new Released();
+    await ctx.waitForResults(campaignId, EXTERNAL_POLL_MS, ctx.shutdown);
+  }
+}
+
+interface IterationTiming {
+  strategy: string;
+  stored: number;
+  proposeSeconds: number;
+  evaluateSeconds: number;
+  fresh: CampaignState['evaluations'];
+}
+
+/** ONE transaction per iteration: evaluations, the iteration, campaign figures, job progress, log, events. */
+async function storeIteration(ctx: JobRunContext, job: JobRow, lease: Lease, campaign: CampaignRow, state: CampaignState, summary: IterationSummary, timing: IterationTiming): Promise<void> {
+  const mdl = campaign.mdl;
+  const best = bestObjectives(mdl, state);
+  const evaluationsCompleted = state.evaluations.filter((e) => e.iteration > 0).length;
+  const storeStarted = performance.now();
+  await ctx.db.transaction(async (trx) => {
+    const current = await readFenced(trx, lease);
+    await insertEvaluations(trx, campaign, timing.fresh, timing.stored);
+    await trx('external_results').where({ campaign_id: campaign.id }).whereIn('candidate_id', timing.fresh.map((e) => e.id)).delete();
+    await insertIteration(trx, {
+      campaign_id: campaign.id,
+      iteration: summary.iteration,
+      organization_id: campaign.organization_id,
+      job_id: job.id,
+      hypervolume: summary.hypervolume,
+      pareto_size: summary.paretoSize,
+      evaluated: summary.evaluated,
+      failed: summary.failed,
+      strategy: timing.strategy,
+      propose_seconds: timing.proposeSeconds,
+      evaluate_seconds: timing.evaluateSeconds,
+      store_seconds: (performance.now() - storeStarted) / 1000,
+    });
+    await updateCampaign(trx, campaign.id, {
+      evaluations_completed: evaluationsCompleted,
+      current_iteration: state.iteration,
+      hypervolume: summary.hypervolume,
+      pareto_size: summary.paretoSize,
+      best_objectives: best,
+      engine_state: storedEngineState(state),
+    });
+    const progress = progressOf(mdl, state, best);
+    const updated = await updateFenced(trx, lease, {
+      progress,
+      iterations_run: current.iterations_run + 1,
+      iteration_seconds_total: current.iteration_seconds_total + timing.proposeSeconds + timing.evaluateSeconds,
+    });
+    await publishEvent(trx, event('job.progress', job, { ...progress, current_phase: updated.phase, timing: timingOf(updated) }));
+    const failures = summary.failed > 0 ? `, ${summary.failed} failed` : '';
+    await logJob(trx, job, 'info', `Iteration ${summary.iteration} (${timing.strategy}): ${summary.evaluated} evaluated${failures}; hypervolume ${fmt(summary.hypervolume)}, Pareto set ${summary.paretoSize}; propose ${timing.proposeSeconds.toFixed(2)} s, evaluate ${timing.evaluateSeconds.toFixed(2)} s.`);
+    for (const failed of timing.fresh.filter((e) => e.error)) {
+      await logJob(trx, job, 'warning', `Evaluation ${failed.id} failed: ${failed.error}`);
+    }
+  });
+}
+
+export function progressOf(mdl: Mdl, state: CampaignState, best: Record<string, number>): JobProgress {
+  return {
+    iteration: state.iteration,
+    total_iterations: plannedIterations(mdl, state),
+    evaluations_completed: state.evaluations.filter((e) => e.iteration > 0).length,
+    budget: mdl.optimizer.budget,
+    hypervolume: state.convergenceHistory.at(-1) ?? 0,
+    best_objectives: best,
+  };
+}
+
+/** The timing members of interface.md 2.4, from the job's measured iterations. */
+export function timingOf(job: Pick<JobRow, 'started_at' | 'finished_at' | 'iterations_run' | 'iteration_seconds_total' | 'progress'>, now = new Date()): { elapsed_seconds: number; avg_iteration_seconds: number; estimated_remaining_seconds: number } {
+  const end = job.finished_at ?? now;
+  const elapsed = job.started_at ? Math.max(0, (end.getTime() - job.started_at.getTime()) / 1000) : 0;
+  const avg = job.iterations_run > 0 ? job.iteration_seconds_total / job.iterations_run : 0;
+  const left = job.finished_at ? 0 : Math.max(0, (job.progress.total_iterations ?? 0) - (job.progress.iteration ?? 0));
+  return { elapsed_seconds: round(elapsed), avg_iteration_seconds: round(avg), estimated_remaining_seconds: round(avg * left) };
+}
+
+async function announce(ctx: JobRunContext, job: JobRow, lease: Lease, state: CampaignState, mdl: Mdl, phase: string): Promise<void> {
+  await ctx.db.transaction(async (trx) => {
+    const updated = await updateFenced(trx, lease, { phase, progress: progressOf(mdl, state, bestObjectives(mdl, state)) });
+    await publishEvent(trx, event('job.status', job, { status: 'running', current_phase: phase }));
+    await publishEvent(trx, event('job.progress', job, { ...updated.progress, current_phase: phase, timing: timingOf(updated) }));
+  });
+}
+
+async function finish(ctx: JobRunContext, job: JobRow, lease: Lease, ending: Parameters<typeof endJob>[3]): Promise<void> {
+  await ctx.db.transaction((trx) => endJob(trx, job, lease, ending));
+}
+
+async function finishSafely(ctx: JobRunContext, job: JobRow, lease: Lease, ending: Parameters<typeof endJob>[3]): Promise<JobRunOutcome> {
+  try {
+    await finish(ctx, job, lease, ending);
+    return ending.job === 'cancelled' ? 'cancelled' : 'failed';
+  } catch (error) {
+    if (error instanceof LeaseLost) return 'lost';
+    throw error;
+  }
+}
+
+/** Shutdown: hand the job back to the queue so another worker resumes it at once. */
+async function release(ctx: JobRunContext, job: JobRow, lease: Lease): Promise<JobRunOutcome> {
+  try {
+    await ctx.db.transaction(async (trx) => {
+      await updateFenced(trx, lease, { status: 'queued', phase: 'queued', worker_id: null, lease_expires_at: null });
+      await logJob(trx, job, 'info', `Worker ${ctx.workerId} is shutting down; the job goes back to the queue and resumes after its last saved iteration.`);
+      await publishEvent(trx, event('job.status', job, { status: 'queued', current_phase: 'queued' }));
+      await announceJobs(trx);
+    });
+    return 'released';
+  } catch (error) {
+    if (error instanceof LeaseLost) return 'lost';
+    throw error;
+  }
+}
+
+/** Fit quality per objective: the signal-to-noise ratio and the most relevant parameters. */
+async function logSurrogate(ctx: JobRunContext, job: JobRow, mdl: Mdl, state: CampaignState): Promise<void> {
+  if (!state.hyperparameters) return;
+  // Categorical parameters are one-hot encoded, so lengthscales then name encoded dimensions.
+  const names = state.hyperparameters[0].lengthscales.length === mdl.parameters.length ? mdl.parameters.map((p) => p.name) : [];
+  const lines = state.hyperparameters.map((h, k) => {
+    const snr = Math.sqrt(h.outputScale / Math.max(h.noise, 1e-12));
+    const relevant = h.lengthscales
+      .map((l, i) => ({ l, name: names[i] ?? `x${i}` }))
+      .sort((a, b) => a.l - b.l)
+      .slice(0, 3)
+      .map((r) => `${r.name} (${fmt(r.l)})`);
+    return `${mdl.objectives[k]?.name}: signal/noise ${fmt(snr)}, shortest lengthscales ${relevant.join(', ')}`;
+  });
+  await logJob(ctx.db, job, 'debug', `Surrogate fit for iteration ${state.iteration + 1}: ${lines.join('; ')}.`);
+}
+
+function startMessage(workerId: string, job: JobRow, state: CampaignState, mdl: Mdl): string {
+  const where = state.iteration > 0 ? `resuming after iteration ${state.iteration} with ${budgetUsed(state)} of ${mdl.optimizer.budget} evaluations saved` : 'starting from the initial design';
+  const warm = state.iteration === 0 && state.evaluations.length > 0 ? ` (${state.evaluations.length} warm-start evaluations)` : '';
+  return `Worker ${workerId} picked up the job (attempt ${job.attempt}); ${where}${warm}.`;
+}
+
+function fmt(x: number): string {
+  return Number(x.toPrecision(6)).toString();
+}
+
+function round(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}

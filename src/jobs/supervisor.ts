@@ -1,0 +1,204 @@
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import { newId } from '../ids.js';
+import type { Db } from '../store/db.js';
+import { claimNextJob, overdueJobs, renewLeases, type JobRow, type Lease } from '../store/jobs.js';
+import { PgListener } from '../store/listener.js';
+import { JOBS_CHANNEL, RESULTS_CHANNEL } from '../store/notify.js';
+import type { TensorBackendName } from '../engine/tensor/backend.js';
+import { EnginePool } from './engine-pool.js';
+import type { ServiceEvaluatorOptions } from './evaluators/create.js';
+import { runJob } from './job-runner.js';
+import { endJob } from './transitions.js';
+
+export interface SupervisorOptions {
+  db: Db;
+  databaseUrl: string;
+  logger: Logger;
+  /** worker slots: jobs run at once by this process */
+  concurrency: number;
+  evaluatorOptions: ServiceEvaluatorOptions;
+  backend?: TensorBackendName | 'auto';
+  /** a slot that has not renewed its lease for this long is presumed dead */
+  leaseSeconds?: number;
+  /** fallback poll of the queue in case a notification was missed */
+  pollSeconds?: number;
+}
+
+/**
+ * A worker process's job supervisor: it claims queued jobs into its slots (woken by NOTIFY, with a
+ * slow poll only as a fallback), renews their leases by heartbeat, fails jobs whose worker died or
+ * that ran past their timeout (any supervisor does this for all), and on shutdown hands its jobs
+ * back to the queue so another worker resumes them at once.
+ */
+export class Supervisor {
+  readonly workerId = newId('worker_');
+  private readonly leaseSeconds: number;
+  private readonly pollSeconds: number;
+  private readonly pool: EnginePool;
+  private readonly listener: PgListener;
+  private readonly running = new Map<string, { lease: Lease; done: Promise<void> }>();
+  private readonly shutdown = new AbortController();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly resultWaiters = new Map<string, Set<() => void>>();
+  private filling = false;
+  private refill = false;
+
+  constructor(private readonly options: SupervisorOptions) {
+    this.leaseSeconds = options.leaseSeconds ?? 30;
+    this.pollSeconds = options.pollSeconds ?? 30;
+    this.pool = new EnginePool({ threads: Math.max(1, options.concurrency), backend: options.backend ?? 'auto' });
+    this.listener = new PgListener(options.databaseUrl, options.logger);
+  }
+
+  get log(): Logger {
+    return this.options.logger;
+  }
+
+  async start(): Promise<void> {
+    const { db } = this.options;
+    await db('workers').insert({ id: this.workerId, hostname: hostname(), pid: process.pid, slots: this.options.concurrency });
+    this.listener.on(JOBS_CHANNEL, () => void this.fill());
+    this.listener.on(RESULTS_CHANNEL, (campaignId) => this.resultsArrived(campaignId));
+    this.listener.onReconnect(() => void this.fill());
+    await this.listener.start();
+    const heartbeatMs = (this.leaseSeconds * 1000) / 3;
+    this.timers.push(setInterval(() => void this.heartbeat(), heartbeatMs));
+    this.timers.push(setInterval(() => void this.fill(), this.pollSeconds * 1000));
+    this.timers.push(setInterval(() => void this.reap(), Math.max(1000, heartbeatMs)));
+    this.log.info({ worker: this.workerId, slots: this.options.concurrency }, 'supervisor started');
+    await this.reap();
+    await this.fill();
+  }
+
+  /** Slots in use, for tests and the health report. */
+  activeJobs(): string[] {
+    return [...this.running.keys()];
+  }
+
+  /**
+   * Stops claiming, lets running iterations finish for up to `graceMs`, then hands every job still
+   * held back to the queue and releases the leases.
+   */
+  async stop(graceMs = 30_000): Promise<void> {
+    if (this.shutdown.signal.aborted) return;
+    this.shutdown.abort();
+    for (const timer of this.timers) clearInterval(timer);
+    for (const waiters of this.resultWaiters.values()) for (const wake of waiters) wake();
+    const all = Promise.allSettled([...this.running.values()].map((r) => r.done));
+    const timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), graceMs).unref())]);
+    const { db } = this.options;
+    if (timedOut) {
+      const leases = [...this.running.values()].map((r) => r.lease);
+      if (leases.length > 0) {
+        await db('jobs')
+          .where({ worker_id: this.workerId, status: 'running' })
+          .whereIn(['id', 'attempt'], leases.map((l) => [l.id, l.attempt]))
+          .update({ status: 'queued', phase: 'queued', worker_id: null, lease_expires_at: null });
+        await db.raw('select pg_notify(?, ?)', [JOBS_CHANNEL, '']);
+        this.log.warn({ jobs: leases.map((l) => l.id) }, 'grace period over: jobs handed back to the queue mid-iteration');
+      }
+    }
+    await db('workers').where({ id: this.workerId }).update({ stopped_at: db.fn.now(), last_seen_at: db.fn.now() }).catch(() => undefined);
+    await this.listener.close();
+    await this.pool.destroy();
+    this.log.info({ worker: this.workerId }, 'supervisor stopped');
+  }
+
+  private async fill(): Promise<void> {
+    if (this.filling) {
+      this.refill = true;
+      return;
+    }
+    this.filling = true;
+    try {
+      do {
+        this.refill = false;
+        while (!this.shutdown.signal.aborted && this.running.size < this.options.concurrency) {
+          const job = await claimNextJob(this.options.db, this.workerId, this.leaseSeconds);
+          if (!job) break;
+          this.launch(job);
+        }
+      } while (this.refill && !this.shutdown.signal.aborted);
+    } catch (error) {
+      this.log.error({ err: error }, 'claiming jobs failed; will retry');
+    } finally {
+      this.filling = false;
+    }
+  }
+
+  private launch(job: JobRow): void {
+    const lease = { id: job.id, attempt: job.attempt };
+    this.log.info({ job: job.id, attempt: job.attempt, campaign: job.campaign_id }, 'job claimed');
+    const done = runJob(
+      {
+        db: this.options.db,
+        pool: this.pool,
+        logger: this.log,
+        workerId: this.workerId,
+        evaluatorOptions: this.options.evaluatorOptions,
+        shutdown: this.shutdown.signal,
+        waitForResults: (campaignId, ms, signal) => this.waitForResults(campaignId, ms, signal),
+      },
+      job,
+    )
+      .then((outcome) => this.log.info({ job: job.id, outcome }, 'job left its slot'))
+      .catch((error) => this.log.error({ err: error, job: job.id }, 'job run crashed'))
+      .finally(() => {
+        this.running.delete(job.id);
+        void this.fill();
+      });
+    this.running.set(job.id, { lease, done });
+  }
+
+  private async heartbeat(): Promise<void> {
+    const { db } = this.options;
+    try {
+      const leases = [...this.running.values()].map((r) => r.lease);
+      const lost = await renewLeases(db, this.workerId, leases, this.leaseSeconds);
+      if (lost.length > 0) this.log.warn({ jobs: lost }, 'leases no longer held; those runs stop at their next write');
+      await db('workers').where({ id: this.workerId }).update({ last_seen_at: db.fn.now() });
+    } catch (error) {
+      this.log.warn({ err: error }, 'heartbeat failed; retrying at the next beat');
+    }
+  }
+
+  /** Fails jobs whose lease lapsed (their worker died) or that ran past their timeout. */
+  private async reap(): Promise<void> {
+    try {
+      await this.options.db.transaction(async (trx) => {
+        for (const job of await overdueJobs(trx)) {
+          const message =
+            job.overdue === 'lease'
+              ? `Worker ${job.worker_id} stopped renewing its lease (it crashed or lost the database); the job is failed. Retry it to resume after the last saved iteration.`
+              : `The job ran past its timeout of ${(job.timeout_seconds / 3600).toFixed(2)} hours and is failed. Retry it to continue after the last saved iteration.`;
+          await endJob(trx, job, null, { job: 'failed', campaign: 'failed', level: 'error', message, error: job.overdue === 'lease' ? 'lease lapsed' : 'timed out' });
+          this.log.warn({ job: job.id, reason: job.overdue }, 'overdue job failed');
+        }
+      });
+    } catch (error) {
+      this.log.warn({ err: error }, 'looking for overdue jobs failed; retrying later');
+    }
+  }
+
+  private resultsArrived(campaignId: string): void {
+    for (const wake of this.resultWaiters.get(campaignId) ?? []) wake();
+  }
+
+  private waitForResults(campaignId: string, ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      let waiters = this.resultWaiters.get(campaignId);
+      if (!waiters) this.resultWaiters.set(campaignId, (waiters = new Set()));
+      const wake = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', wake);
+        waiters!.delete(wake);
+        if (waiters!.size === 0) this.resultWaiters.delete(campaignId);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      signal.addEventListener('abort', wake, { once: true });
+      waiters.add(wake);
+    });
+  }
+}

@@ -1,0 +1,57 @@
+import type { Knex } from 'knex';
+import type { KilnEvent, KilnEventType } from '../events.js';
+import type { CampaignStatus } from '../store/campaigns.js';
+import { updateCampaign } from '../store/campaigns.js';
+import type { Db } from '../store/db.js';
+import { appendLog, updateFenced, updateJob, type JobRow, type JobStatus, type Lease, type LogLevel } from '../store/jobs.js';
+import { publishEvent } from '../store/notify.js';
+
+type Executor = Db | Knex.Transaction;
+type JobRef = Pick<JobRow, 'id' | 'organization_id' | 'campaign_id'>;
+
+export function event(type: KilnEventType, job: { id: string | null; organization_id: string; campaign_id: string }, data: unknown): KilnEvent {
+  return { type, job_id: job.id, campaign_id: job.campaign_id, organization_id: job.organization_id, data, timestamp: new Date().toISOString() };
+}
+
+/** A job log entry, stored and sent live to the job's subscribers. */
+export async function logJob(db: Executor, job: JobRef, level: LogLevel, message: string): Promise<void> {
+  const entry = await appendLog(db, job, level, message);
+  await publishEvent(db, event('job.log', job, { timestamp: entry.timestamp.toISOString(), level, message }));
+}
+
+export async function announceStatus(db: Executor, job: JobRef, status: JobStatus, phase: string): Promise<void> {
+  await publishEvent(db, event('job.status', job, { status, current_phase: phase }));
+}
+
+export async function announceCampaignStatus(db: Executor, campaign: { id: string; organization_id: string }, status: CampaignStatus, jobId: string | null): Promise<void> {
+  await publishEvent(db, event('campaign.status', { id: jobId, organization_id: campaign.organization_id, campaign_id: campaign.id }, { status }));
+}
+
+export interface JobEnding {
+  job: JobStatus;
+  campaign: CampaignStatus;
+  level: LogLevel;
+  message: string;
+  error?: string;
+}
+
+/**
+ * Ends a job and moves its campaign in one transaction, with the log entry and the events. With
+ * a lease the write is fenced (a worker ending its own job); without one it is an ending decided
+ * elsewhere (cancel of a queued job, a lapsed lease found by a reaper).
+ */
+export async function endJob(trx: Knex.Transaction, job: JobRef, lease: Lease | null, ending: JobEnding): Promise<void> {
+  const patch = {
+    status: ending.job,
+    phase: ending.job,
+    finished_at: trx.fn.now(),
+    lease_expires_at: null,
+    error: ending.error ?? null,
+  };
+  if (lease) await updateFenced(trx, lease, patch);
+  else await updateJob(trx, job.id, patch);
+  await updateCampaign(trx, job.campaign_id, { status: ending.campaign });
+  await logJob(trx, job, ending.level, ending.message);
+  await announceStatus(trx, job, ending.job, ending.job);
+  await announceCampaignStatus(trx, { id: job.campaign_id, organization_id: job.organization_id }, ending.campaign, job.id);
+}

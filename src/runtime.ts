@@ -1,0 +1,188 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import pino, { type Logger } from 'pino';
+import { createApp, type HealthReport } from './api/app.js';
+import { keyAuthenticator } from './api/auth.js';
+import { attachEventHub, type EventHub } from './api/event-hub.js';
+import type { Config } from './config.js';
+import { initTensorBackend } from './engine/tensor/backend.js';
+import type { KilnEvent } from './events.js';
+import { Supervisor } from './jobs/supervisor.js';
+import { packageVersion } from './package-root.js';
+import { bootstrapAdminKey, KeyUsageRecorder } from './service/api-keys.js';
+import { findCampaign } from './store/campaigns.js';
+import { createDb, databaseReachable, type Db } from './store/db.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './store/embedded-postgres.js';
+import { findJob } from './store/jobs.js';
+import { PgListener } from './store/listener.js';
+import { migrate } from './store/migrate.js';
+import { EVENTS_CHANNEL } from './store/notify.js';
+
+export interface KilnOptions {
+  config: Config;
+  /** serve the HTTP API and WebSocket */
+  api: boolean;
+  /** run a job supervisor with WORKER_CONCURRENCY slots */
+  worker: boolean;
+  logger?: Logger;
+}
+
+export interface KilnRuntime {
+  /** base URL of the API when it serves */
+  url: string | null;
+  databaseUrl: string;
+  /** the admin key created or configured at this start (to print once) */
+  bootstrap: { key: string; created: boolean } | null;
+  db: Db;
+  supervisor: Supervisor | null;
+  logger: Logger;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts Kiln: Postgres (embedded unless DATABASE_URL is set), migrations, and the API and/or a
+ * supervisor. `npm start` runs all of it in one process; a cluster runs `kiln serve` and
+ * `kiln worker` processes against one DATABASE_URL.
+ */
+export async function startKiln(options: KilnOptions): Promise<KilnRuntime> {
+  const { config } = options;
+  const logger = options.logger ?? pino({ level: config.LOG_LEVEL });
+  let embedded: EmbeddedDatabase | null = null;
+  let databaseUrl = config.DATABASE_URL;
+  if (!databaseUrl) {
+    embedded = await startEmbeddedPostgres({ dataDir: join(config.KILN_DATA_DIR, 'postgres'), onLog: (line) => logger.debug({ postgres: line }) });
+    databaseUrl = embedded.url;
+    logger.info({ port: embedded.port }, 'embedded Postgres started');
+  }
+  const db = createDb({ url: databaseUrl });
+  const stops: (() => Promise<void>)[] = [];
+  try {
+    const applied = await migrate(db);
+    if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+
+    const supervisor =
+      options.worker && config.WORKER_CONCURRENCY > 0
+        ? new Supervisor({
+            db,
+            databaseUrl,
+            logger: logger.child({ component: 'supervisor' }),
+            concurrency: config.WORKER_CONCURRENCY,
+            backend: config.KILN_TENSOR_BACKEND,
+            leaseSeconds: config.KILN_LEASE_SECONDS,
+            evaluatorOptions: { allowCommand: config.KILN_ALLOW_COMMAND_EVALUATOR, httpAllowHosts: config.KILN_HTTP_EVALUATOR_HOSTS },
+          })
+        : null;
+
+    let url: string | null = null;
+    let bootstrap: KilnRuntime['bootstrap'] = null;
+    if (options.api) {
+      bootstrap = await bootstrapAdminKey(db, config.BOOTSTRAP_ADMIN_KEY);
+      const backend = await initTensorBackend(config.KILN_TENSOR_BACKEND);
+      const api = await startApi(config, db, databaseUrl, logger, backend);
+      url = api.url;
+      stops.push(api.stop);
+    }
+    if (supervisor) {
+      await supervisor.start();
+      stops.unshift(() => supervisor.stop(config.KILN_SHUTDOWN_GRACE_SECONDS * 1000));
+    }
+    let stopped = false;
+    return {
+      url,
+      databaseUrl,
+      bootstrap,
+      db,
+      supervisor,
+      logger,
+      stop: async () => {
+        if (stopped) return;
+        stopped = true;
+        for (const stop of stops) await stop();
+        await db.destroy();
+        await embedded?.stop();
+      },
+    };
+  } catch (error) {
+    for (const stop of stops) await stop().catch(() => undefined);
+    await db.destroy();
+    await embedded?.stop();
+    throw error;
+  }
+}
+
+async function startApi(config: Config, db: Db, databaseUrl: string, logger: Logger, backend: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const usage = new KeyUsageRecorder(db);
+  const auth = keyAuthenticator(db, usage);
+  const { app } = createApp({
+    logger,
+    db,
+    version: packageVersion(),
+    authenticate: auth.http,
+    health: () => health(db, backend),
+  });
+  const server: Server = createServer(app.callback());
+  const listener = new PgListener(databaseUrl, logger);
+  await listener.start();
+  const hub: EventHub = attachEventHub(server, {
+    logger,
+    events: {
+      subscribe: (deliver) =>
+        listener.on(EVENTS_CHANNEL, (payload) => {
+          deliver(JSON.parse(payload) as KilnEvent);
+        }),
+    },
+    authenticate: async (token) => {
+      try {
+        const principal = await auth.resolve(token);
+        return { organizationId: principal.organizationId };
+      } catch {
+        return null;
+      }
+    },
+    resolve: async (subscriber, target) => {
+      if ('job_id' in target) {
+        const job = await findJob(db, subscriber.organizationId, target.job_id);
+        return job ? { job_id: job.id, campaign_id: job.campaign_id } : null;
+      }
+      const campaign = await findCampaign(db, subscriber.organizationId, target.campaign_id);
+      return campaign ? { job_id: null, campaign_id: campaign.id } : null;
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
+  const url = `http://${host}:${address.port}`;
+  logger.info({ url }, 'API listening');
+  return {
+    url,
+    stop: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await hub.close();
+      await closed;
+      await listener.close();
+      await usage.close();
+    },
+  };
+}
+
+async function health(db: Db, backend: string): Promise<HealthReport> {
+  const ok = await databaseReachable(db);
+  const workers = ok
+    ? ((await db('workers')
+        .whereNull('stopped_at')
+        .andWhere('last_seen_at', '>', db.raw(`now() - interval '2 minutes'`))
+        .orderBy('last_seen_at', 'desc')
+        .select('id', 'hostname', 'slots', 'last_seen_at')) as { id: string; hostname: string; slots: number; last_seen_at: Date }[])
+    : [];
+  return {
+    status: ok ? 'ok' : 'degraded',
+    database: ok ? 'ok' : 'unavailable',
+    tensor_backend: backend,
+    workers: workers.map((w) => ({ id: w.id, hostname: w.hostname, slots: w.slots, last_seen_at: w.last_seen_at.toISOString() })),
+  };
+}

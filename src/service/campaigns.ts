@@ -1,0 +1,206 @@
+import { randomInt } from 'node:crypto';
+import { campaignResults, type CampaignResults } from '../engine/campaign/results.js';
+import { resultsCsv } from '../engine/campaign/results-csv.js';
+import { parseMdl, validateMdl, type MdlResult } from '../engine/mdl/parse.js';
+import type { Mdl } from '../engine/mdl/schema.js';
+import { KilnError } from '../errors.js';
+import { newId } from '../ids.js';
+import { loadCampaignState } from '../jobs/campaign-state.js';
+import { announceCampaignStatus, announceStatus, endJob, logJob } from '../jobs/transitions.js';
+import {
+  countCampaignsWithStatus,
+  deleteCampaign,
+  findCampaign,
+  insertCampaign,
+  listCampaigns,
+  updateCampaign,
+  type CampaignRow,
+} from '../store/campaigns.js';
+import type { Db } from '../store/db.js';
+import { activeJob, insertJob, latestJob, updateJob, type JobRow } from '../store/jobs.js';
+import { announceJobs } from '../store/notify.js';
+import { planLimits } from './plans.js';
+import type { Principal } from './principal.js';
+import { campaignDetail, campaignListItem, campaignSummary, jobDetail } from './presenters.js';
+import { invalidState, notFound, validationFailed, type FieldError } from './validation.js';
+
+/** The three creation forms of decisions.md, as the API hands them over. */
+export type CreateCampaignInput =
+  | { form: 'mdl'; name?: string; domain?: string; mdl: unknown; dataset_id?: string }
+  | { form: 'template'; template_id: string; name?: string; overrides?: unknown; dataset_id?: string }
+  | { form: 'file'; text: string; filename?: string; name?: string; domain?: string; dataset_id?: string };
+
+const DOMAIN_PATTERN = /^[a-z][a-z0-9_-]*$/;
+const DEFAULT_TIMEOUT_HOURS = 24;
+
+export async function createCampaign(db: Db, principal: Principal, input: CreateCampaignInput) {
+  if (input.form === 'template') {
+    throw validationFailed([{ path: 'template_id', message: `unknown template ${input.template_id}` }]);
+  }
+  const errors: FieldError[] = [];
+  const result: MdlResult = input.form === 'mdl' ? validateMdl(input.mdl) : parseMdl(input.text, formatOf(input.filename));
+  const mdlPath = input.form === 'mdl' ? 'mdl' : 'mdl_file';
+  if (!result.ok) {
+    for (const issue of result.errors) {
+      const position = issue.line !== undefined ? ` (line ${issue.line}, column ${issue.column})` : '';
+      errors.push({ path: issue.path ? `${mdlPath}.${issue.path}` : mdlPath, message: issue.message + position });
+    }
+  }
+  const mdl = result.ok ? result.mdl : null;
+  const name = input.name ?? mdl?.name;
+  const domain = input.domain ?? mdl?.domain;
+  // A missing name or domain may be in the document; only say so once the document could be read.
+  if (!name) {
+    if (mdl) errors.push({ path: 'name', message: 'is required (or set name in the MDL)' });
+  } else if (name.length > 200) errors.push({ path: 'name', message: 'must be at most 200 characters' });
+  if (!domain) {
+    if (mdl) errors.push({ path: 'domain', message: 'is required (or set domain in the MDL), e.g. water or battery' });
+  } else if (!DOMAIN_PATTERN.test(domain) || domain.length > 64) errors.push({ path: 'domain', message: 'must be a lower-case slug such as water or battery' });
+  if (input.dataset_id !== undefined) errors.push({ path: 'dataset_id', message: `unknown dataset ${input.dataset_id}` });
+  if (errors.length > 0 || !mdl) throw validationFailed(errors);
+
+  const row = await insertCampaign(db, {
+    id: newId('camp_'),
+    organization_id: principal.organizationId,
+    name: name!,
+    domain: domain!,
+    status: 'created',
+    mdl,
+    seed: mdl.optimizer.seed ?? randomInt(0, 2 ** 31 - 1),
+    budget: mdl.optimizer.budget,
+    parameters_count: mdl.parameters.length,
+    objectives_count: mdl.objectives.length,
+    dataset_id: null,
+  });
+  return campaignSummary(row);
+}
+
+function formatOf(filename: string | undefined): 'json' | 'yaml' | undefined {
+  if (!filename) return undefined;
+  if (/\.json$/i.test(filename)) return 'json';
+  if (/\.ya?ml$/i.test(filename)) return 'yaml';
+  return undefined;
+}
+
+export interface ListQuery {
+  status?: string;
+  domain?: string;
+  sort: { column: string; descending: boolean };
+  page: number;
+  perPage: number;
+}
+
+export async function listCampaignsFor(db: Db, principal: Principal, query: ListQuery) {
+  const { rows, total } = await listCampaigns(db, principal.organizationId, query);
+  return { data: rows.map(campaignListItem), total };
+}
+
+export async function getCampaign(db: Db, principal: Principal, id: string): Promise<CampaignRow> {
+  const campaign = await findCampaign(db, principal.organizationId, id);
+  if (!campaign) throw notFound('campaign', id);
+  return campaign;
+}
+
+export async function campaignDetailFor(db: Db, principal: Principal, id: string) {
+  const campaign = await getCampaign(db, principal, id);
+  const latest = await latestJob(db, campaign.id);
+  return campaignDetail(campaign, latest?.id ?? null);
+}
+
+/** Start (or resume a stopped campaign): queues a job; 409 from any other status or over the plan's limit. */
+export async function startCampaign(db: Db, principal: Principal, id: string, options: { timeoutHours?: number }) {
+  const { campaign, job } = await db.transaction(async (trx) => {
+    const campaign = await findCampaign(trx, principal.organizationId, id, { forUpdate: true });
+    if (!campaign) throw notFound('campaign', id);
+    if (campaign.status !== 'created' && campaign.status !== 'stopped') {
+      throw invalidState(`The campaign is ${campaign.status}; only a created or stopped campaign can be started.`, campaign.status);
+    }
+    await checkConcurrentLimit(trx, principal);
+    const job = await queueJob(trx, campaign, options.timeoutHours ?? DEFAULT_TIMEOUT_HOURS, null);
+    await updateCampaign(trx, campaign.id, { status: 'running', started_at: campaign.started_at ?? (trx.fn.now() as unknown as Date) });
+    await announceCampaignStatus(trx, campaign, 'running', job.id);
+    await logJob(trx, job, 'info', campaign.status === 'stopped' ? 'Queued to resume the stopped campaign with its saved history.' : 'Queued; waiting for a worker.');
+    return { campaign: (await findCampaign(trx, principal.organizationId, id))!, job };
+  });
+  return { campaign: campaignDetail(campaign, job.id), job: jobDetail(job) };
+}
+
+export async function checkConcurrentLimit(db: Db, principal: Principal): Promise<void> {
+  const limit = planLimits(principal.plan).concurrentCampaigns;
+  if (limit === null) return;
+  const running = await countCampaignsWithStatus(db, principal.organizationId, 'running');
+  if (running >= limit) {
+    throw new KilnError(
+      409,
+      'CONCURRENT_CAMPAIGN_LIMIT',
+      `Your plan (${principal.plan}) runs at most ${limit} campaigns at once and ${running} are running; stop one or wait for it to finish.`,
+      { limit },
+    );
+  }
+}
+
+export async function queueJob(db: Db, campaign: CampaignRow, timeoutHours: number, retryOf: string | null): Promise<JobRow> {
+  const job = await insertJob(db, {
+    id: newId('job_'),
+    organization_id: campaign.organization_id,
+    campaign_id: campaign.id,
+    timeout_seconds: timeoutHours * 3600,
+    retry_of: retryOf,
+    progress: {
+      iteration: campaign.current_iteration,
+      total_iterations: 0,
+      evaluations_completed: campaign.evaluations_completed,
+      budget: campaign.budget,
+      hypervolume: campaign.hypervolume,
+      best_objectives: campaign.best_objectives,
+    },
+  });
+  await announceStatus(db, job, 'queued', 'queued');
+  await announceJobs(db);
+  return job;
+}
+
+/** Stop: the running job finishes its current iteration, then job → cancelled, campaign → stopped. */
+export async function stopCampaign(db: Db, principal: Principal, id: string) {
+  const { campaign, job } = await db.transaction(async (trx) => {
+    const campaign = await findCampaign(trx, principal.organizationId, id, { forUpdate: true });
+    if (!campaign) throw notFound('campaign', id);
+    const job = campaign.status === 'running' ? await activeJob(trx, campaign.id, { forUpdate: true }) : undefined;
+    if (!job) throw invalidState(`The campaign is ${campaign.status}; only a running campaign can be stopped.`, campaign.status);
+    const updated = await requestCancel(trx, job, 'Stop requested');
+    return { campaign: (await findCampaign(trx, principal.organizationId, id))!, job: updated };
+  });
+  return { campaign: campaignDetail(campaign, job.id), job: jobDetail(job) };
+}
+
+/** Cancels a queued job at once, or asks a running one to stop after its current iteration. */
+export async function requestCancel(db: Db, job: JobRow, reason: string): Promise<JobRow> {
+  if (job.status === 'queued') {
+    await db.transaction((trx) => endJob(trx, job, null, { job: 'cancelled', campaign: 'stopped', level: 'info', message: `${reason} while queued; the job is cancelled.` }));
+  } else {
+    await updateJob(db, job.id, { cancel_requested: true });
+    await logJob(db, job, 'info', `${reason}; the job stops after its current iteration and keeps every result so far.`);
+  }
+  return (await db('jobs').where({ id: job.id }).first()) as JobRow;
+}
+
+export async function removeCampaign(db: Db, principal: Principal, id: string) {
+  await db.transaction(async (trx) => {
+    const campaign = await findCampaign(trx, principal.organizationId, id, { forUpdate: true });
+    if (!campaign) throw notFound('campaign', id);
+    // The worker running it finds its lease gone at its next write and stops without writing.
+    await trx('jobs').where({ campaign_id: id }).whereIn('status', ['queued', 'running']).update({ status: 'cancelled', finished_at: trx.fn.now(), phase: 'cancelled' });
+    await deleteCampaign(trx, principal.organizationId, id);
+  });
+  return { id, deleted: true };
+}
+
+export async function resultsOf(db: Db, principal: Principal, id: string): Promise<{ mdl: Mdl; results: CampaignResults }> {
+  const campaign = await getCampaign(db, principal, id);
+  const state = await loadCampaignState(db, campaign);
+  return { mdl: campaign.mdl, results: campaignResults(campaign.mdl, state) };
+}
+
+export function resultsAsCsv(mdl: Mdl, results: CampaignResults, paretoOnly: boolean): string {
+  return resultsCsv(mdl, paretoOnly ? results.pareto_front : results.evaluations);
+}

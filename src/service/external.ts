@@ -1,0 +1,109 @@
+import type { Knex } from 'knex';
+import { KilnError } from '../errors.js';
+import { findCampaign } from '../store/campaigns.js';
+import type { Db } from '../store/db.js';
+import { announceResults } from '../store/notify.js';
+import type { Principal } from './principal.js';
+import { invalidState, notFound, validationFailed, type FieldError } from './validation.js';
+import type { StoredEngineState } from '../store/campaigns.js';
+
+/** One posted result: objective values, or why the candidate could not be measured. */
+export type PostedResult = { id: string; objectives: Record<string, unknown> } | { id: string; error: string };
+
+async function externalCampaign(db: Db | Knex.Transaction, principal: Principal, id: string) {
+  const campaign = await findCampaign(db, principal.organizationId, id);
+  if (!campaign) throw notFound('campaign', id);
+  const type = campaign.mdl.evaluator?.type ?? 'external';
+  if (type !== 'external') {
+    throw invalidState(`The campaign's evaluator is ${type}; candidates and posted evaluations are for external (ask/tell) campaigns only.`, campaign.status);
+  }
+  return campaign;
+}
+
+function pendingOf(state: StoredEngineState | null) {
+  return state?.pending ?? [];
+}
+
+/** Candidates proposed and still waiting for results (ask). */
+export async function listCandidates(db: Db, principal: Principal, id: string) {
+  const campaign = await externalCampaign(db, principal, id);
+  const pending = pendingOf(campaign.engine_state);
+  const received = new Set(
+    ((await db('external_results').where({ campaign_id: campaign.id }).select('candidate_id')) as { candidate_id: string }[]).map((r) => r.candidate_id),
+  );
+  return pending.filter((p) => !received.has(p.id)).map((p) => ({ id: p.id, iteration: p.iteration, parameters: p.parameters }));
+}
+
+/**
+ * Results for proposed candidates (tell). Every entry is checked before any is stored; posting the
+ * same values again is harmless, posting different values for an already received candidate is 409.
+ */
+export async function postEvaluations(db: Db, principal: Principal, id: string, results: readonly PostedResult[]) {
+  return db.transaction(async (trx) => {
+    const campaign = await externalCampaign(trx, principal, id);
+    await trx('campaigns').where({ id: campaign.id }).forUpdate().first('id');
+    const pending = new Map(pendingOf(campaign.engine_state).map((p) => [p.id, p]));
+    const objectives = campaign.mdl.objectives.map((o) => o.name);
+    const errors: FieldError[] = [];
+    const clean: { id: string; objectives: Record<string, number> | null; error: string | null }[] = [];
+    const stored = new Map(
+      ((await trx('evaluations').where({ campaign_id: campaign.id }).whereIn('id', results.map((r) => r.id)).select('id', 'objectives', 'error')) as {
+        id: string;
+        objectives: Record<string, number> | null;
+        error: string | null;
+      }[]).map((r) => [r.id, r]),
+    );
+    results.forEach((result, i) => {
+      const path = `evaluations[${i}]`;
+      if (!pending.has(result.id) && !stored.has(result.id)) {
+        errors.push({ path: `${path}.id`, message: `${result.id} is not a candidate of this campaign awaiting results (see GET /v1/campaigns/${campaign.id}/candidates)` });
+        return;
+      }
+      if ('error' in result) {
+        clean.push({ id: result.id, objectives: null, error: result.error });
+        return;
+      }
+      const values: Record<string, number> = {};
+      for (const name of objectives) {
+        const v = result.objectives[name];
+        if (typeof v !== 'number' || !Number.isFinite(v)) errors.push({ path: `${path}.objectives.${name}`, message: 'must be a finite number' });
+        else values[name] = v;
+      }
+      for (const extra of Object.keys(result.objectives).filter((k) => !objectives.includes(k))) {
+        errors.push({ path: `${path}.objectives.${extra}`, message: `is not an objective of this campaign (${objectives.join(', ')})` });
+      }
+      clean.push({ id: result.id, objectives: values, error: null });
+    });
+    if (errors.length > 0) throw validationFailed(errors);
+
+    let accepted = 0;
+    let duplicates = 0;
+    for (const entry of clean) {
+      const previous = stored.get(entry.id) ?? (await trx('external_results').where({ campaign_id: campaign.id, candidate_id: entry.id }).first('objectives', 'error'));
+      if (previous) {
+        if (!sameResult(previous, entry)) {
+          throw new KilnError(409, 'INVALID_STATE', `Candidate ${entry.id} already has a different result; results cannot be changed once posted.`, { status: campaign.status });
+        }
+        duplicates += 1;
+        continue;
+      }
+      await trx('external_results').insert({
+        campaign_id: campaign.id,
+        candidate_id: entry.id,
+        organization_id: campaign.organization_id,
+        objectives: entry.objectives === null ? null : JSON.stringify(entry.objectives),
+        error: entry.error,
+      });
+      accepted += 1;
+    }
+    if (accepted > 0) await announceResults(trx, campaign.id);
+    const [{ n }] = (await trx('external_results').where({ campaign_id: campaign.id }).whereIn('candidate_id', [...pending.keys()]).count({ n: '*' })) as [{ n: number }];
+    return { accepted, duplicates, awaiting: Math.max(0, pending.size - Number(n)) };
+  });
+}
+
+function sameResult(a: { objectives: Record<string, number> | null; error: string | null }, b: { objectives: Record<string, number> | null; error: string | null }): boolean {
+  if (a.objectives === null || b.objectives === null) return a.objectives === b.objectives && (a.error ?? '') === (b.error ?? '');
+  const keys = Object.keys(b.objectives);
+  return keys.length === Object.keys(a.objectives).length && keys.every((k) => a.objectives![k] === b.objectives![k]);
+}

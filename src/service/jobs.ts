@@ -1,0 +1,72 @@
+import type { Db } from '../store/db.js';
+import { findCampaign, updateCampaign } from '../store/campaigns.js';
+import { activeJob, findJob, listJobs, listLogs, type JobRow, type LogLevel } from '../store/jobs.js';
+import { announceCampaignStatus, logJob } from '../jobs/transitions.js';
+import { checkConcurrentLimit, queueJob, requestCancel } from './campaigns.js';
+import type { Principal } from './principal.js';
+import { jobDetail, jobListItem, logEntry } from './presenters.js';
+import { invalidState, notFound } from './validation.js';
+
+export interface JobListQuery {
+  campaignId?: string;
+  status?: string;
+  sort: { column: string; descending: boolean };
+  page: number;
+  perPage: number;
+}
+
+export async function listJobsFor(db: Db, principal: Principal, query: JobListQuery) {
+  const { rows, total } = await listJobs(db, principal.organizationId, query);
+  return { data: rows.map(jobListItem), total };
+}
+
+export async function getJob(db: Db, principal: Principal, id: string): Promise<JobRow> {
+  const job = await findJob(db, principal.organizationId, id);
+  if (!job) throw notFound('job', id);
+  return job;
+}
+
+export async function jobDetailFor(db: Db, principal: Principal, id: string) {
+  return jobDetail(await getJob(db, principal, id));
+}
+
+export async function jobLogs(db: Db, principal: Principal, id: string, query: { level: LogLevel; since?: Date; tail: number }) {
+  const job = await getJob(db, principal, id);
+  return (await listLogs(db, job.id, { minLevel: query.level, since: query.since, tail: query.tail })).map(logEntry);
+}
+
+export async function cancelJob(db: Db, principal: Principal, id: string) {
+  const job = await db.transaction(async (trx) => {
+    const job = await findJob(trx, principal.organizationId, id, { forUpdate: true });
+    if (!job) throw notFound('job', id);
+    if (job.status !== 'queued' && job.status !== 'running') {
+      throw invalidState(`The job is ${job.status}; only a queued or running job can be cancelled.`, job.status);
+    }
+    if (job.cancel_requested) return job;
+    return requestCancel(trx, job, 'Cancel requested');
+  });
+  return jobDetail(job);
+}
+
+/** Retry a failed job: a new job for the same campaign that resumes after the last saved iteration. */
+export async function retryJob(db: Db, principal: Principal, id: string) {
+  const job = await db.transaction(async (trx) => {
+    const failed = await findJob(trx, principal.organizationId, id, { forUpdate: true });
+    if (!failed) throw notFound('job', id);
+    if (failed.status !== 'failed') throw invalidState(`The job is ${failed.status}; only a failed job can be retried.`, failed.status);
+    const campaign = await findCampaign(trx, principal.organizationId, failed.campaign_id, { forUpdate: true });
+    if (!campaign) throw notFound('job', id);
+    const active = await activeJob(trx, campaign.id);
+    if (active) throw invalidState(`The campaign already has a ${active.status} job (${active.id}).`, campaign.status);
+    if (campaign.status !== 'failed') {
+      throw invalidState(`The campaign is ${campaign.status}; a retry resumes a failed campaign only.`, campaign.status);
+    }
+    await checkConcurrentLimit(trx, principal);
+    const job = await queueJob(trx, campaign, failed.timeout_seconds / 3600, failed.id);
+    await updateCampaign(trx, campaign.id, { status: 'running' });
+    await announceCampaignStatus(trx, campaign, 'running', job.id);
+    await logJob(trx, job, 'info', `Retry of ${failed.id}: queued to resume after iteration ${campaign.current_iteration} with every saved evaluation.`);
+    return job;
+  });
+  return jobDetail(job);
+}

@@ -1,0 +1,20 @@
+import { KilnError } from '../errors.js';
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/** 422 VALIDATION_FAILED listing every problem (decisions.md). */
+export function validationFailed(errors: readonly FieldError[], message?: string): KilnError {
+  const summary = message ?? (errors.length === 1 ? `${errors[0].path}: ${errors[0].message}` : `${errors.length} problems; see details.errors.`);
+  return new KilnError(422, 'VALIDATION_FAILED', `The request is not valid: ${summary}`, { errors });
+}
+
+export function notFound(kind: string, id: string): KilnError {
+  return new KilnError(404, 'NOT_FOUND', `No ${kind} with id ${id}.`);
+}
+
+export function invalidState(message: string, status: string): KilnError {
+  return new KilnError(409, 'INVALID_STATE', message, { status });
+}

@@ -1,0 +1,50 @@
+import type { Knex } from 'knex';
+import type { Db } from './db.js';
+
+export interface ApiKeyRow {
+  id: string;
+  organization_id: string;
+  name: string;
+  key_prefix: string;
+  key_hash: string;
+  scopes: string[];
+  allowed_ips: string[];
+  created_at: Date;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+  request_count: number;
+}
+
+type Executor = Db | Knex.Transaction;
+
+export async function insertApiKey(db: Executor, row: Pick<ApiKeyRow, 'id' | 'organization_id' | 'name' | 'key_prefix' | 'key_hash' | 'scopes' | 'expires_at'>): Promise<ApiKeyRow> {
+  const [key] = await db('api_keys').insert({ ...row, scopes: JSON.stringify(row.scopes) }).returning('*');
+  return key as ApiKeyRow;
+}
+
+/** Candidate keys for a presented key, by its displayable prefix; the caller compares hashes. */
+export async function keysWithPrefix(db: Executor, keyPrefix: string): Promise<(ApiKeyRow & { plan: string })[]> {
+  return (await db('api_keys')
+    .join('organizations', 'organizations.id', 'api_keys.organization_id')
+    .where('api_keys.key_prefix', keyPrefix)
+    .select('api_keys.*', 'organizations.plan')) as (ApiKeyRow & { plan: string })[];
+}
+
+export async function countKeys(db: Executor, organizationId: string): Promise<number> {
+  const [{ n }] = (await db('api_keys').where({ organization_id: organizationId }).count({ n: '*' })) as [{ n: number }];
+  return Number(n);
+}
+
+export async function keyWithHashExists(db: Executor, keyHash: string): Promise<boolean> {
+  return (await db('api_keys').where({ key_hash: keyHash }).first('id')) !== undefined;
+}
+
+/** Usage counters, added in batches so a busy key does not cost a write per request. */
+export async function addKeyUsage(db: Executor, usage: ReadonlyMap<string, { count: number; lastUsed: Date }>): Promise<void> {
+  for (const [id, { count, lastUsed }] of usage) {
+    await db('api_keys')
+      .where({ id })
+      .update({ request_count: db.raw('request_count + ?', [count]), last_used_at: db.raw('greatest(coalesce(last_used_at, ?), ?)', [lastUsed, lastUsed]) });
+  }
+}

@@ -1,0 +1,156 @@
+import type { Knex } from 'knex';
+import type { EvaluationRecord } from '../engine/campaign/types.js';
+import type { Mdl } from '../engine/mdl/schema.js';
+import type { Db } from './db.js';
+
+export type CampaignStatus = 'created' | 'running' | 'completed' | 'converged' | 'failed' | 'stopped';
+
+export interface CampaignRow {
+  id: string;
+  organization_id: string;
+  name: string;
+  domain: string;
+  status: CampaignStatus;
+  mdl: Mdl;
+  seed: number;
+  budget: number;
+  parameters_count: number;
+  objectives_count: number;
+  evaluations_completed: number;
+  current_iteration: number;
+  hypervolume: number;
+  pareto_size: number;
+  best_objectives: Record<string, number>;
+  engine_state: StoredEngineState | null;
+  dataset_id: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  updated_at: Date;
+}
+
+/**
+ * The engine's CampaignState without the parts kept as rows (evaluations, convergence history):
+ * pending candidates, fitted hyperparameters, the reference point and counters.
+ */
+export type StoredEngineState = Omit<import('../engine/campaign/types.js').CampaignState, 'evaluations' | 'convergenceHistory'>;
+
+export interface IterationRow {
+  campaign_id: string;
+  iteration: number;
+  organization_id: string;
+  job_id: string | null;
+  hypervolume: number;
+  pareto_size: number;
+  evaluated: number;
+  failed: number;
+  strategy: string;
+  propose_seconds: number;
+  evaluate_seconds: number;
+  store_seconds: number;
+  created_at?: Date;
+}
+
+export interface CampaignFilter {
+  status?: string;
+  domain?: string;
+  sort: { column: string; descending: boolean };
+  page: number;
+  perPage: number;
+}
+
+type Executor = Db | Knex.Transaction;
+
+export async function insertCampaign(db: Executor, row: Omit<CampaignRow, 'created_at' | 'updated_at' | 'started_at' | 'evaluations_completed' | 'current_iteration' | 'hypervolume' | 'pareto_size' | 'best_objectives' | 'engine_state'>): Promise<CampaignRow> {
+  const [created] = await db('campaigns')
+    .insert({ ...row, mdl: JSON.stringify(row.mdl) })
+    .returning('*');
+  return created as CampaignRow;
+}
+
+export async function findCampaign(db: Executor, organizationId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<CampaignRow | undefined> {
+  const query = db('campaigns').where({ organization_id: organizationId, id }).first();
+  if (options.forUpdate) query.forUpdate();
+  return (await query) as CampaignRow | undefined;
+}
+
+export async function findCampaignById(db: Executor, id: string): Promise<CampaignRow | undefined> {
+  return (await db('campaigns').where({ id }).first()) as CampaignRow | undefined;
+}
+
+export async function listCampaigns(db: Executor, organizationId: string, filter: CampaignFilter): Promise<{ rows: CampaignRow[]; total: number }> {
+  const base = db('campaigns').where({ organization_id: organizationId });
+  if (filter.status) base.andWhere({ status: filter.status });
+  if (filter.domain) base.andWhere({ domain: filter.domain });
+  const [{ count }] = (await base.clone().count({ count: '*' })) as [{ count: number }];
+  const rows = (await base
+    .clone()
+    .select('*')
+    .orderBy([
+      { column: filter.sort.column, order: filter.sort.descending ? 'desc' : 'asc' },
+      { column: 'id', order: 'asc' },
+    ])
+    .limit(filter.perPage)
+    .offset((filter.page - 1) * filter.perPage)) as CampaignRow[];
+  return { rows, total: Number(count) };
+}
+
+export async function updateCampaign(db: Executor, id: string, patch: Partial<Omit<CampaignRow, 'id' | 'organization_id'>>): Promise<void> {
+  const values: Record<string, unknown> = { ...patch, updated_at: db.fn.now() };
+  for (const key of ['mdl', 'best_objectives', 'engine_state'] as const) {
+    if (key in patch) values[key] = patch[key] === null ? null : JSON.stringify(patch[key]);
+  }
+  await db('campaigns').where({ id }).update(values);
+}
+
+export async function deleteCampaign(db: Executor, organizationId: string, id: string): Promise<boolean> {
+  return (await db('campaigns').where({ organization_id: organizationId, id }).delete()) > 0;
+}
+
+export async function countCampaignsWithStatus(db: Executor, organizationId: string, status: CampaignStatus): Promise<number> {
+  const [{ count }] = (await db('campaigns').where({ organization_id: organizationId, status }).count({ count: '*' })) as [{ count: number }];
+  return Number(count);
+}
+
+/** Every stored evaluation of a campaign, in the order the engine recorded them. */
+export async function loadEvaluations(db: Executor, campaignId: string): Promise<EvaluationRecord[]> {
+  const rows = await db('evaluations')
+    .where({ campaign_id: campaignId })
+    .orderBy('position')
+    .select('id', 'iteration', 'parameters', 'objectives', 'error');
+  return rows.map((r) => ({
+    id: r.id,
+    iteration: r.iteration,
+    parameters: r.parameters,
+    objectives: r.objectives,
+    ...(r.error !== null ? { error: r.error } : {}),
+  }));
+}
+
+export async function insertEvaluations(
+  db: Executor,
+  campaign: { id: string; organization_id: string },
+  records: readonly EvaluationRecord[],
+  firstPosition: number,
+): Promise<void> {
+  if (records.length === 0) return;
+  await db('evaluations').insert(
+    records.map((e, k) => ({
+      id: e.id,
+      organization_id: campaign.organization_id,
+      campaign_id: campaign.id,
+      position: firstPosition + k,
+      iteration: e.iteration,
+      parameters: JSON.stringify(e.parameters),
+      objectives: e.objectives === null ? null : JSON.stringify(e.objectives),
+      error: e.error ?? null,
+    })),
+  );
+}
+
+export async function loadIterations(db: Executor, campaignId: string): Promise<IterationRow[]> {
+  return (await db('campaign_iterations').where({ campaign_id: campaignId }).orderBy('iteration')) as IterationRow[];
+}
+
+export async function insertIteration(db: Executor, row: IterationRow): Promise<void> {
+  await db('campaign_iterations').insert(row);
+}

@@ -1,0 +1,201 @@
+import type { Knex } from 'knex';
+import type { Db } from './db.js';
+
+export type JobStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+export type LogLevel = 'debug' | 'info' | 'warning' | 'error';
+export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warning', 'error'];
+
+/** Measured progress of a job (interface.md 2.4), kept as one JSON column. */
+export interface JobProgress {
+  iteration: number;
+  total_iterations: number;
+  evaluations_completed: number;
+  budget: number;
+  hypervolume: number;
+  best_objectives: Record<string, number>;
+}
+
+export interface JobRow {
+  id: string;
+  organization_id: string;
+  campaign_id: string;
+  status: JobStatus;
+  attempt: number;
+  worker_id: string | null;
+  lease_expires_at: Date | null;
+  cancel_requested: boolean;
+  timeout_seconds: number;
+  retry_of: string | null;
+  phase: string;
+  progress: Partial<JobProgress>;
+  iterations_run: number;
+  iteration_seconds_total: number;
+  error: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+/** The claim a worker slot holds on a job: every write it makes names this attempt. */
+export interface Lease {
+  id: string;
+  attempt: number;
+}
+
+/** A write was fenced off: the job is no longer this attempt's (lapsed, cancelled away or deleted). */
+export class LeaseLost extends Error {
+  constructor(readonly jobId: string) {
+    super(`job ${jobId} is no longer held by this worker`);
+    this.name = 'LeaseLost';
+  }
+}
+
+type Executor = Db | Knex.Transaction;
+
+export interface JobFilter {
+  campaignId?: string;
+  status?: string;
+  sort: { column: string; descending: boolean };
+  page: number;
+  perPage: number;
+}
+
+export async function insertJob(db: Executor, row: Pick<JobRow, 'id' | 'organization_id' | 'campaign_id' | 'timeout_seconds' | 'retry_of' | 'progress'>): Promise<JobRow> {
+  const [job] = await db('jobs')
+    .insert({ ...row, status: 'queued', phase: 'queued', progress: JSON.stringify(row.progress) })
+    .returning('*');
+  return job as JobRow;
+}
+
+export async function findJob(db: Executor, organizationId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<JobRow | undefined> {
+  const query = db('jobs').where({ organization_id: organizationId, id }).first();
+  if (options.forUpdate) query.forUpdate();
+  return (await query) as JobRow | undefined;
+}
+
+export async function findJobById(db: Executor, id: string): Promise<JobRow | undefined> {
+  return (await db('jobs').where({ id }).first()) as JobRow | undefined;
+}
+
+/** The campaign's queued or running job, if any (there is at most one). */
+export async function activeJob(db: Executor, campaignId: string, options: { forUpdate?: boolean } = {}): Promise<JobRow | undefined> {
+  const query = db('jobs').where({ campaign_id: campaignId }).whereIn('status', ['queued', 'running']).orderBy('created_at', 'desc').first();
+  if (options.forUpdate) query.forUpdate();
+  return (await query) as JobRow | undefined;
+}
+
+export async function latestJob(db: Executor, campaignId: string): Promise<JobRow | undefined> {
+  return (await db('jobs').where({ campaign_id: campaignId }).orderBy('created_at', 'desc').first()) as JobRow | undefined;
+}
+
+export async function listJobs(db: Executor, organizationId: string, filter: JobFilter): Promise<{ rows: JobRow[]; total: number }> {
+  const base = db('jobs').where({ organization_id: organizationId });
+  if (filter.campaignId) base.andWhere({ campaign_id: filter.campaignId });
+  if (filter.status) base.andWhere({ status: filter.status });
+  const [{ count }] = (await base.clone().count({ count: '*' })) as [{ count: number }];
+  const rows = (await base
+    .clone()
+    .select('*')
+    .orderBy([
+      { column: filter.sort.column, order: filter.sort.descending ? 'desc' : 'asc' },
+      { column: 'id', order: 'asc' },
+    ])
+    .limit(filter.perPage)
+    .offset((filter.page - 1) * filter.perPage)) as JobRow[];
+  return { rows, total: Number(count) };
+}
+
+/**
+ * Takes the oldest queued job for a worker slot. SKIP LOCKED lets any number of supervisors claim
+ * at once without waiting on each other or ever taking the same job.
+ */
+export async function claimNextJob(db: Db, workerId: string, leaseSeconds: number): Promise<JobRow | undefined> {
+  return db.transaction(async (trx) => {
+    const next = await trx('jobs').where({ status: 'queued' }).orderBy('created_at').first('id').forUpdate().skipLocked();
+    if (!next) return undefined;
+    const [job] = await trx('jobs')
+      .where({ id: next.id })
+      .update({
+        status: 'running',
+        attempt: trx.raw('attempt + 1'),
+        worker_id: workerId,
+        lease_expires_at: trx.raw(`now() + make_interval(secs => ?)`, [leaseSeconds]),
+        started_at: trx.raw('coalesce(started_at, now())'),
+        phase: 'starting',
+      })
+      .returning('*');
+    return job as JobRow;
+  });
+}
+
+/** Extends the leases this worker still holds; returns the ids it lost. */
+export async function renewLeases(db: Db, workerId: string, leases: readonly Lease[], leaseSeconds: number): Promise<string[]> {
+  if (leases.length === 0) return [];
+  const held = (await db('jobs')
+    .where({ worker_id: workerId, status: 'running' })
+    .whereIn(['id', 'attempt'], leases.map((l) => [l.id, l.attempt]))
+    .update({ lease_expires_at: db.raw(`now() + make_interval(secs => ?)`, [leaseSeconds]) })
+    .returning('id')) as { id: string }[];
+  const heldIds = new Set(held.map((r) => r.id));
+  return leases.filter((l) => !heldIds.has(l.id)).map((l) => l.id);
+}
+
+/** Updates a running job only if this attempt still holds it; otherwise throws LeaseLost. */
+export async function updateFenced(db: Executor, lease: Lease, patch: Record<string, unknown>): Promise<JobRow> {
+  const values = { ...patch };
+  if ('progress' in values) values.progress = JSON.stringify(values.progress);
+  const [job] = await db('jobs').where({ id: lease.id, attempt: lease.attempt, status: 'running' }).update(values).returning('*');
+  if (!job) throw new LeaseLost(lease.id);
+  return job as JobRow;
+}
+
+/** Reads a running job under this attempt's fence (for the cancel flag between iterations). */
+export async function readFenced(db: Executor, lease: Lease): Promise<JobRow> {
+  const job = await db('jobs').where({ id: lease.id, attempt: lease.attempt, status: 'running' }).first();
+  if (!job) throw new LeaseLost(lease.id);
+  return job as JobRow;
+}
+
+export async function updateJob(db: Executor, id: string, patch: Record<string, unknown>): Promise<JobRow | undefined> {
+  const values = { ...patch };
+  if ('progress' in values) values.progress = JSON.stringify(values.progress);
+  const [job] = await db('jobs').where({ id }).update(values).returning('*');
+  return job as JobRow | undefined;
+}
+
+/**
+ * Running jobs whose worker stopped renewing its lease, or that ran past their timeout, locked
+ * for the caller's transaction so that exactly one reaper fails each of them.
+ */
+export async function overdueJobs(trx: Knex.Transaction): Promise<(JobRow & { overdue: 'lease' | 'timeout' })[]> {
+  const rows = (await trx('jobs')
+    .where({ status: 'running' })
+    .andWhere((q) => q.where('lease_expires_at', '<', trx.fn.now()).orWhereRaw('started_at + make_interval(secs => timeout_seconds) < now()'))
+    .select('*', trx.raw(`case when lease_expires_at < now() then 'lease' else 'timeout' end as overdue`))
+    .forUpdate()
+    .skipLocked()) as (JobRow & { overdue: 'lease' | 'timeout' })[];
+  return rows;
+}
+
+export interface LogEntry {
+  id: number;
+  timestamp: Date;
+  level: LogLevel;
+  message: string;
+}
+
+export async function appendLog(db: Executor, job: { id: string; organization_id: string }, level: LogLevel, message: string): Promise<LogEntry> {
+  const [entry] = await db('job_logs')
+    .insert({ job_id: job.id, organization_id: job.organization_id, level, message })
+    .returning(['id', 'timestamp', 'level', 'message']);
+  return entry as LogEntry;
+}
+
+export async function listLogs(db: Executor, jobId: string, options: { minLevel: LogLevel; since?: Date; tail: number }): Promise<LogEntry[]> {
+  const levels = LOG_LEVELS.slice(LOG_LEVELS.indexOf(options.minLevel));
+  const query = db('job_logs').where({ job_id: jobId }).whereIn('level', levels);
+  // Clients see millisecond timestamps; compare at that precision so `since` of an entry excludes it.
+  if (options.since) query.andWhereRaw(`date_trunc('milliseconds', "timestamp") > ?`, [options.since]);
+  const rows = (await query.orderBy('id', 'desc').limit(options.tail).select('id', 'timestamp', 'level', 'message')) as LogEntry[];
+  return rows.reverse();
+}

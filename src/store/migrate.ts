@@ -1,0 +1,37 @@
+import type { Knex } from 'knex';
+import type { Db } from './db.js';
+import * as serviceCore from './migrations/001-service-core.js';
+
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+/**
+ * Migrations are modules compiled with the rest of the code and listed here in order, so they
+ * run the same from `dist/` on any host, with no directory scanning.
+ */
+const MIGRATIONS: ReadonlyArray<[string, Migration]> = [['001-service-core', serviceCore]];
+
+const source: Knex.MigrationSource<[string, Migration]> = {
+  getMigrations: async () => [...MIGRATIONS],
+  getMigrationName: ([name]) => name,
+  getMigration: async ([, migration]) => migration,
+};
+
+/**
+ * Brings the schema up to date. Knex's migration lock makes concurrent starts (several API nodes
+ * and workers at once) safe: one migrates, the others wait for it and then find nothing to do.
+ */
+export async function migrate(db: Db): Promise<string[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const [, applied] = (await db.migrate.latest({ migrationSource: source, tableName: 'kiln_migrations' })) as [number, string[]];
+      return applied;
+    } catch (error) {
+      // Knex refuses rather than waits when another process holds the lock.
+      if (!/already locked/i.test(String((error as Error).message)) || attempt >= 60) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}

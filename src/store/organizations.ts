@@ -1,0 +1,19 @@
+import type { Knex } from 'knex';
+import type { Db } from './db.js';
+
+export interface OrganizationRow {
+  id: string;
+  name: string;
+  plan: string;
+  created_at: Date;
+}
+
+type Executor = Db | Knex.Transaction;
+
+export async function ensureOrganization(db: Executor, row: Pick<OrganizationRow, 'id' | 'name' | 'plan'>): Promise<void> {
+  await db('organizations').insert(row).onConflict('id').ignore();
+}
+
+export async function findOrganization(db: Executor, id: string): Promise<OrganizationRow | undefined> {
+  return (await db('organizations').where({ id }).first()) as OrganizationRow | undefined;
+}

@@ -1,0 +1,120 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import pino from 'pino';
+import { loadConfig } from '../../src/config.js';
+import { startKiln, type KilnRuntime } from '../../src/runtime.js';
+import { generateApiKey } from '../../src/service/api-key-format.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/store/embedded-postgres.js';
+
+/**
+ * A real Postgres for one test file (embedded, in a temporary folder). Each `database()` call
+ * gives a fresh, empty database on it, so tests do not see each other's rows.
+ */
+export class TestPostgres {
+  private counter = 0;
+  private constructor(
+    private readonly server: EmbeddedDatabase,
+    private readonly parent: string,
+  ) {}
+
+  static async start(): Promise<TestPostgres> {
+    const parent = mkdtempSync(join(tmpdir(), 'kiln-test-pg-'));
+    // under root the server runs as the postgres user, which must be able to enter the folder
+    chmodSync(parent, 0o755);
+    return new TestPostgres(await startEmbeddedPostgres({ dataDir: join(parent, 'postgres') }), parent);
+  }
+
+  async database(): Promise<string> {
+    const name = `kiln_test_${process.pid}_${++this.counter}`;
+    const client = new pg.Client({ connectionString: this.server.url });
+    await client.connect();
+    await client.query(`create database ${name}`);
+    await client.end();
+    return this.server.url.replace(/\/kiln$/, `/${name}`);
+  }
+
+  async stop(): Promise<void> {
+    await this.server.stop();
+    rmSync(this.parent, { recursive: true, force: true });
+  }
+}
+
+export interface TestKiln {
+  base: string;
+  adminKey: string;
+  runtime: KilnRuntime;
+  databaseUrl: string;
+  stop(): Promise<void>;
+}
+
+/** Kiln (API and, unless disabled, an in-process worker) on loopback against `databaseUrl`. */
+export async function startTestKiln(databaseUrl: string, env: Record<string, string> = {}): Promise<TestKiln> {
+  const adminKey = env.BOOTSTRAP_ADMIN_KEY ?? generateApiKey();
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    BOOTSTRAP_ADMIN_KEY: adminKey,
+    WORKER_CONCURRENCY: '1',
+    KILN_TENSOR_BACKEND: 'cpu',
+    KILN_LEASE_SECONDS: '3',
+    KILN_SHUTDOWN_GRACE_SECONDS: '5',
+    ...env,
+  });
+  const runtime = await startKiln({ config, api: true, worker: config.WORKER_CONCURRENCY > 0, logger: pino({ level: process.env.KILN_TEST_LOG ?? 'silent' }) });
+  return { base: runtime.url!, adminKey, runtime, databaseUrl, stop: () => runtime.stop() };
+}
+
+/** A `kiln worker` process against the database, as a cluster would run it. */
+export function spawnWorker(databaseUrl: string, env: Record<string, string> = {}): ChildProcess {
+  const here = fileURLToPath(import.meta.url);
+  const main = here.endsWith('.ts') ? join(here, '../../../src/cli/main.ts') : join(here, '../../../src/cli/main.js');
+  return spawn(process.execPath, [...process.execArgv, main, 'worker'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      WORKER_CONCURRENCY: '1',
+      KILN_TENSOR_BACKEND: 'cpu',
+      KILN_LEASE_SECONDS: '3',
+      KILN_SHUTDOWN_GRACE_SECONDS: '5',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** A small HTTP client with the admin key, returning status, headers and parsed JSON. */
+export function client(base: string, key: string | null) {
+  return async function request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+    const init: RequestInit = { method, headers: { ...(key ? { Authorization: `Bearer ${key}` } : {}), ...headers } };
+    if (body !== undefined) {
+      init.body = typeof body === 'string' || body instanceof FormData ? (body as string | FormData) : JSON.stringify(body);
+      if (!(body instanceof FormData) && !headers['Content-Type']) (init.headers as Record<string, string>)['Content-Type'] = 'application/json';
+    }
+    const res = await fetch(`${base}${path}`, init);
+    const text = await res.text();
+    let json: any = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      json = null;
+    }
+    return { status: res.status, headers: res.headers, json, text };
+  };
+}
+
+/** Polls until `check` returns a value (not undefined), or fails after `ms`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, ms = 30_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
