@@ -353,4 +353,21 @@ describe('running a campaign', () => {
     await api('POST', `/v1/campaigns/${next.id}/start`);
     assert.equal((await waitForCampaign(next.id, ['completed', 'failed'])).status, 'completed');
   });
+
+  test('a job running past timeout_hours fails with a log entry saying so', async () => {
+    const { id } = await createCampaign('slow', zdt1Mdl({ budget: 200, batch: 1 }));
+    const bad = await api('POST', `/v1/campaigns/${id}/start`, { timeout_hours: -1 });
+    assert.equal(bad.status, 422);
+    assert.equal(bad.json.error.details.errors[0].path, 'timeout_hours');
+    const started = (await api('POST', `/v1/campaigns/${id}/start`, { timeout_hours: 0.0005 })).json.data;
+    const failed = await waitForCampaign(id, ['failed', 'completed']);
+    assert.equal(failed.status, 'failed');
+    const job = (await api('GET', `/v1/jobs/${started.job.id}`)).json.data;
+    assert.equal(job.status, 'failed');
+    assert.equal(job.error, 'timed out');
+    const logs = (await api('GET', `/v1/jobs/${started.job.id}/logs?level=error`)).json.data;
+    assert.equal(logs.length, 1);
+    assert.match(logs[0].message, /ran past its timeout of 1\.8 seconds/);
+    assert.ok(failed.evaluations_completed < 200);
+  });
 });

@@ -211,6 +211,7 @@ describe('external (ask/tell) evaluation', () => {
     // results list successful evaluations only: the cracked sample has no objective values
     assert.equal(r.evaluations.length, 7);
     assert.ok(!r.evaluations.some((e) => e.id === cracked));
+    assert.deepEqual((r as any).failed_evaluations.map((e: { id: string; error: string }) => [e.id, e.error]), [[cracked, 'sample cracked']]);
     assert.deepEqual(new Set(r.evaluations.map((e) => e.id)), new Set(posted.keys()));
     for (const e of r.evaluations) {
       assert.deepEqual(e.objectives, posted.get(e.id), e.id);
@@ -364,6 +365,7 @@ describe('http evaluator', () => {
         assert.equal(now.iteration, kept.iteration);
       }
       assert.equal(final.evaluations.length, 12, '16 minus the 4 failed candidates');
+      assert.equal((final as any).failed_evaluations.length, 4);
       assert.ok(final.evaluations.filter((e) => !saved.evaluations.some((b) => b.id === e.id)).every((e) => e.iteration >= 5));
       assert.equal(lab.evaluated.length, 12, 'the lab measured each kept evaluation once');
       assert.equal(new Set(lab.evaluated).size, lab.evaluated.length, `no candidate evaluated twice: ${lab.evaluated.join(' ')}`);

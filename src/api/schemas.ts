@@ -152,6 +152,10 @@ export const resultsSchema = z.object({
   hypervolume: z.number().optional(),
   convergence_history: z.array(z.number()).optional(),
   reference_point: z.record(z.string(), z.number()).nullable().optional(),
+  failed_evaluations: z
+    .array(z.object({ id: z.string(), iteration: z.int(), parameters: parameterValues, error: z.string() }))
+    .optional()
+    .describe('candidates the evaluator could not score; they count against the budget'),
 });
 export const candidateSchema = z.object({ id: z.string(), iteration: z.int(), parameters: parameterValues });
 export const pageMeta = z.object({ page: z.int(), per_page: z.int(), total: z.int(), total_pages: z.int() });

@@ -66,6 +66,8 @@ export async function runJob(ctx: JobRunContext, claimed: JobRow): Promise<JobRu
 async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campaign: CampaignRow): Promise<JobRunOutcome> {
   const mdl = campaign.mdl;
   let state = await loadCampaignState(ctx.db, campaign);
+  // Only a retry runs a campaign the engine stopped for failing evaluations: it tries again.
+  if (state.status === 'failed') state = { ...state, status: 'running', stopReason: null };
   let stored = (await ctx.db('evaluations').where({ campaign_id: campaign.id }).count({ n: '*' }))[0].n as number;
   const external = (mdl.evaluator ?? { type: 'external' }).type === 'external';
   const evaluator = external ? null : createEvaluator(mdl, ctx.evaluatorOptions);
@@ -231,6 +233,11 @@ async function announce(ctx: JobRunContext, job: JobRow, lease: Lease, state: Ca
   await ctx.db.transaction(async (trx) => {
     const updated = await updateFenced(trx, lease, { phase, progress: progressOf(mdl, state, bestObjectives(mdl, state)) });
     await publishEvent(trx, event('job.status', job, { status: 'running', current_phase: phase }));
+    if (phase === 'awaiting_evaluations') {
+      await logJob(trx, job, 'info', `Waiting for results of ${state.pending.length} candidates: GET /v1/campaigns/${job.campaign_id}/candidates, then POST their results to /v1/campaigns/${job.campaign_id}/evaluations.`);
+    } else {
+      await logJob(trx, job, 'debug', `Phase: ${phase}.`);
+    }
     await publishEvent(trx, event('job.progress', job, { ...updated.progress, current_phase: phase, timing: timingOf(updated) }));
   });
 }

@@ -171,7 +171,7 @@ export class Supervisor {
           const message =
             job.overdue === 'lease'
               ? `Worker ${job.worker_id} stopped renewing its lease (it crashed or lost the database); the job is failed. Retry it to resume after the last saved iteration.`
-              : `The job ran past its timeout of ${(job.timeout_seconds / 3600).toFixed(2)} hours and is failed. Retry it to continue after the last saved iteration.`;
+              : `The job ran past its timeout of ${duration(job.timeout_seconds)} and is failed. Retry it to continue after the last saved iteration (a retry gets the same timeout; set timeout_hours when starting to change it).`;
           await endJob(trx, job, null, { job: 'failed', campaign: 'failed', level: 'error', message, error: job.overdue === 'lease' ? 'lease lapsed' : 'timed out' });
           this.log.warn({ job: job.id, reason: job.overdue }, 'overdue job failed');
         }
@@ -201,4 +201,10 @@ export class Supervisor {
       waiters.add(wake);
     });
   }
+}
+
+function duration(seconds: number): string {
+  if (seconds >= 3600) return `${Number((seconds / 3600).toFixed(2))} hours`;
+  if (seconds >= 60) return `${Number((seconds / 60).toFixed(1))} minutes`;
+  return `${Number(seconds.toFixed(1))} seconds`;
 }

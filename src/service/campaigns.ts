@@ -195,10 +195,21 @@ export async function removeCampaign(db: Db, principal: Principal, id: string) {
   return { id, deleted: true };
 }
 
-export async function resultsOf(db: Db, principal: Principal, id: string): Promise<{ mdl: Mdl; results: CampaignResults }> {
+/** A candidate the evaluator could not score: counted against the budget, listed apart from `evaluations`. */
+export interface FailedEvaluation {
+  id: string;
+  iteration: number;
+  parameters: Record<string, number | string>;
+  error: string;
+}
+
+export async function resultsOf(db: Db, principal: Principal, id: string): Promise<{ mdl: Mdl; results: CampaignResults & { failed_evaluations: FailedEvaluation[] } }> {
   const campaign = await getCampaign(db, principal, id);
   const state = await loadCampaignState(db, campaign);
-  return { mdl: campaign.mdl, results: campaignResults(campaign.mdl, state) };
+  const failed = state.evaluations
+    .filter((e) => e.objectives === null)
+    .map((e) => ({ id: e.id, iteration: e.iteration, parameters: e.parameters, error: e.error ?? 'no result' }));
+  return { mdl: campaign.mdl, results: { ...campaignResults(campaign.mdl, state), failed_evaluations: failed } };
 }
 
 export function resultsAsCsv(mdl: Mdl, results: CampaignResults, paretoOnly: boolean): string {
