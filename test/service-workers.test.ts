@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import WebSocket from 'ws';
 import { zdt1Mdl } from './support/campaign-fixtures.js';
-import { client, eventually, spawnWorker, startTestKiln, TestPostgres, type TestKiln } from './support/service.js';
+import { client, eventually, kilnMain, spawnWorker, startTestKiln, TestPostgres, type TestKiln } from './support/service.js';
 
 /**
  * Jobs run by separate `kiln worker` processes against one database, as on a cluster: the API
@@ -174,4 +174,30 @@ test('SIGTERM hands the job back at once: another worker resumes it without wait
   assert.equal((await job(jobId)).status, 'completed');
   staying.process.kill('SIGTERM');
   assert.equal((await exited(staying.process)).code, 0);
+});
+
+test('kiln keys create stores a scoped key that works at once', async () => {
+  const { execFile } = await import('node:child_process');
+  const main = kilnMain();
+  const run = (args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(process.execPath, [...process.execArgv, main, ...args], { env: { ...process.env, DATABASE_URL: kiln.databaseUrl, LOG_LEVEL: 'silent' } }, (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+  const created = await run(['keys', 'create', '--name', 'ci reader', '--scope', 'campaigns:read', '--prefix', 'svc_ci_']);
+  assert.equal(created.code, 0, created.stderr);
+  const [id, key] = created.stdout.trim().split(/\s+/);
+  assert.match(id, /^key_/);
+  assert.match(key, /^svc_ci_[0-9A-Za-z]{30}$/);
+  const reader = client(kiln.base, key);
+  assert.equal((await reader('GET', '/v1/campaigns')).status, 200);
+  const denied = await reader('POST', '/v1/campaigns', { name: 'x', domain: 'water', mdl: zdt1Mdl() });
+  assert.equal(denied.status, 403);
+  const row = await kiln.runtime.db('api_keys').where({ id }).first();
+  assert.notEqual(row.key_hash, key);
+  assert.ok(!JSON.stringify(row).includes(key.slice(8)), 'the secret is not stored');
+  const badScope = await run(['keys', 'create', '--name', 'x', '--scope', 'everything']);
+  assert.notEqual(badScope.code, 0);
+  assert.match(badScope.stderr, /everything/);
 });

@@ -1,18 +1,18 @@
 import type { Logger } from 'pino';
-import { plannedIterations } from '../engine/campaign/progress.js';
 import { bestObjectives } from '../engine/campaign/results.js';
 import { budgetUsed, tell } from '../engine/campaign/state.js';
 import type { CampaignState, EvaluationResult, IterationSummary, Proposal } from '../engine/campaign/types.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import { findCampaignById, insertEvaluations, insertIteration, updateCampaign, type CampaignRow } from '../store/campaigns.js';
 import type { Db } from '../store/db.js';
-import { LeaseLost, readFenced, updateFenced, type JobProgress, type JobRow, type Lease } from '../store/jobs.js';
+import { LeaseLost, readFenced, updateFenced, type JobRow, type Lease } from '../store/jobs.js';
 import { announceJobs, publishEvent } from '../store/notify.js';
 import { loadCampaignState, storedEngineState } from './campaign-state.js';
 import type { EnginePool } from './engine-pool.js';
 import { createEvaluator, type ServiceEvaluatorOptions } from './evaluators/create.js';
 import { EvaluatorError, type Evaluator } from './evaluators/types.js';
 import { postedResults } from './external-results.js';
+import { progressOf, timingOf } from './progress.js';
 import { endJob, event, logJob } from './transitions.js';
 
 export interface JobRunContext {
@@ -209,26 +209,6 @@ async function storeIteration(ctx: JobRunContext, job: JobRow, lease: Lease, cam
   });
 }
 
-export function progressOf(mdl: Mdl, state: CampaignState, best: Record<string, number>): JobProgress {
-  return {
-    iteration: state.iteration,
-    total_iterations: plannedIterations(mdl, state),
-    evaluations_completed: state.evaluations.filter((e) => e.iteration > 0).length,
-    budget: mdl.optimizer.budget,
-    hypervolume: state.convergenceHistory.at(-1) ?? 0,
-    best_objectives: best,
-  };
-}
-
-/** The timing members of interface.md 2.4, from the job's measured iterations. */
-export function timingOf(job: Pick<JobRow, 'started_at' | 'finished_at' | 'iterations_run' | 'iteration_seconds_total' | 'progress'>, now = new Date()): { elapsed_seconds: number; avg_iteration_seconds: number; estimated_remaining_seconds: number } {
-  const end = job.finished_at ?? now;
-  const elapsed = job.started_at ? Math.max(0, (end.getTime() - job.started_at.getTime()) / 1000) : 0;
-  const avg = job.iterations_run > 0 ? job.iteration_seconds_total / job.iterations_run : 0;
-  const left = job.finished_at ? 0 : Math.max(0, (job.progress.total_iterations ?? 0) - (job.progress.iteration ?? 0));
-  return { elapsed_seconds: round(elapsed), avg_iteration_seconds: round(avg), estimated_remaining_seconds: round(avg * left) };
-}
-
 async function announce(ctx: JobRunContext, job: JobRow, lease: Lease, state: CampaignState, mdl: Mdl, phase: string): Promise<void> {
   await ctx.db.transaction(async (trx) => {
     const updated = await updateFenced(trx, lease, { phase, progress: progressOf(mdl, state, bestObjectives(mdl, state)) });
@@ -297,8 +277,4 @@ function startMessage(workerId: string, job: JobRow, state: CampaignState, mdl: 
 
 function fmt(x: number): string {
   return Number(x.toPrecision(6)).toString();
-}
-
-function round(x: number): number {
-  return Math.round(x * 1000) / 1000;
 }

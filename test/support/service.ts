@@ -69,11 +69,15 @@ export async function startTestKiln(databaseUrl: string, env: Record<string, str
   return { base: runtime.url!, adminKey, runtime, databaseUrl, stop: () => runtime.stop() };
 }
 
+/** The `kiln` CLI entry point next to this code (compiled, or the TypeScript source under tsx). */
+export function kilnMain(): string {
+  const here = fileURLToPath(import.meta.url);
+  return join(here, here.endsWith('.ts') ? '../../../src/cli/main.ts' : '../../../src/cli/main.js');
+}
+
 /** A `kiln worker` process against the database, as a cluster would run it. */
 export function spawnWorker(databaseUrl: string, env: Record<string, string> = {}): ChildProcess {
-  const here = fileURLToPath(import.meta.url);
-  const main = here.endsWith('.ts') ? join(here, '../../../src/cli/main.ts') : join(here, '../../../src/cli/main.js');
-  return spawn(process.execPath, [...process.execArgv, main, 'worker'], {
+  return spawn(process.execPath, [...process.execArgv, kilnMain(), 'worker'], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,
