@@ -7,6 +7,7 @@ const SUITES: Record<string, () => Promise<{ suite: BenchSuite }>> = {
   cmaes: () => import('./cmaes.js'),
   gp: () => import('./gp.js'),
   campaign: () => import('./campaign.js'),
+  service: () => import('./service.js'),
 };
 
 const requested = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -20,8 +20,9 @@ const configSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   API_SECRET_KEY: z.string().min(32, { message: 'must be at least 32 characters' }).optional(),
   WORKER_CONCURRENCY: integer(0, 256).default(1),
-  API_RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000).default(60),
-  API_RATE_LIMIT_PER_HOUR: integer(0, 100_000_000).default(1000),
+  /** override the plans' limits (interface.md 8); 0 disables rate limiting */
+  API_RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000).optional(),
+  API_RATE_LIMIT_PER_HOUR: integer(0, 100_000_000).optional(),
   BOOTSTRAP_ADMIN_KEY: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   KILN_DATA_DIR: z.string().min(1).default('data'),

@@ -4,13 +4,15 @@ import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { createApp, type HealthReport } from './api/app.js';
 import { keyAuthenticator } from './api/auth.js';
-import { attachEventHub, type EventHub } from './api/event-hub.js';
+import { attachEventHub, type EventHub, type Subscriber } from './api/event-hub.js';
+import { RateLimits } from './api/rate-limit.js';
 import type { Config } from './config.js';
 import { initTensorBackend } from './engine/tensor/backend.js';
 import type { KilnEvent } from './events.js';
 import { Supervisor } from './jobs/supervisor.js';
 import { packageVersion } from './package-root.js';
 import { bootstrapAdminKey, KeyUsageRecorder } from './service/api-keys.js';
+import type { Principal } from './service/principal.js';
 import { findCampaign } from './store/campaigns.js';
 import { createDb, databaseReachable, type Db } from './store/db.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './store/embedded-postgres.js';
@@ -114,9 +116,11 @@ export async function startKiln(options: KilnOptions): Promise<KilnRuntime> {
 async function startApi(config: Config, db: Db, databaseUrl: string, logger: Logger, backend: string): Promise<{ url: string; stop(): Promise<void> }> {
   const usage = new KeyUsageRecorder(db);
   const auth = keyAuthenticator(db, usage);
+  const rateLimits = new RateLimits(db, { perMinute: config.API_RATE_LIMIT_PER_MINUTE, perHour: config.API_RATE_LIMIT_PER_HOUR }, logger);
   const { app } = createApp({
     logger,
     db,
+    rateLimits,
     version: packageVersion(),
     authenticate: auth.http,
     health: () => health(db, backend),
@@ -135,10 +139,16 @@ async function startApi(config: Config, db: Db, databaseUrl: string, logger: Log
     authenticate: async (token) => {
       try {
         const principal = await auth.resolve(token);
-        return { organizationId: principal.organizationId };
+        const subscriber: Subscriber & { principal: Principal } = { organizationId: principal.organizationId, principal };
+        return subscriber;
       } catch {
         return null;
       }
+    },
+    // a WebSocket connection counts as one request, at connection time (interface.md 6)
+    onConnection: async (subscriber) => {
+      const { principal } = subscriber as Subscriber & { principal: Principal };
+      if (rateLimits.enabled) await rateLimits.consume(principal.keyId, principal.plan);
     },
     resolve: async (subscriber, target) => {
       if ('job_id' in target) {

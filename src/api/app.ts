@@ -9,6 +9,7 @@ import { renderDocsPage } from './docs-page.js';
 import { errorEnvelope } from './error-envelope.js';
 import { openApiDocument } from './openapi.js';
 import { requestId } from './request-id.js';
+import { setRateLimitHeaders, type RateLimits, type RateLimitState } from './rate-limit.js';
 import { RouteTable, type RouteDefinition } from './route.js';
 import { campaignRoutes } from './routes/campaigns.js';
 import { jobRoutes } from './routes/jobs.js';
@@ -26,6 +27,8 @@ export interface AppDependencies {
   /** what GET /v1/health reports */
   health: () => Promise<HealthReport>;
   authenticate: (ctx: Context) => Promise<Principal>;
+  /** absent: no rate limiting (e.g. API_RATE_LIMIT_PER_MINUTE=0) */
+  rateLimits?: RateLimits;
   version: string;
 }
 
@@ -55,7 +58,7 @@ export function createApp(deps: AppDependencies): { app: Koa; routes: RouteTable
   router.get('/openapi.json', (ctx) => {
     ctx.body = openapi();
   });
-  table.mount(router, { authenticate: deps.authenticate, parseBody });
+  table.mount(router, { authenticate: deps.authenticate, parseBody, limit: limiter(deps.rateLimits) });
 
   app.use(requestId);
   app.use(errorEnvelope(deps.logger));
@@ -70,6 +73,21 @@ export function createApp(deps: AppDependencies): { app: Koa; routes: RouteTable
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: false }));
   return { app, routes: table };
+}
+
+function limiter(limits: RateLimits | undefined) {
+  return async (ctx: Context, principal: Principal, route: RouteDefinition): Promise<void> => {
+    if (!limits?.enabled) return;
+    try {
+      const endpoint = route.rateLimit ? { name: route.operationId, perMinute: route.rateLimit.perMinute } : undefined;
+      setRateLimitHeaders(ctx, await limits.consume(principal.keyId, principal.plan, endpoint));
+    } catch (error) {
+      if (error instanceof KilnError && error.status === 429) {
+        setRateLimitHeaders(ctx, error.cause as RateLimitState, error.details?.retry_after as number);
+      }
+      throw error;
+    }
+  };
 }
 
 const jsonParser = koaBody({

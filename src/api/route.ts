@@ -41,6 +41,8 @@ export interface RouteDefinition<Q = unknown, B = unknown> {
   description?: string;
   /** required scope; every route declares one (default deny) */
   scope: Scope;
+  /** a stricter per-minute limit for this endpoint than the plan's (interface.md 8) */
+  rateLimit?: { perMinute: number };
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
   /** the body as documented, where a member is validated by a dedicated validator (e.g. the MDL) */
@@ -56,6 +58,8 @@ export interface RouteHooks {
   authenticate(ctx: Context): Promise<Principal>;
   /** parses the request body for routes that take one */
   parseBody(ctx: Context, route: RouteDefinition): Promise<void>;
+  /** counts the request against the caller's limits; throws 429 */
+  limit(ctx: Context, principal: Principal, route: RouteDefinition): Promise<void>;
 }
 
 /** The API's routes: mounted on a Koa router and described in the OpenAPI document from one list. */
@@ -71,6 +75,7 @@ export class RouteTable {
       const koaPath = route.path.replace(/\{(\w+)\}/g, ':$1');
       router[route.method](koaPath, async (ctx) => {
         const principal = await hooks.authenticate(ctx);
+        await hooks.limit(ctx, principal, route);
         if (!hasScope(principal, route.scope)) {
           throw new KilnError(403, 'INSUFFICIENT_SCOPE', `This request needs the ${route.scope} scope, which this key does not have.`, { required_scope: route.scope });
         }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from './db.js';
 import * as serviceCore from './migrations/001-service-core.js';
+import * as rateLimits from './migrations/002-rate-limits.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -11,7 +12,10 @@ interface Migration {
  * Migrations are modules compiled with the rest of the code and listed here in order, so they
  * run the same from `dist/` on any host, with no directory scanning.
  */
-const MIGRATIONS: ReadonlyArray<[string, Migration]> = [['001-service-core', serviceCore]];
+const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
+  ['001-service-core', serviceCore],
+  ['002-rate-limits', rateLimits],
+];
 
 const source: Knex.MigrationSource<[string, Migration]> = {
   getMigrations: async () => [...MIGRATIONS],

@@ -63,6 +63,9 @@ export async function startTestKiln(databaseUrl: string, env: Record<string, str
     KILN_TENSOR_BACKEND: 'cpu',
     KILN_LEASE_SECONDS: '3',
     KILN_SHUTDOWN_GRACE_SECONDS: '5',
+    // tests poll fast; the rate-limit tests set their own limits
+    API_RATE_LIMIT_PER_MINUTE: '1000000',
+    API_RATE_LIMIT_PER_HOUR: '100000000',
     ...env,
   });
   const runtime = await startKiln({ config, api: true, worker: config.WORKER_CONCURRENCY > 0, logger: pino({ level: process.env.KILN_TEST_LOG ?? 'silent' }) });

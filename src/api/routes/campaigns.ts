@@ -30,6 +30,7 @@ export function campaignRoutes(table: RouteTable, db: Db): void {
     description:
       'Three forms (exactly one): JSON {name, domain, mdl, dataset_id?}; JSON {template_id, name, overrides?, dataset_id?}; or multipart/form-data with a file part mdl_file (YAML or JSON) and optional name, domain, dataset_id fields. Every validation problem is listed with its path.',
     scope: 'campaigns:write',
+    rateLimit: { perMinute: 10 },
     body: s.createCampaignBody,
     bodyDoc: s.createCampaignBodyDoc,
     multipart: s.multipartCampaignBody,
@@ -79,6 +80,7 @@ export function campaignRoutes(table: RouteTable, db: Db): void {
     summary: 'Start (or resume) a campaign',
     description: 'Queues a job. Allowed from created and stopped (a stopped campaign resumes with its history); otherwise 409.',
     scope: 'campaigns:write',
+    rateLimit: { perMinute: 5 },
     body: s.startCampaignBody,
     responses: { 202: { description: 'queued', data: z.object({ campaign: s.campaignDetailSchema, job: s.jobDetailSchema }) } },
     handle: async ({ params, body, principal }) => ({
@@ -117,6 +119,7 @@ export function campaignRoutes(table: RouteTable, db: Db): void {
     summary: 'Results: Pareto front, evaluations, hypervolume and its history',
     description: 'format=csv returns text/csv (header id,iteration,is_pareto,<parameters>,<objectives>) as an attachment, without the envelope.',
     scope: 'campaigns:read',
+    rateLimit: { perMinute: 60 },
     query: s.resultsQuery,
     responses: { 200: { description: 'results', data: s.resultsSchema, content: 'text/csv' } },
     handle: async ({ ctx, params, query, principal }) => {
