@@ -90,6 +90,8 @@ interface Kiln {
   runtime: KilnRuntime;
   base: string;
   key: string;
+  /** a second, API-only Kiln on the same database with rate limiting off */
+  startUnlimitedApi(): Promise<{ base: string; stop(): Promise<void> }>;
   stop(): Promise<void>;
 }
 
@@ -102,20 +104,29 @@ async function startService(backend: string): Promise<Kiln> {
   try {
     database = await startEmbeddedPostgres({ dataDir: join(parent, 'postgres') });
     const key = generateApiKey();
-    const config = loadConfig({
+    const env = {
       DATABASE_URL: database.url,
       PORT: '0',
       HOST: '127.0.0.1',
       BOOTSTRAP_ADMIN_KEY: key,
       WORKER_CONCURRENCY: '1',
       KILN_TENSOR_BACKEND: backend,
-    });
-    const runtime = await startKiln({ config, api: true, worker: true, logger: pino({ level: 'silent' }) });
+      // The limiter stays in the request path (its counters are what a deployment pays for) but
+      // never binds: the plans' limits (5 starts a minute, 1000 requests a minute) are below this load.
+      API_RATE_LIMIT_PER_MINUTE: '1000000',
+      API_RATE_LIMIT_PER_HOUR: '100000000',
+    };
+    const logger = pino({ level: 'silent' });
+    const runtime = await startKiln({ config: loadConfig(env), api: true, worker: true, logger });
     const db = database;
     return {
       runtime,
       base: runtime.url!,
       key,
+      startUnlimitedApi: async () => {
+        const unlimited = await startKiln({ config: loadConfig({ ...env, WORKER_CONCURRENCY: '0', API_RATE_LIMIT_PER_MINUTE: '0' }), api: true, worker: false, logger });
+        return { base: unlimited.url!, stop: () => unlimited.stop() };
+      },
       stop: async () => {
         await runtime.stop();
         await db.stop();
@@ -426,17 +437,21 @@ function get(agent: http.Agent, url: URL, headers: Record<string, string>): Prom
 
 async function measureApi(kiln: Kiln, campaignId: string, backend: string): Promise<{ rows: Row[]; notes: string[] }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  let unlimited: { base: string; stop(): Promise<void> } | null = null;
   try {
     const cases = [
-      { what: 'GET /v1/health @ 200/s (no auth)', path: '/v1/health', auth: false, rate: 200 },
-      { what: 'GET /v1/campaigns/{id} @ 50/s', path: `/v1/campaigns/${campaignId}`, auth: true, rate: 50 },
-      { what: 'GET /v1/campaigns/{id} @ 200/s', path: `/v1/campaigns/${campaignId}`, auth: true, rate: 200 },
+      { what: 'GET /v1/health @ 200/s (no auth)', path: '/v1/health', auth: false, rate: 200, unlimited: false },
+      { what: 'GET /v1/campaigns/{id} @ 50/s', path: `/v1/campaigns/${campaignId}`, auth: true, rate: 50, unlimited: false },
+      { what: 'GET /v1/campaigns/{id} @ 200/s', path: `/v1/campaigns/${campaignId}`, auth: true, rate: 200, unlimited: false },
+      { what: 'GET /v1/campaigns/{id} @ 200/s, rate limiting off', path: `/v1/campaigns/${campaignId}`, auth: true, rate: 200, unlimited: true },
     ];
     const rows: Row[] = [];
     const notes: string[] = [];
     let healthP50 = NaN;
     for (const c of cases) {
-      const result = await openLoop(agent, new URL(c.path, kiln.base), c.auth ? { Authorization: `Bearer ${kiln.key}` } : {}, c.rate);
+      if (c.unlimited) unlimited ??= await kiln.startUnlimitedApi();
+      const base = c.unlimited ? unlimited!.base : kiln.base;
+      const result = await openLoop(agent, new URL(c.path, base), c.auth ? { Authorization: `Bearer ${kiln.key}` } : {}, c.rate);
       const l = result.latencies;
       const p50 = l.length > 0 ? percentile(l, 0.5) : null;
       if (c.path === '/v1/health') healthP50 = p50 ?? NaN;
@@ -460,6 +475,7 @@ async function measureApi(kiln: Kiln, campaignId: string, backend: string): Prom
     return { rows, notes };
   } finally {
     agent.destroy();
+    await unlimited?.stop();
   }
 }
 
@@ -479,7 +495,8 @@ export const suite: BenchSuite = {
       return {
         rows: [...pickup, ...overhead.rows, ...api.rows],
         notes: [
-          'Kiln here is one process: API, WebSocket hub and a supervisor with WORKER_CONCURRENCY 1, on an embedded Postgres over loopback; the load generator shares its event loop.',
+          'Kiln here is one process: API, WebSocket hub and a supervisor with WORKER_CONCURRENCY 1, on an embedded Postgres over loopback; the load generator shares its event loop. ' +
+            'Rate limiting is on with limits far above this load (API_RATE_LIMIT_PER_MINUTE 1000000, PER_HOUR 100000000), so its counters are paid but nothing is refused.',
           'pickup: a start commits its job with NOTIFY kiln_jobs, and the supervisor LISTENs on that channel, so a job is claimed as soon as the notification arrives (milliseconds); ' +
             'the 30 s poll of the queue is only a fallback for a lost notification, and a figure near 30 s would mean one was lost. ' +
             'The database figure spans the two transactions\' now() (start of the start transaction to start of the claim transaction). ' +
@@ -489,11 +506,13 @@ export const suite: BenchSuite = {
           'iteration wall (service): per iteration, the gap between successive campaign_iterations.created_at (transaction start of each iteration\'s store), the first from jobs.started_at (so it holds the job start); mean_ms is (finished_at - started_at)/iterations_run. ' +
             'Baseline wall: gaps between onIteration calls; mean_ms is the whole run / iterations. Both measured runs follow two unrecorded identical runs of their kind.',
           'The service runs engine steps on a piscina worker thread (the state and MDL cross threads by structured clone each step); the baseline steps on the main thread. ' +
-            'Per iteration the job runner makes 30 database round trips with six commits: a fenced read, two phase announcements (each a transaction with its job update, three NOTIFYs and a log row), the surrogate log row, the phase update and the engine_state write (three separate autocommits) and the store transaction. ' +
-            'With fsync on, each of those commits waits for a WAL flush. The thread hop sits inside the step row, whose ratio to the in-process propose shows what it costs; the non-step row is the database work and tell.',
-          'propose_seconds in the service is measured from before the "proposing" announcement to after the engine_state write, and evaluate_seconds includes the "evaluating" announcement, so propose+evaluate there holds several database writes; the overhead row is a lower bound of what the service adds.',
-          'store_seconds stops at the campaign_iterations insert (it is computed as an argument of that insert), so it leaves out the campaign and job updates, the event, the log row and COMMIT of the same transaction.',
-          'API: GET /v1/campaigns/{id} is three sequential queries (key by prefix joined with its organization, the campaign, its latest job) plus Koa, zod and JSON; GET /v1/health runs select 1 and a workers query without authentication. ' +
+            'Per iteration the job runner commits three transactions: the "proposing" announcement (job update, events, a debug log row) before the step; the pending batch with the surrogate log and the "evaluating" announcement after it (both with synchronous_commit off: a crash of Postgres could lose only a phase change or a batch the deterministic engine proposes again); and the durable store transaction. ' +
+            'The thread hop sits inside the step row, whose ratio to the in-process propose shows what it costs; the non-step row is the database work and tell.',
+          'propose_seconds is the engine step on the pool and evaluate_seconds the evaluator call, so propose+evaluate is the engine; the overhead row is everything else the service does per iteration.',
+          'store_seconds is the store transaction up to its last statement (the campaign_iterations insert); its COMMIT is not included.',
+          'API: GET /v1/campaigns/{id} is the key lookup (by prefix, joined with its organization) and then the campaign and its latest job in parallel, plus Koa, zod and JSON; GET /v1/health runs select 1 and a workers query without authentication or rate limiting. ' +
+            'With rate limiting on, each authenticated request also upserts two counter rows (minute and hour windows of its key, rate_limits table): two more committed writes per read, on the same two hot rows for every request of one key. ' +
+            'The limiting-off row is a second, API-only Kiln in this process on the same database with API_RATE_LIMIT_PER_MINUTE=0; its difference to the row above is the limiter\'s cost. ' +
             'ratio is p50 / health p50 at 200/s. Open-loop schedule, latencies from the due time (from the send where the timer fired early); keep-alive agent with up to 64 sockets; 2 s unrecorded warm-up before each 10 s run.',
           ...api.notes,
         ],

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { bestObjectives } from '../engine/campaign/results.js';
 import { budgetUsed, tell } from '../engine/campaign/state.js';
@@ -71,43 +72,61 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
   let stored = (await ctx.db('evaluations').where({ campaign_id: campaign.id }).count({ n: '*' }))[0].n as number;
   const external = (mdl.evaluator ?? { type: 'external' }).type === 'external';
   const evaluator = external ? null : createEvaluator(mdl, ctx.evaluatorOptions);
-  await announce(ctx, claimed, lease, state, mdl, 'starting');
-  await logJob(ctx.db, claimed, 'info', startMessage(ctx.workerId, claimed, state, mdl));
+  await ctx.db.transaction(async (trx) => {
+    await logJob(trx, claimed, 'info', startMessage(ctx.workerId, claimed, state, mdl));
+    await announce(trx, claimed, lease, state, mdl, 'starting');
+  });
 
   while (state.status === 'running') {
-    const job = await readFenced(ctx.db, lease);
-    if (job.cancel_requested) throw new CancelRequested();
     if (ctx.shutdown.aborted) throw new Released();
     const started = performance.now();
+    let proposeSeconds = 0;
     let proposals: Proposal[] = state.pending;
     let strategy = 'resumed';
+    let job: JobRow;
+    const phase = external ? 'awaiting_evaluations' : 'evaluating';
     if (proposals.length === 0) {
-      await announce(ctx, claimed, lease, state, mdl, 'proposing');
+      job = await ctx.db.transaction(async (trx) => {
+        await relaxedCommit(trx);
+        return announce(trx, claimed, lease, state, mdl, 'proposing');
+      });
+      if (job.cancel_requested) throw new CancelRequested();
+      const stepStarted = performance.now();
       const next = await ctx.pool.step(mdl, state);
+      proposeSeconds = (performance.now() - stepStarted) / 1000;
       if (next.proposals.length === 0) break;
       state = next.state;
       proposals = next.proposals;
       strategy = next.strategy;
-      await logSurrogate(ctx, claimed, mdl, state);
-      await updateFenced(ctx.db, lease, { phase: external ? 'awaiting_evaluations' : 'evaluating' });
-      await updateCampaign(ctx.db, campaign.id, { engine_state: storedEngineState(state) });
+      // The pending batch is saved before evaluation: a crash re-evaluates the same candidates, and
+      // an external campaign lists them.
+      await ctx.db.transaction(async (trx) => {
+        await relaxedCommit(trx);
+        await updateCampaign(trx, campaign.id, { engine_state: storedEngineState(state) });
+        await logSurrogate(trx, claimed, mdl, state);
+        await announce(trx, claimed, lease, state, mdl, phase);
+      });
     } else {
-      await logJob(ctx.db, claimed, 'info', `Resuming iteration ${proposals[0].iteration}: its ${proposals.length} candidates were proposed before the last interruption.`);
+      job = await ctx.db.transaction(async (trx) => {
+        await logJob(trx, claimed, 'info', `Resuming iteration ${proposals[0].iteration}: its ${proposals.length} candidates were proposed before the last interruption.`);
+        return announce(trx, claimed, lease, state, mdl, phase);
+      });
+      if (job.cancel_requested) throw new CancelRequested();
     }
-    const proposed = performance.now();
-    await announce(ctx, claimed, lease, state, mdl, external ? 'awaiting_evaluations' : 'evaluating');
+    const evaluating = performance.now();
     const results = external
       ? await awaitExternal(ctx, campaign.id, lease, proposals)
       : await evaluateBatch(ctx, claimed, evaluator!, proposals);
-    const evaluated = performance.now();
+    const evaluateSeconds = (performance.now() - evaluating) / 1000;
     const told = tell(mdl, state, results);
     const fresh = told.state.evaluations.slice(told.state.evaluations.length - results.length);
     state = told.state;
     await storeIteration(ctx, claimed, lease, campaign, state, told.summary!, {
       strategy,
       stored,
-      proposeSeconds: (proposed - started) / 1000,
-      evaluateSeconds: (evaluated - proposed) / 1000,
+      proposeSeconds,
+      evaluateSeconds,
+      iterationStarted: started,
       fresh,
     });
     stored += fresh.length;
@@ -157,8 +176,12 @@ async function awaitExternal(ctx: JobRunContext, campaignId: string, lease: Leas
 interface IterationTiming {
   strategy: string;
   stored: number;
+  /** the engine step on the pool (surrogate fit + acquisition) */
   proposeSeconds: number;
+  /** the evaluator, or the wait for external results */
   evaluateSeconds: number;
+  /** performance.now() when the iteration began, for its wall time */
+  iterationStarted: number;
   fresh: CampaignState['evaluations'];
 }
 
@@ -172,20 +195,6 @@ async function storeIteration(ctx: JobRunContext, job: JobRow, lease: Lease, cam
     const current = await readFenced(trx, lease);
     await insertEvaluations(trx, campaign, timing.fresh, timing.stored);
     await trx('external_results').where({ campaign_id: campaign.id }).whereIn('candidate_id', timing.fresh.map((e) => e.id)).delete();
-    await insertIteration(trx, {
-      campaign_id: campaign.id,
-      iteration: summary.iteration,
-      organization_id: campaign.organization_id,
-      job_id: job.id,
-      hypervolume: summary.hypervolume,
-      pareto_size: summary.paretoSize,
-      evaluated: summary.evaluated,
-      failed: summary.failed,
-      strategy: timing.strategy,
-      propose_seconds: timing.proposeSeconds,
-      evaluate_seconds: timing.evaluateSeconds,
-      store_seconds: (performance.now() - storeStarted) / 1000,
-    });
     await updateCampaign(trx, campaign.id, {
       evaluations_completed: evaluationsCompleted,
       current_iteration: state.iteration,
@@ -198,7 +207,8 @@ async function storeIteration(ctx: JobRunContext, job: JobRow, lease: Lease, cam
     const updated = await updateFenced(trx, lease, {
       progress,
       iterations_run: current.iterations_run + 1,
-      iteration_seconds_total: current.iteration_seconds_total + timing.proposeSeconds + timing.evaluateSeconds,
+      // wall time, database work included, so that the remaining-time estimate is honest
+      iteration_seconds_total: current.iteration_seconds_total + (performance.now() - timing.iterationStarted) / 1000,
     });
     await publishEvent(trx, event('job.progress', job, { ...progress, current_phase: updated.phase, timing: timingOf(updated) }));
     const failures = summary.failed > 0 ? `, ${summary.failed} failed` : '';
@@ -206,20 +216,45 @@ async function storeIteration(ctx: JobRunContext, job: JobRow, lease: Lease, cam
     for (const failed of timing.fresh.filter((e) => e.error)) {
       await logJob(trx, job, 'warning', `Evaluation ${failed.id} failed: ${failed.error}`);
     }
+    await insertIteration(trx, {
+      campaign_id: campaign.id,
+      iteration: summary.iteration,
+      organization_id: campaign.organization_id,
+      job_id: job.id,
+      hypervolume: summary.hypervolume,
+      pareto_size: summary.paretoSize,
+      evaluated: summary.evaluated,
+      failed: summary.failed,
+      strategy: timing.strategy,
+      propose_seconds: timing.proposeSeconds,
+      evaluate_seconds: timing.evaluateSeconds,
+      // last statement of the transaction, so this is all of the store but its commit
+      store_seconds: (performance.now() - storeStarted) / 1000,
+    });
   });
 }
 
-async function announce(ctx: JobRunContext, job: JobRow, lease: Lease, state: CampaignState, mdl: Mdl, phase: string): Promise<void> {
-  await ctx.db.transaction(async (trx) => {
-    const updated = await updateFenced(trx, lease, { phase, progress: progressOf(mdl, state, bestObjectives(mdl, state)) });
-    await publishEvent(trx, event('job.status', job, { status: 'running', current_phase: phase }));
-    if (phase === 'awaiting_evaluations') {
-      await logJob(trx, job, 'info', `Waiting for results of ${state.pending.length} candidates: GET /v1/campaigns/${job.campaign_id}/candidates, then POST their results to /v1/campaigns/${job.campaign_id}/evaluations.`);
-    } else {
-      await logJob(trx, job, 'debug', `Phase: ${phase}.`);
-    }
-    await publishEvent(trx, event('job.progress', job, { ...updated.progress, current_phase: phase, timing: timingOf(updated) }));
-  });
+/**
+ * Phase changes and the pending batch need not wait for their WAL flush: only a crash of Postgres
+ * itself could lose them, and then the job re-proposes the very same batch (the engine is
+ * deterministic given the stored state) and shows the phase again. The iteration's results are
+ * always committed durably.
+ */
+async function relaxedCommit(trx: Knex.Transaction): Promise<void> {
+  await trx.raw('set local synchronous_commit to off');
+}
+
+/** The job's phase and progress, with the events and a log entry, inside the caller's transaction; returns the job row. */
+async function announce(trx: Knex.Transaction, job: JobRow, lease: Lease, state: CampaignState, mdl: Mdl, phase: string): Promise<JobRow> {
+  const updated = await updateFenced(trx, lease, { phase, progress: progressOf(mdl, state, bestObjectives(mdl, state)) });
+  await publishEvent(trx, event('job.status', job, { status: 'running', current_phase: phase }));
+  if (phase === 'awaiting_evaluations') {
+    await logJob(trx, job, 'info', `Waiting for results of ${state.pending.length} candidates: GET /v1/campaigns/${job.campaign_id}/candidates, then POST their results to /v1/campaigns/${job.campaign_id}/evaluations.`);
+  } else {
+    await logJob(trx, job, 'debug', `Phase: ${phase}.`);
+  }
+  await publishEvent(trx, event('job.progress', job, { ...updated.progress, current_phase: phase, timing: timingOf(updated) }));
+  return updated;
 }
 
 async function finish(ctx: JobRunContext, job: JobRow, lease: Lease, ending: Parameters<typeof endJob>[3]): Promise<void> {
@@ -253,7 +288,7 @@ async function release(ctx: JobRunContext, job: JobRow, lease: Lease): Promise<J
 }
 
 /** Fit quality per objective: the signal-to-noise ratio and the most relevant parameters. */
-async function logSurrogate(ctx: JobRunContext, job: JobRow, mdl: Mdl, state: CampaignState): Promise<void> {
+async function logSurrogate(trx: Knex.Transaction, job: JobRow, mdl: Mdl, state: CampaignState): Promise<void> {
   if (!state.hyperparameters) return;
   // Categorical parameters are one-hot encoded, so lengthscales then name encoded dimensions.
   const names = state.hyperparameters[0].lengthscales.length === mdl.parameters.length ? mdl.parameters.map((p) => p.name) : [];
@@ -266,7 +301,7 @@ async function logSurrogate(ctx: JobRunContext, job: JobRow, mdl: Mdl, state: Ca
       .map((r) => `${r.name} (${fmt(r.l)})`);
     return `${mdl.objectives[k]?.name}: signal/noise ${fmt(snr)}, shortest lengthscales ${relevant.join(', ')}`;
   });
-  await logJob(ctx.db, job, 'debug', `Surrogate fit for iteration ${state.iteration + 1}: ${lines.join('; ')}.`);
+  await logJob(trx, job, 'debug', `Surrogate fit for iteration ${state.iteration + 1}: ${lines.join('; ')}.`);
 }
 
 function startMessage(workerId: string, job: JobRow, state: CampaignState, mdl: Mdl): string {

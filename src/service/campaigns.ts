@@ -102,8 +102,8 @@ export async function getCampaign(db: Db, principal: Principal, id: string): Pro
 }
 
 export async function campaignDetailFor(db: Db, principal: Principal, id: string) {
-  const campaign = await getCampaign(db, principal, id);
-  const latest = await latestJob(db, campaign.id);
+  const [campaign, latest] = await Promise.all([findCampaign(db, principal.organizationId, id), latestJob(db, id)]);
+  if (!campaign) throw notFound('campaign', id);
   return campaignDetail(campaign, latest?.id ?? null);
 }
 
