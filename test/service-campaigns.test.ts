@@ -199,6 +199,27 @@ describe('campaign resources', () => {
   });
 });
 
+describe('documentation and health', () => {
+  test('the OpenAPI document and /docs are served without credentials and cover every route', async () => {
+    const anonymous = client(kiln.base, null);
+    const doc = await anonymous('GET', '/v1/openapi.json');
+    assert.equal(doc.status, 200);
+    assert.equal(doc.json.openapi, '3.1.0');
+    const operations = Object.values(doc.json.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((item) => Object.values(item).map((op) => op.operationId));
+    for (const id of ['createCampaign', 'listCampaigns', 'getCampaign', 'startCampaign', 'stopCampaign', 'deleteCampaign', 'getResults', 'listCandidates', 'postEvaluations', 'listJobs', 'getJob', 'getJobLogs', 'cancelJob', 'retryJob']) {
+      assert.ok(operations.includes(id), id);
+    }
+    const page = await anonymous('GET', '/docs');
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-type') ?? '', /text\/html/);
+    assert.match(page.text, /\/v1\/campaigns\/\{campaign_id\}\/results/);
+    const health = (await anonymous('GET', '/v1/health')).json.data;
+    assert.deepEqual([health.status, health.database, health.tensor_backend], ['ok', 'ok', 'cpu']);
+    assert.equal(health.workers.length, 1);
+    assert.equal(health.workers[0].id, kiln.runtime.supervisor!.workerId);
+  });
+});
+
 describe('running a campaign', () => {
   test('create → start → live progress over the WebSocket → completed with results and CSV', async () => {
     const { id } = await createCampaign('end to end', zdt1Mdl({ budget: 10, batch: 2 }));
