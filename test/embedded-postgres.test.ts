@@ -37,3 +37,18 @@ test('embedded Postgres starts, keeps its data across restarts, and listens on l
     rmSync(parent, { recursive: true, force: true });
   }
 });
+
+test('a data folder the server user cannot reach is refused with what to change (root), or simply works (ordinary user)', async () => {
+  const parent = mkdtempSync(join(tmpdir(), 'kiln-pg-private-'));
+  chmodSync(parent, 0o700);
+  try {
+    if (process.getuid?.() === 0) {
+      await assert.rejects(startEmbeddedPostgres({ dataDir: join(parent, 'postgres') }), (error: Error) => /cannot enter .*KILN_DATA_DIR/s.test(error.message));
+    } else {
+      const server = await startEmbeddedPostgres({ dataDir: join(parent, 'postgres') });
+      await server.stop();
+    }
+  } finally {
+    rmSync(parent, { recursive: true, force: true });
+  }
+});
