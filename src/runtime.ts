@@ -187,12 +187,12 @@ async function health(db: Db, backend: string): Promise<HealthReport> {
         .whereNull('stopped_at')
         .andWhere('last_seen_at', '>', db.raw(`now() - interval '2 minutes'`))
         .orderBy('last_seen_at', 'desc')
-        .select('id', 'hostname', 'slots', 'last_seen_at')) as { id: string; hostname: string; slots: number; last_seen_at: Date }[])
+        .select('id', 'hostname', 'slots', 'tensor_backend', 'last_seen_at')) as { id: string; hostname: string; slots: number; tensor_backend: string | null; last_seen_at: Date }[])
     : [];
   return {
     status: ok ? 'ok' : 'degraded',
     database: ok ? 'ok' : 'unavailable',
     tensor_backend: backend,
-    workers: workers.map((w) => ({ id: w.id, hostname: w.hostname, slots: w.slots, last_seen_at: w.last_seen_at.toISOString() })),
+    workers: workers.map((w) => ({ id: w.id, hostname: w.hostname, slots: w.slots, tensor_backend: w.tensor_backend, last_seen_at: w.last_seen_at.toISOString() })),
   };
 }

@@ -100,6 +100,11 @@ test('two worker processes share the queue without ever running the same job; ev
     owners.add(j.worker_id);
   }
   assert.deepEqual([...owners].sort(), [a.id, b.id].sort(), 'both workers took jobs');
+  await eventually(async () => {
+    const h = (await api('GET', '/v1/health')).json.data;
+    const backends = [a.id, b.id].map((id) => h.workers.find((w: { id: string }) => w.id === id)?.tensor_backend);
+    return backends.every((backend) => backend === 'cpu') ? true : undefined;
+  }, 10_000, 'workers to report the tensor backend their engine steps ran on');
   for (const id of jobIds) {
     assert.ok(events.some((e) => e.type === 'job.progress' && e.job_id === id), `progress of ${id} reached the API node`);
     assert.ok(events.some((e) => e.type === 'job.status' && e.job_id === id && e.data.status === 'completed'));

@@ -18,7 +18,8 @@ export interface HealthReport {
   status: 'ok' | 'degraded';
   database: 'ok' | 'unavailable';
   tensor_backend: string;
-  workers: { id: string; hostname: string; slots: number; last_seen_at: string }[];
+  /** supervisors seen recently; tensor_backend is null until the worker has run an engine step */
+  workers: { id: string; hostname: string; slots: number; tensor_backend: string | null; last_seen_at: string }[];
 }
 
 export interface AppDependencies {

@@ -166,5 +166,5 @@ export const healthSchema = z.object({
   status: z.enum(['ok', 'degraded']),
   database: z.enum(['ok', 'unavailable']),
   tensor_backend: z.string(),
-  workers: z.array(z.object({ id: z.string(), hostname: z.string(), slots: z.int(), last_seen_at: timestamp })),
+  workers: z.array(z.object({ id: z.string(), hostname: z.string(), slots: z.int(), tensor_backend: z.string().nullable(), last_seen_at: timestamp })),
 });

@@ -19,6 +19,7 @@ export interface EnginePoolOptions {
 export class EnginePool {
   private readonly pool: Piscina<StepTask, StepTaskResult>;
   private readonly backend: TensorBackendName | 'auto';
+  private resolved: TensorBackendName | null = null;
 
   constructor(options: EnginePoolOptions = {}) {
     const threads = options.threads ?? 1;
@@ -34,7 +35,14 @@ export class EnginePool {
 
   /** step(mdl, state) on a pool thread; the result also names the thread's tensor backend. */
   async step(mdl: Mdl, state: CampaignState): Promise<StepResult & { backend: TensorBackendName }> {
-    return this.pool.run({ mdl, state, backend: this.backend });
+    const result: StepResult & { backend: TensorBackendName } = await this.pool.run({ mdl, state, backend: this.backend });
+    this.resolved = result.backend;
+    return result;
+  }
+
+  /** The backend the pool's threads run on, once a step has run (null before). */
+  backendInUse(): TensorBackendName | null {
+    return this.resolved;
   }
 
   async destroy(): Promise<void> {

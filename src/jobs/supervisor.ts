@@ -157,7 +157,7 @@ export class Supervisor {
       const leases = [...this.running.values()].map((r) => r.lease);
       const lost = await renewLeases(db, this.workerId, leases, this.leaseSeconds);
       if (lost.length > 0) this.log.warn({ jobs: lost }, 'leases no longer held; those runs stop at their next write');
-      await db('workers').where({ id: this.workerId }).update({ last_seen_at: db.fn.now() });
+      await db('workers').where({ id: this.workerId }).update({ last_seen_at: db.fn.now(), tensor_backend: this.pool.backendInUse() });
     } catch (error) {
       this.log.warn({ err: error }, 'heartbeat failed; retrying at the next beat');
     }
