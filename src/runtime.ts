@@ -9,6 +9,7 @@ import { RateLimits } from './api/rate-limit.js';
 import type { Config } from './config.js';
 import { initTensorBackend } from './engine/tensor/backend.js';
 import type { KilnEvent } from './events.js';
+import { IngestPool } from './datasets/ingest-pool.js';
 import { Supervisor } from './jobs/supervisor.js';
 import { packageVersion } from './package-root.js';
 import { bootstrapAdminKey, KeyUsageRecorder } from './service/api-keys.js';
@@ -117,9 +118,11 @@ async function startApi(config: Config, db: Db, databaseUrl: string, logger: Log
   const usage = new KeyUsageRecorder(db);
   const auth = keyAuthenticator(db, usage);
   const rateLimits = new RateLimits(db, { perMinute: config.API_RATE_LIMIT_PER_MINUTE, perHour: config.API_RATE_LIMIT_PER_HOUR }, logger);
+  const ingest = new IngestPool();
   const { app } = createApp({
     logger,
     db,
+    datasets: { db, ingest, databaseUrl, templateMdl: async () => null },
     rateLimits,
     version: packageVersion(),
     authenticate: auth.http,
@@ -176,6 +179,7 @@ async function startApi(config: Config, db: Db, databaseUrl: string, logger: Log
       await closed;
       await listener.close();
       await usage.close();
+      await ingest.destroy();
     },
   };
 }

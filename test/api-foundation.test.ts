@@ -13,6 +13,7 @@ async function serve(health: () => Promise<HealthReport>): Promise<{ base: strin
     logger: pino({ level: 'silent' }),
     health,
     db: {} as never,
+    datasets: {} as never,
     version: 'test',
     authenticate: async () => ({ organizationId: 'org_test', plan: 'free', keyId: 'key_test', scopes: ['admin'] }),
   });

@@ -3,6 +3,7 @@ import Koa, { type Context } from 'koa';
 import { koaBody } from 'koa-body';
 import type { Logger } from 'pino';
 import { KilnError } from '../errors.js';
+import type { DatasetServices } from '../service/datasets.js';
 import type { Principal } from '../service/principal.js';
 import type { Db } from '../store/db.js';
 import { renderDocsPage } from './docs-page.js';
@@ -12,6 +13,7 @@ import { requestId } from './request-id.js';
 import { setRateLimitHeaders, type RateLimits, type RateLimitState } from './rate-limit.js';
 import { RouteTable, type RouteDefinition } from './route.js';
 import { campaignRoutes } from './routes/campaigns.js';
+import { datasetRoutes } from './routes/datasets.js';
 import { jobRoutes } from './routes/jobs.js';
 
 export interface HealthReport {
@@ -28,6 +30,7 @@ export interface AppDependencies {
   /** what GET /v1/health reports */
   health: () => Promise<HealthReport>;
   authenticate: (ctx: Context) => Promise<Principal>;
+  datasets: DatasetServices;
   /** absent: no rate limiting (e.g. API_RATE_LIMIT_PER_MINUTE=0) */
   rateLimits?: RateLimits;
   version: string;
@@ -47,6 +50,7 @@ export function createApp(deps: AppDependencies): { app: Koa; routes: RouteTable
   const table = new RouteTable();
   campaignRoutes(table, deps.db);
   jobRoutes(table, deps.db);
+  datasetRoutes(table, deps.datasets);
 
   const router = new Router({ prefix: '/v1' });
   router.get('/health', async (ctx) => {

@@ -49,6 +49,8 @@ export interface RouteDefinition<Q = unknown, B = unknown> {
   bodyDoc?: z.ZodType;
   /** documented alternative multipart body */
   multipart?: z.ZodType;
+  /** the handler reads the request stream itself (uploads); nothing is parsed before it */
+  streamsBody?: boolean;
   responses: Record<number, ResponseDoc>;
   handle(input: RouteInput<Q, B>): Promise<Reply | void>;
 }
@@ -81,7 +83,7 @@ export class RouteTable {
         }
         const query = route.query ? parseOrFail(route.query, ctx.query, '') : undefined;
         let body: unknown;
-        if (route.body || route.multipart) {
+        if ((route.body || route.multipart) && !route.streamsBody) {
           await hooks.parseBody(ctx, route);
           body = ctx.request.body;
           if (route.body && !ctx.state.multipart) body = parseOrFail(route.body, body ?? {}, '');

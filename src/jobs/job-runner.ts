@@ -4,7 +4,7 @@ import { bestObjectives } from '../engine/campaign/results.js';
 import { budgetUsed, tell } from '../engine/campaign/state.js';
 import type { CampaignState, EvaluationResult, IterationSummary, Proposal } from '../engine/campaign/types.js';
 import type { Mdl } from '../engine/mdl/schema.js';
-import { findCampaignById, insertEvaluations, insertIteration, updateCampaign, type CampaignRow } from '../store/campaigns.js';
+import { findCampaignById, insertEvaluations, insertIteration, updateCampaign, type CampaignRow, type WarmStartSummary } from '../store/campaigns.js';
 import type { Db } from '../store/db.js';
 import { LeaseLost, readFenced, updateFenced, type JobRow, type Lease } from '../store/jobs.js';
 import { announceJobs, publishEvent } from '../store/notify.js';
@@ -74,6 +74,7 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
   const evaluator = external ? null : createEvaluator(mdl, ctx.evaluatorOptions);
   await ctx.db.transaction(async (trx) => {
     await logJob(trx, claimed, 'info', startMessage(ctx.workerId, claimed, state, mdl));
+    if (campaign.warm_start && state.iteration === 0) await logWarmStart(trx, claimed, campaign.warm_start);
     await announce(trx, claimed, lease, state, mdl, 'starting');
   });
 
@@ -285,6 +286,16 @@ async function release(ctx: JobRunContext, job: JobRow, lease: Lease): Promise<J
     if (error instanceof LeaseLost) return 'lost';
     throw error;
   }
+}
+
+/** The dataset a campaign starts from, with what was left out and why, once, at its first job. */
+async function logWarmStart(trx: Knex.Transaction, job: JobRow, warm: WarmStartSummary): Promise<void> {
+  const flagged = warm.flagged > 0 ? `; ${warm.flagged} rows with missing objective values were left out` : '';
+  await logJob(trx, job, 'info', `Warm start from dataset ${warm.dataset_id}: ${warm.rows} evaluated rows train the surrogate before the first acquisition, so no initial design is run${flagged}.`);
+  for (const w of warm.warnings.slice(0, 20)) {
+    await logJob(trx, job, 'warning', `Dataset ${warm.dataset_id} row ${w.row ?? '-'}, ${w.column ?? '-'}: ${w.message}.`);
+  }
+  if (warm.warning_count > 20) await logJob(trx, job, 'warning', `… and ${warm.warning_count - 20} more warnings on dataset ${warm.dataset_id}.`);
 }
 
 /** Fit quality per objective: the signal-to-noise ratio and the most relevant parameters. */

@@ -5,13 +5,15 @@ import { parseMdl, validateMdl, type MdlResult } from '../engine/mdl/parse.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import { KilnError } from '../errors.js';
 import { newId } from '../ids.js';
-import { loadCampaignState } from '../jobs/campaign-state.js';
+import { evaluationIdPrefix, loadCampaignState } from '../jobs/campaign-state.js';
+import { warmStartFrom } from './datasets.js';
 import { announceCampaignStatus, announceStatus, endJob, logJob } from '../jobs/transitions.js';
 import {
   countCampaignsWithStatus,
   deleteCampaign,
   findCampaign,
   insertCampaign,
+  insertEvaluations,
   listCampaigns,
   updateCampaign,
   type CampaignRow,
@@ -56,21 +58,31 @@ export async function createCampaign(db: Db, principal: Principal, input: Create
   if (!domain) {
     if (mdl) errors.push({ path: 'domain', message: 'is required (or set domain in the MDL), e.g. water or battery' });
   } else if (!DOMAIN_PATTERN.test(domain) || domain.length > 64) errors.push({ path: 'domain', message: 'must be a lower-case slug such as water or battery' });
-  if (input.dataset_id !== undefined) errors.push({ path: 'dataset_id', message: `unknown dataset ${input.dataset_id}` });
   if (errors.length > 0 || !mdl) throw validationFailed(errors);
+  const warm = input.dataset_id !== undefined ? await warmStartFrom(db, principal, input.dataset_id, mdl) : null;
 
-  const row = await insertCampaign(db, {
-    id: newId('camp_'),
-    organization_id: principal.organizationId,
-    name: name!,
-    domain: domain!,
-    status: 'created',
-    mdl,
-    seed: mdl.optimizer.seed ?? randomInt(0, 2 ** 31 - 1),
-    budget: mdl.optimizer.budget,
-    parameters_count: mdl.parameters.length,
-    objectives_count: mdl.objectives.length,
-    dataset_id: null,
+  const id = newId('camp_');
+  const row = await db.transaction(async (trx) => {
+    const row = await insertCampaign(trx, {
+      id,
+      organization_id: principal.organizationId,
+      name: name!,
+      domain: domain!,
+      status: 'created',
+      mdl,
+      seed: mdl.optimizer.seed ?? randomInt(0, 2 ** 31 - 1),
+      budget: mdl.optimizer.budget,
+      parameters_count: mdl.parameters.length,
+      objectives_count: mdl.objectives.length,
+      dataset_id: warm?.dataset_id ?? null,
+      warm_start: warm ? { dataset_id: warm.dataset_id, rows: warm.rows.length, flagged: warm.flagged, warnings: warm.warnings, warning_count: warm.warningCount } : null,
+    });
+    // the rows are copied: deleting the dataset later leaves the campaign intact
+    if (warm) {
+      const prefix = `${evaluationIdPrefix(id)}w`;
+      await insertEvaluations(trx, row, warm.rows.map((r, i) => ({ id: `${prefix}${i + 1}`, iteration: 0, parameters: r.parameters, objectives: r.objectives })), 0);
+    }
+    return row;
   });
   return campaignSummary(row);
 }

@@ -23,9 +23,19 @@ export interface CampaignRow {
   best_objectives: Record<string, number>;
   engine_state: StoredEngineState | null;
   dataset_id: string | null;
+  warm_start: WarmStartSummary | null;
   created_at: Date;
   started_at: Date | null;
   updated_at: Date;
+}
+
+/** Where a campaign's iteration-0 evaluations came from, for its detail and its job's log. */
+export interface WarmStartSummary {
+  dataset_id: string;
+  rows: number;
+  flagged: number;
+  warnings: { row: number | null; column: string | null; message: string }[];
+  warning_count: number;
 }
 
 /**
@@ -62,7 +72,7 @@ type Executor = Db | Knex.Transaction;
 
 export async function insertCampaign(db: Executor, row: Omit<CampaignRow, 'created_at' | 'updated_at' | 'started_at' | 'evaluations_completed' | 'current_iteration' | 'hypervolume' | 'pareto_size' | 'best_objectives' | 'engine_state'>): Promise<CampaignRow> {
   const [created] = await db('campaigns')
-    .insert({ ...row, mdl: JSON.stringify(row.mdl) })
+    .insert({ ...row, mdl: JSON.stringify(row.mdl), warm_start: row.warm_start === null ? null : JSON.stringify(row.warm_start) })
     .returning('*');
   return created as CampaignRow;
 }

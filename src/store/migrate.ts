@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from './db.js';
 import * as serviceCore from './migrations/001-service-core.js';
 import * as rateLimits from './migrations/002-rate-limits.js';
+import * as datasetsTemplates from './migrations/003-datasets-templates.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -15,6 +16,7 @@ interface Migration {
 const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['001-service-core', serviceCore],
   ['002-rate-limits', rateLimits],
+  ['003-datasets-templates', datasetsTemplates],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

@@ -1,0 +1,99 @@
+import type { Mdl, Parameter } from '../engine/mdl/schema.js';
+import type { Cell, Row } from './readers.js';
+
+/** A problem at a row (1-based data row; null for the file as a whole) and column. */
+export interface DatasetIssue {
+  row: number | null;
+  column: string | null;
+  message: string;
+}
+
+export interface FlaggedRow {
+  row: number;
+  reason: string;
+}
+
+/** Issues listed in full up to this many; beyond it a count is kept, so a huge bad file stays cheap. */
+const MAX_LISTED = 200;
+
+/**
+ * The upload rules of interface.md 4.5 against an MDL: (1) every parameter and objective column
+ * present, (2) values parse as the declared parameter types, (3) values outside the bounds are
+ * warnings, (4) rows with NaN or empty objective values are flagged and excluded from training.
+ */
+export class DatasetValidator {
+  readonly errors: DatasetIssue[] = [];
+  readonly warnings: DatasetIssue[] = [];
+  readonly flagged: FlaggedRow[] = [];
+  errorCount = 0;
+  warningCount = 0;
+
+  constructor(private readonly mdl: Mdl) {}
+
+  /** Rule 1, once the columns are known. */
+  checkColumns(columns: readonly string[]): void {
+    const present = new Set(columns);
+    for (const name of [...this.mdl.parameters.map((p) => p.name), ...this.mdl.objectives.map((o) => o.name)]) {
+      if (!present.has(name)) this.error({ row: null, column: name, message: `column "${name}" of the MDL is missing` });
+    }
+  }
+
+  /** Rules 2–4 for one row. */
+  checkRow(rowNumber: number, row: Row): void {
+    for (const parameter of this.mdl.parameters) {
+      if (!(parameter.name in row)) continue;
+      this.checkParameter(rowNumber, parameter, row[parameter.name]);
+    }
+    const missing: string[] = [];
+    for (const objective of this.mdl.objectives) {
+      if (!(objective.name in row)) continue;
+      const value = row[objective.name];
+      if (value === null || (typeof value === 'number' && Number.isNaN(value))) missing.push(objective.name);
+      else if (typeof value !== 'number' || !Number.isFinite(value)) {
+        this.error({ row: rowNumber, column: objective.name, message: `${JSON.stringify(value)} is not a number` });
+      }
+    }
+    if (missing.length > 0) this.flagged.push({ row: rowNumber, reason: `no value for ${missing.join(', ')}` });
+  }
+
+  get ok(): boolean {
+    return this.errorCount === 0;
+  }
+
+  private checkParameter(rowNumber: number, parameter: Parameter, value: Cell): void {
+    const at = { row: rowNumber, column: parameter.name };
+    if (value === null) {
+      this.error({ ...at, message: 'is empty; every parameter needs a value' });
+      return;
+    }
+    if (parameter.type === 'categorical') {
+      const text = String(value);
+      if (!parameter.values.map(String).includes(text)) {
+        this.error({ ...at, message: `"${text}" is not one of ${parameter.values.join(', ')}` });
+      }
+      return;
+    }
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      this.error({ ...at, message: `${JSON.stringify(value)} is not a number` });
+      return;
+    }
+    if (parameter.type === 'integer' && !Number.isInteger(value)) {
+      this.error({ ...at, message: `${value} is not a whole number (the parameter is an integer)` });
+      return;
+    }
+    const [low, high] = parameter.bounds;
+    if (value < low || value > high) {
+      this.warning({ ...at, message: `${value} is outside the bounds [${low}, ${high}]` });
+    }
+  }
+
+  private error(issue: DatasetIssue): void {
+    this.errorCount += 1;
+    if (this.errors.length < MAX_LISTED) this.errors.push(issue);
+  }
+
+  private warning(issue: DatasetIssue): void {
+    this.warningCount += 1;
+    if (this.warnings.length < MAX_LISTED) this.warnings.push(issue);
+  }
+}

@@ -1,0 +1,47 @@
+import type { Knex } from 'knex';
+import type { Row } from '../datasets/readers.js';
+import type { DatasetIssue, FlaggedRow } from '../datasets/validator.js';
+import type { Mdl } from '../engine/mdl/schema.js';
+import type { Db } from './db.js';
+
+export interface DatasetRow {
+  id: string;
+  organization_id: string;
+  name: string;
+  description: string;
+  format: string;
+  rows: number;
+  columns: string[];
+  size_bytes: number;
+  mdl: Mdl | null;
+  warnings: DatasetIssue[];
+  flagged_rows: FlaggedRow[];
+  created_at: Date;
+}
+
+type Executor = Db | Knex.Transaction;
+
+export async function findDataset(db: Executor, organizationId: string, id: string): Promise<DatasetRow | undefined> {
+  return (await db('datasets').where({ organization_id: organizationId, id }).first()) as DatasetRow | undefined;
+}
+
+export async function listDatasets(db: Executor, organizationId: string, page: number, perPage: number): Promise<{ rows: DatasetRow[]; total: number }> {
+  const base = db('datasets').where({ organization_id: organizationId });
+  const [{ count }] = (await base.clone().count({ count: '*' })) as [{ count: number }];
+  const rows = (await base.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]).limit(perPage).offset((page - 1) * perPage)) as DatasetRow[];
+  return { rows, total: Number(count) };
+}
+
+export async function deleteDataset(db: Executor, organizationId: string, id: string): Promise<boolean> {
+  return (await db('datasets').where({ organization_id: organizationId, id }).delete()) > 0;
+}
+
+/** Rows in file order, `limit` of them from row number `after` + 1. */
+export async function datasetRows(db: Executor, datasetId: string, after: number, limit: number): Promise<{ row_number: number; data: Row }[]> {
+  return (await db('dataset_rows')
+    .where({ dataset_id: datasetId })
+    .andWhere('row_number', '>', after)
+    .orderBy('row_number')
+    .limit(limit)
+    .select('row_number', 'data')) as { row_number: number; data: Row }[];
+}
