@@ -11,8 +11,10 @@ import { initTensorBackend } from './engine/tensor/backend.js';
 import type { KilnEvent } from './events.js';
 import { IngestPool } from './datasets/ingest-pool.js';
 import { Supervisor } from './jobs/supervisor.js';
-import { packageVersion } from './package-root.js';
+import { packageRoot, packageVersion } from './package-root.js';
 import { bootstrapAdminKey, KeyUsageRecorder } from './service/api-keys.js';
+import { loadBuiltinTemplates } from './service/builtin-templates.js';
+import { TemplateCatalog } from './service/templates.js';
 import type { Principal } from './service/principal.js';
 import { findCampaign } from './store/campaigns.js';
 import { createDb, databaseReachable, type Db } from './store/db.js';
@@ -119,10 +121,12 @@ async function startApi(config: Config, db: Db, databaseUrl: string, logger: Log
   const auth = keyAuthenticator(db, usage);
   const rateLimits = new RateLimits(db, { perMinute: config.API_RATE_LIMIT_PER_MINUTE, perHour: config.API_RATE_LIMIT_PER_HOUR }, logger);
   const ingest = new IngestPool();
+  const templates = new TemplateCatalog(db, loadBuiltinTemplates(join(packageRoot(), 'templates')));
   const { app } = createApp({
     logger,
     db,
-    datasets: { db, ingest, databaseUrl, templateMdl: async () => null },
+    templates,
+    datasets: { db, ingest, databaseUrl, templateMdl: async (principal, idOrSlug) => (await templates.find(principal, idOrSlug))?.mdl ?? null },
     rateLimits,
     version: packageVersion(),
     authenticate: auth.http,

@@ -14,6 +14,7 @@ async function serve(health: () => Promise<HealthReport>): Promise<{ base: strin
     health,
     db: {} as never,
     datasets: {} as never,
+    templates: {} as never,
     version: 'test',
     authenticate: async () => ({ organizationId: 'org_test', plan: 'free', keyId: 'key_test', scopes: ['admin'] }),
   });

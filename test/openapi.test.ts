@@ -12,7 +12,7 @@ type Json = Record<string, any>;
 // Handlers are never invoked, so the routes need no database.
 function apiTable(): RouteTable {
   const table = new RouteTable();
-  campaignRoutes(table, {} as never);
+  campaignRoutes(table, {} as never, {} as never);
   jobRoutes(table, {} as never);
   return table;
 }

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { KilnError } from '../errors.js';
 import type { DatasetServices } from '../service/datasets.js';
 import type { Principal } from '../service/principal.js';
+import type { TemplateCatalog } from '../service/templates.js';
 import type { Db } from '../store/db.js';
 import { renderDocsPage } from './docs-page.js';
 import { errorEnvelope } from './error-envelope.js';
@@ -15,6 +16,8 @@ import { RouteTable, type RouteDefinition } from './route.js';
 import { campaignRoutes } from './routes/campaigns.js';
 import { datasetRoutes } from './routes/datasets.js';
 import { jobRoutes } from './routes/jobs.js';
+import { materialRoutes } from './routes/materials.js';
+import { templateRoutes } from './routes/templates.js';
 
 export interface HealthReport {
   status: 'ok' | 'degraded';
@@ -31,6 +34,7 @@ export interface AppDependencies {
   health: () => Promise<HealthReport>;
   authenticate: (ctx: Context) => Promise<Principal>;
   datasets: DatasetServices;
+  templates: TemplateCatalog;
   /** absent: no rate limiting (e.g. API_RATE_LIMIT_PER_MINUTE=0) */
   rateLimits?: RateLimits;
   version: string;
@@ -48,9 +52,11 @@ export function createApp(deps: AppDependencies): { app: Koa; routes: RouteTable
   const app = new Koa({ proxy: false });
   app.silent = true;
   const table = new RouteTable();
-  campaignRoutes(table, deps.db);
+  campaignRoutes(table, deps.db, deps.templates);
   jobRoutes(table, deps.db);
+  materialRoutes(table);
   datasetRoutes(table, deps.datasets);
+  templateRoutes(table, deps.templates);
 
   const router = new Router({ prefix: '/v1' });
   router.get('/health', async (ctx) => {

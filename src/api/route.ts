@@ -39,8 +39,8 @@ export interface RouteDefinition<Q = unknown, B = unknown> {
   tag: string;
   summary: string;
   description?: string;
-  /** required scope; every route declares one (default deny) */
-  scope: Scope;
+  /** required scope; every route declares one (default deny); 'none': any caller (decisions.md: materials) */
+  scope: Scope | 'none';
   /** a stricter per-minute limit for this endpoint than the plan's (interface.md 8) */
   rateLimit?: { perMinute: number };
   query?: z.ZodType<Q>;
@@ -78,7 +78,7 @@ export class RouteTable {
       router[route.method](koaPath, async (ctx) => {
         const principal = await hooks.authenticate(ctx);
         await hooks.limit(ctx, principal, route);
-        if (!hasScope(principal, route.scope)) {
+        if (route.scope !== 'none' && !hasScope(principal, route.scope)) {
           throw new KilnError(403, 'INSUFFICIENT_SCOPE', `This request needs the ${route.scope} scope, which this key does not have.`, { required_scope: route.scope });
         }
         const query = route.query ? parseOrFail(route.query, ctx.query, '') : undefined;

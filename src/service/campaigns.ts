@@ -7,6 +7,8 @@ import { KilnError } from '../errors.js';
 import { newId } from '../ids.js';
 import { evaluationIdPrefix, loadCampaignState } from '../jobs/campaign-state.js';
 import { warmStartFrom } from './datasets.js';
+import { applyOverrides } from './template-overrides.js';
+import type { TemplateCatalog } from './templates.js';
 import { announceCampaignStatus, announceStatus, endJob, logJob } from '../jobs/transitions.js';
 import {
   countCampaignsWithStatus,
@@ -35,10 +37,8 @@ export type CreateCampaignInput =
 const DOMAIN_PATTERN = /^[a-z][a-z0-9_-]*$/;
 const DEFAULT_TIMEOUT_HOURS = 24;
 
-export async function createCampaign(db: Db, principal: Principal, input: CreateCampaignInput) {
-  if (input.form === 'template') {
-    throw validationFailed([{ path: 'template_id', message: `unknown template ${input.template_id}` }]);
-  }
+export async function createCampaign(db: Db, templates: TemplateCatalog, principal: Principal, input: CreateCampaignInput) {
+  if (input.form === 'template') return createFromTemplate(db, templates, principal, input);
   const errors: FieldError[] = [];
   const result: MdlResult = input.form === 'mdl' ? validateMdl(input.mdl) : parseMdl(input.text, formatOf(input.filename));
   const mdlPath = input.form === 'mdl' ? 'mdl' : 'mdl_file';
@@ -59,6 +59,22 @@ export async function createCampaign(db: Db, principal: Principal, input: Create
     if (mdl) errors.push({ path: 'domain', message: 'is required (or set domain in the MDL), e.g. water or battery' });
   } else if (!DOMAIN_PATTERN.test(domain) || domain.length > 64) errors.push({ path: 'domain', message: 'must be a lower-case slug such as water or battery' });
   if (errors.length > 0 || !mdl) throw validationFailed(errors);
+  return storeCampaign(db, principal, { name: name!, domain: domain!, mdl, dataset_id: input.dataset_id });
+}
+
+/** Form 2: the template's MDL with the overrides merged in, validated again. */
+async function createFromTemplate(db: Db, templates: TemplateCatalog, principal: Principal, input: Extract<CreateCampaignInput, { form: 'template' }>) {
+  const template = await templates.find(principal, input.template_id);
+  if (!template) throw validationFailed([{ path: 'template_id', message: `unknown template ${input.template_id}` }]);
+  const { document, errors } = applyOverrides(template.mdl, (input.overrides ?? {}) as Record<string, unknown>);
+  if (errors.length > 0) throw validationFailed(errors);
+  const result = validateMdl(document);
+  if (!result.ok) throw validationFailed(result.errors.map((e) => ({ path: e.path ? `overrides.${e.path}` : 'overrides', message: e.message })));
+  return storeCampaign(db, principal, { name: input.name ?? template.name, domain: template.domain, mdl: result.mdl, dataset_id: input.dataset_id });
+}
+
+async function storeCampaign(db: Db, principal: Principal, input: { name: string; domain: string; mdl: Mdl; dataset_id?: string }) {
+  const { name, domain, mdl } = input;
   const warm = input.dataset_id !== undefined ? await warmStartFrom(db, principal, input.dataset_id, mdl) : null;
 
   const id = newId('camp_');
@@ -66,8 +82,8 @@ export async function createCampaign(db: Db, principal: Principal, input: Create
     const row = await insertCampaign(trx, {
       id,
       organization_id: principal.organizationId,
-      name: name!,
-      domain: domain!,
+      name,
+      domain,
       status: 'created',
       mdl,
       seed: mdl.optimizer.seed ?? randomInt(0, 2 ** 31 - 1),

@@ -14,13 +14,14 @@ import {
 } from '../../service/campaigns.js';
 import { listCandidates, postEvaluations, type PostedResult } from '../../service/external.js';
 import { validationFailed } from '../../service/validation.js';
+import type { TemplateCatalog } from '../../service/templates.js';
 import type { Db } from '../../store/db.js';
 import { pageMeta, type RouteTable } from '../route.js';
 import * as s from '../schemas.js';
 
 const tag = 'Campaigns';
 
-export function campaignRoutes(table: RouteTable, db: Db): void {
+export function campaignRoutes(table: RouteTable, db: Db, templates: TemplateCatalog): void {
   table.add({
     method: 'post',
     path: '/campaigns',
@@ -35,7 +36,7 @@ export function campaignRoutes(table: RouteTable, db: Db): void {
     bodyDoc: s.createCampaignBodyDoc,
     multipart: s.multipartCampaignBody,
     responses: { 201: { description: 'created', data: s.campaignSummarySchema } },
-    handle: async ({ ctx, body, principal }) => ({ status: 201, data: await createCampaign(db, principal, await creationInput(ctx, body)) }),
+    handle: async ({ ctx, body, principal }) => ({ status: 201, data: await createCampaign(db, templates, principal, await creationInput(ctx, body)) }),
   });
 
   table.add({

@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { mdlSchema } from '../../engine/mdl/schema.js';
+import { templateDetail, templateYaml, type TemplateCatalog } from '../../service/templates.js';
+import { pageMeta, type RouteTable } from '../route.js';
+import { pageQuery } from '../schemas.js';
+
+const tag = 'Templates';
+
+const listItem = z.object({
+  id: z.string(),
+  slug: z.string().describe('<domain>/<template-name>'),
+  name: z.string(),
+  domain: z.string(),
+  description: z.string(),
+  parameters_count: z.int(),
+  objectives_count: z.int(),
+  default_budget: z.int(),
+  tags: z.array(z.string()),
+  visibility: z.enum(['public', 'private', 'team']).describe('public: built-in; private: its creator; team: the organization'),
+  builtin: z.boolean(),
+});
+const detail = listItem.extend({ created_at: z.iso.datetime().nullable(), mdl: mdlSchema });
+
+const createBody = z.strictObject({
+  name: z.string().min(1).max(200),
+  description: z.string().max(10_000).default(''),
+  // validated by validateMdl (built on mdlSchema), which reports semantic problems too
+  mdl: z.unknown(),
+  visibility: z.enum(['private', 'team']).default('private'),
+});
+
+export function templateRoutes(table: RouteTable, templates: TemplateCatalog): void {
+  table.add({
+    method: 'get',
+    path: '/templates',
+    operationId: 'listTemplates',
+    tag,
+    summary: 'List templates (built-in and your organization\'s)',
+    scope: 'templates:read',
+    query: z.object({
+      domain: z.string().max(64).optional(),
+      search: z.string().max(200).optional().describe('matched against name and description, case-insensitive'),
+      ...pageQuery,
+    }),
+    responses: { 200: { description: 'a page of templates', data: listItem, list: true } },
+    handle: async ({ query, principal }) => {
+      const page = query.page ?? 1;
+      const perPage = query.per_page ?? 20;
+      const { data, total } = await templates.list(principal, { domain: query.domain, search: query.search, page, perPage });
+      return { data, meta: pageMeta(page, perPage, total) };
+    },
+  });
+
+  table.add({
+    method: 'get',
+    path: '/templates/{template_id}',
+    operationId: 'getTemplate',
+    tag,
+    summary: 'Template detail with its full MDL (id or slug)',
+    scope: 'templates:read',
+    responses: { 200: { description: 'the template', data: detail } },
+    handle: async ({ params, principal }) => ({ data: templateDetail(await templates.get(principal, params.template_id)) }),
+  });
+
+  table.add({
+    method: 'get',
+    path: '/templates/{template_id}/download',
+    operationId: 'downloadTemplate',
+    tag,
+    summary: 'The template\'s MDL as material.yaml',
+    scope: 'templates:read',
+    responses: { 200: { description: 'YAML attachment', content: 'application/yaml' } },
+    handle: async ({ ctx, params, principal }) => {
+      const template = await templates.get(principal, params.template_id);
+      ctx.status = 200;
+      ctx.type = 'application/yaml; charset=utf-8';
+      ctx.set('Content-Disposition', 'attachment; filename="material.yaml"');
+      ctx.body = templateYaml(template);
+    },
+  });
+
+  table.add({
+    method: 'post',
+    path: '/templates',
+    operationId: 'createTemplate',
+    tag,
+    summary: 'Create a custom template',
+    description: 'The slug is <mdl.domain>/<kebab-case name>, unique in the organization. visibility: private (its creator) or team (the organization).',
+    scope: 'templates:write',
+    body: createBody,
+    bodyDoc: createBody.extend({ mdl: mdlSchema }),
+    responses: { 201: { description: 'created', data: detail } },
+    handle: async ({ body, principal }) => ({ status: 201, data: templateDetail(await templates.create(principal, body)) }),
+  });
+
+  table.add({
+    method: 'delete',
+    path: '/templates/{template_id}',
+    operationId: 'deleteTemplate',
+    tag,
+    summary: 'Delete a custom template (its creator or an admin); built-ins are 409',
+    scope: 'templates:write',
+    responses: { 200: { description: 'deleted', data: z.object({ id: z.string(), deleted: z.literal(true) }) } },
+    handle: async ({ params, principal }) => ({ data: await templates.remove(principal, params.template_id) }),
+  });
+}
