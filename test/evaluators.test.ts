@@ -86,7 +86,7 @@ test('builtinEvaluatorIssues reports each mismatch with a path', () => {
   const unknown = issues({ evaluator: { type: 'builtin', name: 'zdt9' } });
   assert.equal(unknown.length, 1);
   assert.equal(unknown[0].path, 'evaluator.name');
-  assert.match(unknown[0].message, /unknown builtin evaluator 'zdt9'; known: zdt1, zdt2, zdt3, dtlz1, dtlz2, branin-currin, bnh, water-membrane, battery-cathode/);
+  assert.match(unknown[0].message, /unknown builtin evaluator 'zdt9'; known: zdt1, zdt2, zdt3, dtlz1, dtlz2, branin-currin, bnh, water-membrane, battery-cathode, water-splitting-catalyst, electrolyte-formulation, perovskite-solar-cell, alloy-design, polymer-membrane/);
 
   const count = issues({ objectives: minimize('a', 'b', 'c'), evaluator: { type: 'builtin', name: 'zdt1' } });
   assert.deepEqual(count.map((i) => i.path), ['objectives']);

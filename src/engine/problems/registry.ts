@@ -1,14 +1,27 @@
 import type { Mdl, Parameter } from '../mdl/schema.js';
+import { alloyDesign } from './alloy-design.js';
 import { batteryCathode } from './battery-cathode.js';
 import { bnh } from './bnh.js';
 import { braninCurrin } from './branin-currin.js';
 import { dtlz1, dtlz2 } from './dtlz.js';
+import { electrolyteFormulation } from './electrolyte-formulation.js';
+import { perovskiteSolarCell } from './perovskite-solar-cell.js';
+import { polymerMembrane } from './polymer-membrane.js';
 import type { DomainSimulator, SimulatorParameter, TestProblem } from './types.js';
 import { waterMembrane } from './water-membrane.js';
+import { waterSplittingCatalyst } from './water-splitting-catalyst.js';
 import { zdt1, zdt2, zdt3 } from './zdt.js';
 
 const PROBLEMS: readonly TestProblem[] = [zdt1, zdt2, zdt3, dtlz1, dtlz2, braninCurrin, bnh];
-const SIMULATORS: readonly DomainSimulator[] = [waterMembrane, batteryCathode];
+const SIMULATORS: readonly DomainSimulator[] = [
+  waterMembrane,
+  batteryCathode,
+  waterSplittingCatalyst,
+  electrolyteFormulation,
+  perovskiteSolarCell,
+  alloyDesign,
+  polymerMembrane,
+];
 
 /** A standard test problem by registry name (case-insensitive). */
 export function testProblem(name: string): TestProblem | undefined {

@@ -52,7 +52,8 @@ export interface SimulatorObjective {
 export interface DomainSimulator {
   /** Registry key, e.g. 'water-membrane'. */
   name: string;
-  domain: 'water' | 'battery';
+  /** the template domain it serves, e.g. water, battery, energy */
+  domain: string;
   description: string;
   parameters: SimulatorParameter[];
   objectives: SimulatorObjective[];

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import test from 'node:test';
+import { parseMdl } from '../src/engine/mdl/parse.js';
+import type { Mdl } from '../src/engine/mdl/schema.js';
+import { initTensorBackend } from '../src/engine/tensor/backend.js';
+import { createEvaluator } from '../src/jobs/evaluators/create.js';
+import { runLocalCampaign } from '../src/jobs/local-runner.js';
+import { packageRoot } from '../src/package-root.js';
+
+await initTensorBackend('wasm');
+
+const templatesDir = join(packageRoot(), 'templates');
+
+/** Every YAML file under templates/, as paths relative to it (domain/name.yaml). */
+function templateFiles(): string[] {
+  return readdirSync(templatesDir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.yaml'))
+    .sort();
+}
+
+function load(file: string): Mdl {
+  const result = parseMdl(readFileSync(join(templatesDir, file), 'utf8'), 'yaml');
+  if (!result.ok) assert.fail(`${file}: ${result.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
+  return result.mdl;
+}
+
+const files = templateFiles();
+
+test('the templates folder holds at least 8 templates over at least 3 domains, water and battery among them', () => {
+  assert.ok(files.length >= 8, `only ${files.length} templates`);
+  const domains = new Set(files.map((f) => dirname(f)));
+  assert.ok(domains.size >= 3, `domains ${[...domains]}`);
+  assert.ok(domains.has('water') && domains.has('battery'), `domains ${[...domains]}`);
+  for (const f of files) assert.equal(f.split(/[/\\]/).length, 2, `${f} is not directly in a domain folder`);
+});
+
+test('every template validates without warnings and is described for people', () => {
+  for (const file of files) {
+    const result = parseMdl(readFileSync(join(templatesDir, file), 'utf8'), 'yaml');
+    assert.ok(result.ok, `${file}: ${result.ok ? '' : JSON.stringify(result.errors)}`);
+    assert.deepEqual(result.warnings, [], file);
+    const mdl = result.mdl;
+    assert.equal(mdl.domain, dirname(file), `${file}: domain must match its folder`);
+    assert.match(basename(file, '.yaml'), /^[a-z0-9]+(-[a-z0-9]+)*$/, `${file}: name the file in kebab-case`);
+    assert.ok(mdl.name && mdl.description && mdl.tags && mdl.tags.length > 0, `${file} lacks name, description or tags`);
+    assert.match(mdl.description!, /Kiln's built-in/, `${file}: the description should say which evaluator it uses`);
+    for (const o of mdl.objectives) {
+      assert.ok(o.unit, `${file}: objective ${o.name} has no unit`);
+      assert.ok(o.reference !== undefined, `${file}: objective ${o.name} has no reference`);
+    }
+    for (const p of mdl.parameters) if (p.type !== 'categorical') assert.ok(p.unit, `${file}: parameter ${p.name} has no unit`);
+    assert.equal(mdl.optimizer.method, 'cma-es', file);
+    assert.ok(mdl.optimizer.seed !== undefined, `${file} has no seed`);
+    assert.equal(mdl.evaluator?.type, 'builtin', file);
+  }
+});
+
+test('every template runs its initial design and one model-guided batch end to end', async () => {
+  const started = performance.now();
+  for (const file of files) {
+    const mdl = structuredClone(load(file));
+    // smallest design the surrogate can fit, then one batch: enough to exercise every stage quickly
+    const initial = mdl.parameters.length + 1;
+    mdl.optimizer.initial_samples = initial;
+    mdl.optimizer.budget = initial + mdl.optimizer.batch_size;
+    const state = await runLocalCampaign(mdl, createEvaluator(mdl, { allowCommand: false }));
+    assert.equal(state.status, 'completed', `${file}: ${state.status} (${state.stopReason})`);
+    assert.equal(state.iteration, 2, file);
+    assert.equal(state.evaluations.length, mdl.optimizer.budget, file);
+    for (const e of state.evaluations) {
+      assert.ok(e.objectives, `${file}: evaluation ${e.id} failed: ${e.error}`);
+      for (const o of mdl.objectives) assert.ok(Number.isFinite(e.objectives[o.name]), `${file}: ${o.name} of ${e.id}`);
+    }
+    assert.equal(state.convergenceHistory.length, 2, file);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  assert.ok(seconds < 10, `all templates took ${seconds.toFixed(1)} s`);
+});
