@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -109,6 +110,7 @@ async function startService(backend: string): Promise<Kiln> {
       PORT: '0',
       HOST: '127.0.0.1',
       BOOTSTRAP_ADMIN_KEY: key,
+      API_SECRET_KEY: randomBytes(32).toString('base64url'),
       WORKER_CONCURRENCY: '1',
       KILN_TENSOR_BACKEND: backend,
       // The limiter stays in the request path (its counters are what a deployment pays for) but

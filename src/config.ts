@@ -36,8 +36,27 @@ const configSchema = z.object({
     .string()
     .default('')
     .transform((s) => s.split(',').map((h) => h.trim()).filter((h) => h !== '')),
+  /** proxies in front of the API that append to X-Forwarded-For; 0: the socket's address is the client's */
+  KILN_TRUSTED_PROXIES: integer(0, 10).default(0),
   /** whether campaigns may run programs on worker hosts (command evaluators) */
   KILN_ALLOW_COMMAND_EVALUATOR: z.enum(['true', 'false', '1', '0']).default('false').transform((v) => v === 'true' || v === '1'),
+  /** the externally visible base URL (behind a proxy); social login builds its provider callback from it */
+  KILN_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** origins whose URLs may receive social-login codes, comma-separated; unset: Kiln's own origin and loopback */
+  KILN_OAUTH_REDIRECT_ORIGINS: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').map((o) => o.trim()).filter((o) => o !== ''))
+    .pipe(z.array(z.url({ protocol: /^https?$/ }))),
+  KILN_OIDC_GOOGLE_ISSUER: z.url().optional(),
+  KILN_OIDC_GOOGLE_CLIENT_ID: z.string().optional(),
+  KILN_OIDC_GOOGLE_CLIENT_SECRET: z.string().optional(),
+  KILN_OIDC_GITHUB_ISSUER: z.url().optional(),
+  KILN_OIDC_GITHUB_CLIENT_ID: z.string().optional(),
+  KILN_OIDC_GITHUB_CLIENT_SECRET: z.string().optional(),
+  KILN_OIDC_ORCID_ISSUER: z.url().optional(),
+  KILN_OIDC_ORCID_CLIENT_ID: z.string().optional(),
+  KILN_OIDC_ORCID_CLIENT_SECRET: z.string().optional(),
 });
 
 export type Config = z.output<typeof configSchema>;

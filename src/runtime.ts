@@ -1,12 +1,14 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { createApp, type HealthReport } from './api/app.js';
-import { keyAuthenticator } from './api/auth.js';
+import { bearerAuthenticator } from './api/auth.js';
 import { attachEventHub, type EventHub, type Subscriber } from './api/event-hub.js';
 import { RateLimits } from './api/rate-limit.js';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
 import { initTensorBackend } from './engine/tensor/backend.js';
 import type { KilnEvent } from './events.js';
 import { IngestPool } from './datasets/ingest-pool.js';
@@ -15,6 +17,7 @@ import { packageRoot, packageVersion } from './package-root.js';
 import { bootstrapAdminKey, KeyUsageRecorder } from './service/api-keys.js';
 import { loadBuiltinTemplates } from './service/builtin-templates.js';
 import { TemplateCatalog } from './service/templates.js';
+import { TokenService } from './service/tokens.js';
 import type { Principal } from './service/principal.js';
 import { findCampaign } from './store/campaigns.js';
 import { createDb, databaseReachable, type Db } from './store/db.js';
@@ -84,7 +87,7 @@ export async function startKiln(options: KilnOptions): Promise<KilnRuntime> {
     if (options.api) {
       bootstrap = await bootstrapAdminKey(db, config.BOOTSTRAP_ADMIN_KEY);
       const backend = await initTensorBackend(config.KILN_TENSOR_BACKEND);
-      const api = await startApi(config, db, databaseUrl, logger, backend);
+      const api = await startApi(config, db, databaseUrl, logger, backend, apiSecret(config));
       url = api.url;
       stops.push(api.stop);
     }
@@ -116,9 +119,31 @@ export async function startKiln(options: KilnOptions): Promise<KilnRuntime> {
   }
 }
 
-async function startApi(config: Config, db: Db, databaseUrl: string, logger: Logger, backend: string): Promise<{ url: string; stop(): Promise<void> }> {
+/**
+ * The JWT signing secret: API_SECRET_KEY, or on a single node with the embedded database one that
+ * is generated once and kept in the data folder. API nodes sharing a DATABASE_URL must share the
+ * secret, so there it is required.
+ */
+function apiSecret(config: Config): string {
+  if (config.API_SECRET_KEY) return config.API_SECRET_KEY;
+  if (config.DATABASE_URL) {
+    throw new ConfigError([
+      'API_SECRET_KEY: is required with DATABASE_URL, so that every API node signs and verifies tokens with the same secret (at least 32 characters)',
+    ]);
+  }
+  const file = join(config.KILN_DATA_DIR, 'api-secret-key');
+  if (!existsSync(file)) {
+    mkdirSync(config.KILN_DATA_DIR, { recursive: true });
+    writeFileSync(file, randomBytes(48).toString('base64url'), { mode: 0o600, flag: 'wx' });
+  }
+  return readFileSync(file, 'utf8').trim();
+}
+
+async function startApi(config: Config, db: Db, databaseUrl: string, logger: Logger, backend: string, secret: string): Promise<{ url: string; stop(): Promise<void> }> {
   const usage = new KeyUsageRecorder(db);
-  const auth = keyAuthenticator(db, usage);
+  const tokens = new TokenService(db, secret);
+  const socialLogin = { db, tokens, config };
+  const auth = bearerAuthenticator(db, usage, tokens, config.KILN_TRUSTED_PROXIES);
   const rateLimits = new RateLimits(db, { perMinute: config.API_RATE_LIMIT_PER_MINUTE, perHour: config.API_RATE_LIMIT_PER_HOUR }, logger);
   const ingest = new IngestPool();
   const templates = new TemplateCatalog(db, loadBuiltinTemplates(join(packageRoot(), 'templates')));
@@ -126,6 +151,8 @@ async function startApi(config: Config, db: Db, databaseUrl: string, logger: Log
     logger,
     db,
     templates,
+    tokens,
+    socialLogin,
     datasets: { db, ingest, databaseUrl, templateMdl: async (principal, idOrSlug) => (await templates.find(principal, idOrSlug))?.mdl ?? null },
     rateLimits,
     version: packageVersion(),
@@ -143,9 +170,9 @@ async function startApi(config: Config, db: Db, databaseUrl: string, logger: Log
           deliver(JSON.parse(payload) as KilnEvent);
         }),
     },
-    authenticate: async (token) => {
+    authenticate: async (token, request) => {
       try {
-        const principal = await auth.resolve(token);
+        const principal = await auth.resolve(token, request.socket.remoteAddress);
         const subscriber: Subscriber & { principal: Principal } = { organizationId: principal.organizationId, principal };
         return subscriber;
       } catch {

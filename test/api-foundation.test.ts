@@ -15,6 +15,8 @@ async function serve(health: () => Promise<HealthReport>): Promise<{ base: strin
     db: {} as never,
     datasets: {} as never,
     templates: {} as never,
+    tokens: {} as never,
+    socialLogin: {} as never,
     version: 'test',
     authenticate: async () => ({ organizationId: 'org_test', plan: 'free', keyId: 'key_test', scopes: ['admin'] }),
   });

@@ -221,6 +221,8 @@ test('GET /v1/materials answers records, and 422 with the position for a bad for
     db: {} as never,
     datasets: {} as never,
     templates: {} as never,
+    tokens: {} as never,
+    socialLogin: {} as never,
     version: 'test',
     authenticate: async () => ({ organizationId: 'org_test', plan: 'free', keyId: 'key_test', scopes: ['admin'] }),
   });

@@ -5,7 +5,9 @@ import type { Logger } from 'pino';
 import { KilnError } from '../errors.js';
 import type { DatasetServices } from '../service/datasets.js';
 import type { Principal } from '../service/principal.js';
+import type { SocialLoginServices } from '../service/social-login.js';
 import type { TemplateCatalog } from '../service/templates.js';
+import type { TokenService } from '../service/tokens.js';
 import type { Db } from '../store/db.js';
 import { renderDocsPage } from './docs-page.js';
 import { errorEnvelope } from './error-envelope.js';
@@ -13,10 +15,13 @@ import { openApiDocument } from './openapi.js';
 import { requestId } from './request-id.js';
 import { setRateLimitHeaders, type RateLimits, type RateLimitState } from './rate-limit.js';
 import { RouteTable, type RouteDefinition } from './route.js';
+import { apiKeyRoutes } from './routes/api-keys.js';
+import { authRoutes } from './routes/auth.js';
 import { campaignRoutes } from './routes/campaigns.js';
 import { datasetRoutes } from './routes/datasets.js';
 import { jobRoutes } from './routes/jobs.js';
 import { materialRoutes } from './routes/materials.js';
+import { socialLoginRoutes, socialLoginWebRouter } from './routes/social-login.js';
 import { templateRoutes } from './routes/templates.js';
 
 export interface HealthReport {
@@ -32,9 +37,11 @@ export interface AppDependencies {
   db: Db;
   /** what GET /v1/health reports */
   health: () => Promise<HealthReport>;
-  authenticate: (ctx: Context) => Promise<Principal>;
+  authenticate: (ctx: Context, options: { guests?: boolean }) => Promise<Principal>;
   datasets: DatasetServices;
   templates: TemplateCatalog;
+  tokens: TokenService;
+  socialLogin: SocialLoginServices;
   /** absent: no rate limiting (e.g. API_RATE_LIMIT_PER_MINUTE=0) */
   rateLimits?: RateLimits;
   version: string;
@@ -57,6 +64,9 @@ export function createApp(deps: AppDependencies): { app: Koa; routes: RouteTable
   materialRoutes(table);
   datasetRoutes(table, deps.datasets);
   templateRoutes(table, deps.templates);
+  authRoutes(table, deps.tokens);
+  apiKeyRoutes(table, deps.db);
+  socialLoginRoutes(table, deps.socialLogin);
 
   const router = new Router({ prefix: '/v1' });
   router.get('/health', async (ctx) => {
@@ -81,6 +91,7 @@ export function createApp(deps: AppDependencies): { app: Koa; routes: RouteTable
     }
     await next();
   });
+  app.use(socialLoginWebRouter(deps.socialLogin).routes());
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: false }));
   return { app, routes: table };

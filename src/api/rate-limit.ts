@@ -4,6 +4,9 @@ import type { Logger } from 'pino';
 import { KilnError } from '../errors.js';
 import { planLimits } from '../service/plans.js';
 import type { Db } from '../store/db.js';
+import { GUEST_PLAN } from './auth.js';
+
+const GUEST_REQUESTS_PER_HOUR = 100;
 
 export type WindowName = 'minute' | 'hour';
 
@@ -88,6 +91,8 @@ export class RateLimits {
   }
 
   private windowsFor(plan: string, endpoint?: { name: string; perMinute: number }): Window[] {
+    // guests have their own fixed allowance (decisions.md: 100 per hour per address)
+    if (plan === GUEST_PLAN) return [{ scope: 'hour', window: 'hour', limit: GUEST_REQUESTS_PER_HOUR }];
     const limits = planLimits(plan);
     const perMinute = this.settings.perMinute ?? limits.requestsPerMinute;
     const perHour = this.settings.perHour ?? limits.requestsPerHour;

@@ -39,8 +39,13 @@ export interface RouteDefinition<Q = unknown, B = unknown> {
   tag: string;
   summary: string;
   description?: string;
-  /** required scope; every route declares one (default deny); 'none': any caller (decisions.md: materials) */
-  scope: Scope | 'none';
+  /**
+   * Required scope; every route declares one (default deny). 'none': any authenticated caller
+   * (decisions.md: materials); 'public': no credentials at all (signing in).
+   */
+  scope: Scope | 'none' | 'public';
+  /** open to guests without credentials (decisions.md: templates list and detail, materials) */
+  guests?: boolean;
   /** a stricter per-minute limit for this endpoint than the plan's (interface.md 8) */
   rateLimit?: { perMinute: number };
   query?: z.ZodType<Q>;
@@ -56,19 +61,24 @@ export interface RouteDefinition<Q = unknown, B = unknown> {
 }
 
 export interface RouteHooks {
-  /** resolves the caller; throws 401 */
-  authenticate(ctx: Context): Promise<Principal>;
+  /** resolves the caller (a guest where the route allows guests); throws 401 */
+  authenticate(ctx: Context, options: { guests?: boolean }): Promise<Principal>;
   /** parses the request body for routes that take one */
   parseBody(ctx: Context, route: RouteDefinition): Promise<void>;
   /** counts the request against the caller's limits; throws 429 */
   limit(ctx: Context, principal: Principal, route: RouteDefinition): Promise<void>;
 }
 
+/** The caller of a public route: no organization, no scopes. */
+const PUBLIC: Principal = { organizationId: '', plan: 'free', keyId: 'public', scopes: [] };
+
 /** The API's routes: mounted on a Koa router and described in the OpenAPI document from one list. */
 export class RouteTable {
   readonly routes: RouteDefinition[] = [];
 
   add<Q, B>(route: RouteDefinition<Q, B>): void {
+    // default deny: a route that names no scope (a cast can hide it from the compiler) stops the start
+    if (!route.scope) throw new Error(`Route ${route.method.toUpperCase()} ${route.path} declares no scope; every route must.`);
     this.routes.push(route as unknown as RouteDefinition);
   }
 
@@ -76,9 +86,9 @@ export class RouteTable {
     for (const route of this.routes) {
       const koaPath = route.path.replace(/\{(\w+)\}/g, ':$1');
       router[route.method](koaPath, async (ctx) => {
-        const principal = await hooks.authenticate(ctx);
-        await hooks.limit(ctx, principal, route);
-        if (route.scope !== 'none' && !hasScope(principal, route.scope)) {
+        const principal = route.scope === 'public' ? PUBLIC : await hooks.authenticate(ctx, { guests: route.guests });
+        if (route.scope !== 'public') await hooks.limit(ctx, principal, route);
+        if (route.scope !== 'none' && route.scope !== 'public' && !hasScope(principal, route.scope)) {
           throw new KilnError(403, 'INSUFFICIENT_SCOPE', `This request needs the ${route.scope} scope, which this key does not have.`, { required_scope: route.scope });
         }
         const query = route.query ? parseOrFail(route.query, ctx.query, '') : undefined;

@@ -3,7 +3,8 @@ import { KilnError } from '../errors.js';
 import { newId } from '../ids.js';
 import { addKeyUsage, countKeys, insertApiKey, keyWithHashExists, keysWithPrefix, type ApiKeyRow } from '../store/api-keys.js';
 import type { Db } from '../store/db.js';
-import { ensureOrganization } from '../store/organizations.js';
+import { ensureOrganization, findOrganization } from '../store/organizations.js';
+import { ipAllowed } from './ip-allowlist.js';
 import { generateApiKey, hashApiKey, isWellFormedKey, keyDisplayPrefix, type KeyPrefix } from './api-key-format.js';
 import { SCOPES, type Principal, type Scope } from './principal.js';
 
@@ -16,7 +17,8 @@ const unauthenticated = (message: string) => new KilnError(401, 'UNAUTHENTICATED
  * Resolves a bearer API key to its principal. A key with a wrong shape or checksum is refused
  * before any query; the stored hash is compared in constant time.
  */
-export async function authenticateKey(db: Db, key: string, now = new Date()): Promise<Principal> {
+export async function authenticateKey(db: Db, key: string, context: { ip?: string; now?: Date } = {}): Promise<Principal> {
+  const now = context.now ?? new Date();
   if (!isWellFormedKey(key)) {
     throw unauthenticated('The API key is malformed or mistyped (its checksum does not match). Copy the whole key, starting with svc_.');
   }
@@ -25,7 +27,19 @@ export async function authenticateKey(db: Db, key: string, now = new Date()): Pr
   if (!row) throw unauthenticated('The API key is not known to this Kiln server.');
   if (row.revoked_at) throw unauthenticated('The API key has been revoked.');
   if (row.expires_at && row.expires_at <= now) throw unauthenticated(`The API key expired at ${row.expires_at.toISOString()}.`);
-  return { organizationId: row.organization_id, plan: row.plan, keyId: row.id, scopes: row.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s)) };
+  if (row.allowed_ips.length > 0 && !(context.ip && ipAllowed(context.ip, row.allowed_ips))) {
+    throw new KilnError(403, 'IP_NOT_ALLOWED', `This key may be used only from ${row.allowed_ips.join(', ')}; this request came from ${context.ip ?? 'an unknown address'}.`);
+  }
+  const organizationId = key.startsWith('svc_test_') ? testOrganizationId(row.organization_id) : row.organization_id;
+  return { organizationId, plan: row.plan, keyId: row.id, scopes: row.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s)) };
+}
+
+/**
+ * Test-mode data lives in a shadow organization of its own: a `svc_test_` key works on it and
+ * never sees live data (every query is scoped by organization), and live keys never see it.
+ */
+export function testOrganizationId(organizationId: string): string {
+  return `${organizationId}__test`;
 }
 
 export interface CreatedKey {
@@ -35,9 +49,13 @@ export interface CreatedKey {
 
 export async function createApiKey(
   db: Db,
-  input: { organizationId: string; name: string; scopes: readonly Scope[]; expiresAt?: Date | null; prefix?: KeyPrefix; key?: string },
+  input: { organizationId: string; name: string; scopes: readonly Scope[]; expiresAt?: Date | null; prefix?: KeyPrefix; key?: string; allowedIps?: string[] },
 ): Promise<CreatedKey> {
   const key = input.key ?? generateApiKey(input.prefix);
+  if (key.startsWith('svc_test_')) {
+    const organization = await findOrganization(db, input.organizationId);
+    await ensureOrganization(db, { id: testOrganizationId(input.organizationId), name: `${organization?.name ?? input.organizationId} (test mode)`, plan: organization?.plan ?? 'free' });
+  }
   const row = await insertApiKey(db, {
     id: newId('key_'),
     organization_id: input.organizationId,
@@ -46,6 +64,7 @@ export async function createApiKey(
     key_hash: hashApiKey(key),
     scopes: [...input.scopes],
     expires_at: input.expiresAt ?? null,
+    allowed_ips: input.allowedIps ?? [],
   });
   return { row, key };
 }

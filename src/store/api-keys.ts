@@ -18,8 +18,11 @@ export interface ApiKeyRow {
 
 type Executor = Db | Knex.Transaction;
 
-export async function insertApiKey(db: Executor, row: Pick<ApiKeyRow, 'id' | 'organization_id' | 'name' | 'key_prefix' | 'key_hash' | 'scopes' | 'expires_at'>): Promise<ApiKeyRow> {
-  const [key] = await db('api_keys').insert({ ...row, scopes: JSON.stringify(row.scopes) }).returning('*');
+export async function insertApiKey(
+  db: Executor,
+  row: Pick<ApiKeyRow, 'id' | 'organization_id' | 'name' | 'key_prefix' | 'key_hash' | 'scopes' | 'expires_at' | 'allowed_ips'>,
+): Promise<ApiKeyRow> {
+  const [key] = await db('api_keys').insert({ ...row, scopes: JSON.stringify(row.scopes), allowed_ips: JSON.stringify(row.allowed_ips) }).returning('*');
   return key as ApiKeyRow;
 }
 
@@ -47,4 +50,22 @@ export async function addKeyUsage(db: Executor, usage: ReadonlyMap<string, { cou
       .where({ id })
       .update({ request_count: db.raw('request_count + ?', [count]), last_used_at: db.raw('greatest(coalesce(last_used_at, ?), ?)', [lastUsed, lastUsed]) });
   }
+}
+
+export async function listKeys(db: Executor, organizationId: string, page: number, perPage: number): Promise<{ rows: ApiKeyRow[]; total: number }> {
+  const base = db('api_keys').where({ organization_id: organizationId });
+  const [{ n }] = (await base.clone().count({ n: '*' })) as [{ n: number }];
+  const rows = (await base.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]).limit(perPage).offset((page - 1) * perPage)) as ApiKeyRow[];
+  return { rows, total: Number(n) };
+}
+
+export async function findKey(db: Executor, organizationId: string, id: string): Promise<ApiKeyRow | undefined> {
+  return (await db('api_keys').where({ organization_id: organizationId, id }).first()) as ApiKeyRow | undefined;
+}
+
+export async function updateKey(db: Executor, id: string, patch: { allowed_ips?: string[]; revoked_at?: Date }): Promise<ApiKeyRow> {
+  const values: Record<string, unknown> = { ...patch };
+  if (patch.allowed_ips) values.allowed_ips = JSON.stringify(patch.allowed_ips);
+  const [row] = await db('api_keys').where({ id }).update(values).returning('*');
+  return row as ApiKeyRow;
 }

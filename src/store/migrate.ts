@@ -3,6 +3,7 @@ import type { Db } from './db.js';
 import * as serviceCore from './migrations/001-service-core.js';
 import * as rateLimits from './migrations/002-rate-limits.js';
 import * as datasetsTemplates from './migrations/003-datasets-templates.js';
+import * as access from './migrations/004-access.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -17,6 +18,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['001-service-core', serviceCore],
   ['002-rate-limits', rateLimits],
   ['003-datasets-templates', datasetsTemplates],
+  ['004-access', access],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

@@ -43,6 +43,9 @@ export class TestPostgres {
   }
 }
 
+/** The JWT secret of test servers (tests sign their own bad tokens with it). */
+export const TEST_SECRET = 'kiln-test-secret-0123456789-abcdefghijkl';
+
 export interface TestKiln {
   base: string;
   adminKey: string;
@@ -63,6 +66,7 @@ export async function startTestKiln(databaseUrl: string, env: Record<string, str
     KILN_TENSOR_BACKEND: 'cpu',
     KILN_LEASE_SECONDS: '3',
     KILN_SHUTDOWN_GRACE_SECONDS: '5',
+    API_SECRET_KEY: TEST_SECRET,
     // tests poll fast; the rate-limit tests set their own limits
     API_RATE_LIMIT_PER_MINUTE: '1000000',
     API_RATE_LIMIT_PER_HOUR: '100000000',

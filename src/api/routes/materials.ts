@@ -47,6 +47,7 @@ export function materialRoutes(table: RouteTable): void {
     method: 'get',
     path: '/materials',
     operationId: 'lookupMaterials',
+    guests: true,
     tag,
     summary: 'Look up materials by chemical formula',
     description:

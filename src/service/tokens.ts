@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { errors, jwtVerify, SignJWT } from 'jose';
+import { KilnError } from '../errors.js';
+import type { Db } from '../store/db.js';
+import { SCOPES, type Principal, type Scope } from './principal.js';
+
+export const TOKEN_ISSUER = 'kiln';
+export const TOKEN_AUDIENCE = 'kiln-api';
+/** interface.md 8: the default token lifetime. */
+export const DEFAULT_TOKEN_SECONDS = 30 * 24 * 3600;
+const MAX_TOKEN_SECONDS = 366 * 24 * 3600;
+
+export interface IssuedToken {
+  token: string;
+  expires_at: string;
+}
+
+const unauthenticated = (message: string) => new KilnError(401, 'UNAUTHENTICATED', message);
+
+/**
+ * Kiln's JWTs: HS256 only (pinned on verification, so `alg: none` or another algorithm is
+ * refused), signed with API_SECRET_KEY, with issuer, audience, subject, id, issue and expiry
+ * times all required. A token carries its organization, plan and scopes; a refreshed or revoked
+ * token's id is kept in `revoked_tokens` until it would have expired anyway.
+ */
+export class TokenService {
+  private readonly key: Uint8Array;
+
+  constructor(
+    private readonly db: Db,
+    secret: string,
+  ) {
+    if (Buffer.byteLength(secret) < 32) throw new Error('API_SECRET_KEY must be at least 32 bytes.');
+    this.key = new TextEncoder().encode(secret);
+  }
+
+  async issue(subject: { sub: string; organizationId: string; plan: string; scopes: readonly Scope[] }, seconds = DEFAULT_TOKEN_SECONDS): Promise<IssuedToken> {
+    if (!Number.isInteger(seconds) || seconds < 60 || seconds > MAX_TOKEN_SECONDS) {
+      throw new KilnError(422, 'VALIDATION_FAILED', `The request is not valid: expires_in: must be between 60 seconds and ${MAX_TOKEN_SECONDS / 86400} days.`, {
+        errors: [{ path: 'expires_in', message: 'out of range' }],
+      });
+    }
+    const now = Math.floor(Date.now() / 1000);
+    const token = await new SignJWT({ org: subject.organizationId, plan: subject.plan, scopes: [...subject.scopes] })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuer(TOKEN_ISSUER)
+      .setAudience(TOKEN_AUDIENCE)
+      .setSubject(subject.sub)
+      .setJti(randomUUID())
+      .setIssuedAt(now)
+      .setExpirationTime(now + seconds)
+      .sign(this.key);
+    return { token, expires_at: new Date((now + seconds) * 1000).toISOString() };
+  }
+
+  /** The principal of a valid, unrevoked token; 401 otherwise, saying why. */
+  async verify(token: string): Promise<Principal & { jti: string; exp: number; sub: string }> {
+    let payload;
+    try {
+      ({ payload } = await jwtVerify(token, this.key, {
+        algorithms: ['HS256'],
+        issuer: TOKEN_ISSUER,
+        audience: TOKEN_AUDIENCE,
+        requiredClaims: ['exp', 'iat', 'sub', 'jti', 'iss', 'aud'],
+      }));
+    } catch (error) {
+      if (error instanceof errors.JWTExpired) throw unauthenticated('The token has expired; sign in again or refresh it before it expires.');
+      throw unauthenticated('The token is not valid (bad signature, algorithm, issuer, audience or claims).');
+    }
+    const scopes = Array.isArray(payload.scopes) ? payload.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s as string)) : [];
+    if (typeof payload.org !== 'string' || typeof payload.plan !== 'string') throw unauthenticated('The token is not valid (claims).');
+    if (await this.db('revoked_tokens').where({ jti: payload.jti }).first('jti')) {
+      throw unauthenticated('The token has been replaced by a refresh or revoked; use the newer token.');
+    }
+    return { organizationId: payload.org, plan: payload.plan, keyId: `jwt:${payload.sub}`, scopes, jti: payload.jti!, exp: payload.exp!, sub: payload.sub! };
+  }
+
+  /** A new token for the same subject; the old one stops working at once. */
+  async refresh(token: string): Promise<IssuedToken> {
+    const claims = await this.verify(token);
+    const inserted = await this.db('revoked_tokens')
+      .insert({ jti: claims.jti, expires_at: new Date(claims.exp * 1000) })
+      .onConflict('jti')
+      .ignore()
+      .returning('jti');
+    if (inserted.length === 0) throw unauthenticated('The token has already been refreshed; use the newer token.');
+    await this.db('revoked_tokens').where('expires_at', '<', this.db.fn.now()).delete();
+    return this.issue({ sub: claims.sub, organizationId: claims.organizationId, plan: claims.plan, scopes: claims.scopes });
+  }
+}
