@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { createApp, type HealthReport } from './api/app.js';
 import { bearerAuthenticator } from './api/auth.js';
+import { clientIp } from './api/client-ip.js';
 import { attachEventHub, type EventHub, type Subscriber } from './api/event-hub.js';
 import { RateLimits } from './api/rate-limit.js';
 import { ConfigError, type Config } from './config.js';
@@ -172,7 +173,7 @@ async function startApi(config: Config, db: Db, databaseUrl: string, logger: Log
     },
     authenticate: async (token, request) => {
       try {
-        const principal = await auth.resolve(token, request.socket.remoteAddress);
+        const principal = await auth.resolve(token, clientIp(request, config.KILN_TRUSTED_PROXIES));
         const subscriber: Subscriber & { principal: Principal } = { organizationId: principal.organizationId, principal };
         return subscriber;
       } catch {

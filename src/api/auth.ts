@@ -34,7 +34,7 @@ export function bearerAuthenticator(db: Db, usage: KeyUsageRecorder, tokens: Tok
     resolve,
     http: async (ctx: Context, options: { guests?: boolean } = {}): Promise<Principal> => {
       if (ctx.state.principal) return ctx.state.principal as Principal;
-      const ip = clientIp(ctx, trustedProxies);
+      const ip = clientIp(ctx.req, trustedProxies);
       const header = ctx.get('Authorization');
       const principal: Principal =
         !header && options.guests ? { organizationId: '', plan: GUEST_PLAN, keyId: `ip:${ip}`, scopes: ['templates:read'] } : await resolve(bearerToken(header || undefined), ip);

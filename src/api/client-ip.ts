@@ -1,4 +1,4 @@
-import type { Context } from 'koa';
+import type { IncomingMessage } from 'node:http';
 
 /**
  * The client's address. With no trusted proxies it is the socket's peer, whatever X-Forwarded-For
@@ -6,10 +6,11 @@ import type { Context } from 'koa';
  * it received from, the client is the N-th entry from the right; entries further left were written
  * by the client and are ignored.
  */
-export function clientIp(ctx: Context, trustedProxies: number): string {
-  const socket = ctx.req.socket.remoteAddress ?? '';
+export function clientIp(req: IncomingMessage, trustedProxies: number): string {
+  const socket = req.socket.remoteAddress ?? '';
   if (trustedProxies === 0) return socket;
-  const chain = (ctx.get('X-Forwarded-For') || '')
+  const header = req.headers['x-forwarded-for'];
+  const chain = (Array.isArray(header) ? header.join(',') : header ?? '')
     .split(',')
     .map((part) => part.trim())
     .filter((part) => part !== '');
