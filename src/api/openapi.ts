@@ -139,7 +139,8 @@ function operation(route: RouteDefinition): Json {
     tags: [route.tag],
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
-    security: [{ bearerAuth: [] }],
+    // public routes take no credentials; guest routes work with or without them
+    security: route.scope === 'public' ? [] : route.guests ? [{}, { bearerAuth: [] }] : [{ bearerAuth: [] }],
     'x-required-scope': route.scope,
     ...(parameters.length ? { parameters } : {}),
     ...(body ? { requestBody: body } : {}),

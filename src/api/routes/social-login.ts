@@ -39,13 +39,18 @@ export function socialLoginWebRouter(services: SocialLoginServices): Router {
   const router = new Router();
   router.get('/auth/:provider', async (ctx) => {
     const provider = configuredProvider(services.config, ctx.params.provider);
-    redirect(ctx, await beginLogin(services, provider, ctx.query.redirect_uri, ctx.origin));
+    redirect(ctx, await beginLogin(services, provider, ctx.query.redirect_uri, servedOrigin(ctx)));
   });
   router.get('/auth/:provider/callback', async (ctx) => {
     const provider = configuredProvider(services.config, ctx.params.provider);
-    redirect(ctx, await completeLogin(services, provider, new URLSearchParams(ctx.querystring), ctx.origin));
+    redirect(ctx, await completeLogin(services, provider, new URLSearchParams(ctx.querystring), servedOrigin(ctx)));
   });
   return router;
+}
+
+// Koa 3's ctx.origin is the request's Origin header, which a top-level navigation does not send.
+function servedOrigin(ctx: Context): string {
+  return `${ctx.protocol}://${ctx.host}`;
 }
 
 // The URLs carry single-use secrets: nothing may cache them or pass them on as a Referer.
