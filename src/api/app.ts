@@ -93,7 +93,13 @@ export function createApp(deps: AppDependencies): { app: Koa; routes: RouteTable
   });
   app.use(socialLoginWebRouter(deps.socialLogin).routes());
   app.use(router.routes());
-  app.use(router.allowedMethods({ throw: false }));
+  app.use(
+    router.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => new KilnError(405, 'METHOD_NOT_ALLOWED', 'This path does not take that method; see /v1/openapi.json for what it takes.'),
+      notImplemented: () => new KilnError(501, 'NOT_IMPLEMENTED', 'This server does not implement that method.'),
+    }),
+  );
   return { app, routes: table };
 }
 

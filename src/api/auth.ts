@@ -25,7 +25,7 @@ export const GUEST_PLAN = 'guest';
 export function bearerAuthenticator(db: Db, usage: KeyUsageRecorder, tokens: TokenService, trustedProxies: number) {
   const resolve = async (token: string | null, ip?: string): Promise<Principal> => {
     if (token === null) throw new KilnError(401, 'UNAUTHENTICATED', 'This request needs credentials: send Authorization: Bearer <API key or token>.');
-    if (!token.startsWith('svc_') && token.split('.').length === 3) return tokens.verify(token);
+    if (!token.startsWith('svc_') && token.split('.').length === 3) return tokens.verify(token, { ip });
     const principal = await authenticateKey(db, token, { ip });
     usage.record(principal.keyId);
     return principal;

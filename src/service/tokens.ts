@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { errors, jwtVerify, SignJWT } from 'jose';
 import { KilnError } from '../errors.js';
 import type { Db } from '../store/db.js';
+import { ipAllowed } from './ip-allowlist.js';
 import { SCOPES, type Principal, type Scope } from './principal.js';
 
 export const TOKEN_ISSUER = 'kiln';
@@ -53,8 +54,12 @@ export class TokenService {
     return { token, expires_at: new Date((now + seconds) * 1000).toISOString() };
   }
 
-  /** The principal of a valid, unrevoked token; 401 otherwise, saying why. */
-  async verify(token: string): Promise<Principal & { jti: string; exp: number; sub: string }> {
+  /**
+   * The principal of a valid, unrevoked token; 401 otherwise, saying why. A token minted from an
+   * API key lives no longer than the key: it fails once the key is revoked or expired, and the
+   * key's `allowed_ips` apply to it.
+   */
+  async verify(token: string, context: { ip?: string } = {}): Promise<Principal & { jti: string; exp: number; sub: string }> {
     let payload;
     try {
       ({ payload } = await jwtVerify(token, this.key, {
@@ -72,7 +77,27 @@ export class TokenService {
     if (await this.db('revoked_tokens').where({ jti: payload.jti }).first('jti')) {
       throw unauthenticated('The token has been replaced by a refresh or revoked; use the newer token.');
     }
+    if (payload.sub!.startsWith('key_')) await this.checkIssuingKey(payload.sub!, context.ip);
     return { organizationId: payload.org, plan: payload.plan, keyId: `jwt:${payload.sub}`, scopes, jti: payload.jti!, exp: payload.exp!, sub: payload.sub! };
+  }
+
+  private async checkIssuingKey(keyId: string, ip: string | undefined): Promise<void> {
+    const key = (await this.db('api_keys').where({ id: keyId }).first('revoked_at', 'expires_at', 'allowed_ips')) as
+      | { revoked_at: Date | null; expires_at: Date | null; allowed_ips: string[] }
+      | undefined;
+    if (!key || key.revoked_at) throw unauthenticated('The API key this token was made from has been revoked.');
+    if (key.expires_at && key.expires_at <= new Date()) throw unauthenticated('The API key this token was made from has expired.');
+    if (key.allowed_ips.length > 0 && !(ip && ipAllowed(ip, key.allowed_ips))) {
+      throw new KilnError(403, 'IP_NOT_ALLOWED', `The key this token was made from may be used only from ${key.allowed_ips.join(', ')}; this request came from ${ip ?? 'an unknown address'}.`);
+    }
+  }
+
+  /** The longest a new token for this key may live: not past the key's own expiry. */
+  async lifetimeFor(keyId: string, seconds: number): Promise<number> {
+    const key = (await this.db('api_keys').where({ id: keyId }).first('expires_at')) as { expires_at: Date | null } | undefined;
+    if (!key?.expires_at) return seconds;
+    const left = Math.floor((key.expires_at.getTime() - Date.now()) / 1000);
+    return Math.min(seconds, Math.max(60, left));
   }
 
   /** A new token for the same subject; the old one stops working at once. */

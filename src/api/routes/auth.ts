@@ -34,8 +34,9 @@ export function authRoutes(table: RouteTable, tokens: TokenService): void {
     body: z.strictObject({ expires_in_days: z.number().positive().max(366).optional().describe('default 30') }),
     responses: { 201: { description: 'the token', data: tokenSchema } },
     handle: async ({ body, principal }) => {
-      const seconds = Math.round((body.expires_in_days ?? 30) * 86400);
       const sub = principal.keyId.startsWith('jwt:') ? principal.keyId.slice(4) : principal.keyId;
+      const requested = Math.round((body.expires_in_days ?? 30) * 86400);
+      const seconds = sub.startsWith('key_') ? await tokens.lifetimeFor(sub, requested) : requested;
       return { status: 201, data: await tokens.issue({ sub, organizationId: principal.organizationId, plan: principal.plan, scopes: principal.scopes }, seconds) };
     },
   });
