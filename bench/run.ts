@@ -8,6 +8,7 @@ const SUITES: Record<string, () => Promise<{ suite: BenchSuite }>> = {
   gp: () => import('./gp.js'),
   campaign: () => import('./campaign.js'),
   service: () => import('./service.js'),
+  datasets: () => import('./datasets.js'),
 };
 
 const requested = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -8,7 +8,7 @@ import type { IngestResult, IngestTask } from './ingest-worker.js';
 export class IngestPool {
   private readonly pool: Piscina<IngestTask, IngestResult>;
 
-  constructor(threads = 1) {
+  constructor(threads = 2) {
     this.pool = new Piscina({
       // under tsx (development) the worker is the .ts source, which the thread loads with tsx too
       filename: new URL(`./ingest-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href,

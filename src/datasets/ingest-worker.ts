@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { Mdl } from '../engine/mdl/schema.js';
 import type { DatasetFormat } from './formats.js';
 import { MalformedFile, openRows, type Row } from './readers.js';
-import { DatasetValidator, type DatasetIssue, type FlaggedRow } from './validator.js';
+import { DatasetValidator, type DatasetIssue } from './validator.js';
 
 /** One upload to parse, check and store, sent to an ingest thread. */
 export interface IngestTask {
@@ -16,7 +16,7 @@ export interface IngestTask {
 }
 
 export type IngestResult =
-  | { ok: true; rows: number; columns: string[]; warnings: DatasetIssue[]; warningCount: number; flagged: FlaggedRow[] }
+  | { ok: true; rows: number; columns: string[]; warnings: DatasetIssue[]; warningCount: number; flagged: number }
   | { ok: false; kind: 'too_many_rows'; limit: number }
   | { ok: false; kind: 'invalid'; errors: DatasetIssue[]; errorCount: number; warnings: DatasetIssue[] };
 
@@ -60,14 +60,21 @@ async function ingestRows(client: pg.Client, task: IngestTask): Promise<IngestRe
   );
   let count = 0;
   let batch: Row[] = [];
+  // one insert in flight while the next batch is parsed: Postgres and the parser work at once
+  let inflight: Promise<unknown> = Promise.resolve();
   const flush = async () => {
     if (batch.length === 0) return;
-    await client.query(
+    const rows = batch;
+    const first = count - rows.length;
+    batch = [];
+    await inflight;
+    inflight = client.query(
       `insert into dataset_rows (dataset_id, row_number, data)
        select $1, (t.ordinality + $2)::int, t.value from jsonb_array_elements($3::jsonb) with ordinality as t(value, ordinality)`,
-      [dataset.id, count - batch.length, JSON.stringify(batch)],
+      [dataset.id, first, JSON.stringify(rows)],
     );
-    batch = [];
+    // a failure surfaces at the next await of `inflight`; this only keeps it from going unhandled meanwhile
+    inflight.catch(() => undefined);
   };
   for await (const row of source.rows()) {
     count += 1;
@@ -84,6 +91,7 @@ async function ingestRows(client: pg.Client, task: IngestTask): Promise<IngestRe
     return { ok: false, kind: 'invalid', errors: validator.errors, errorCount: validator.errorCount, warnings: validator.warnings };
   }
   await flush();
+  await inflight;
   const flagged = validator?.flagged ?? [];
   await client.query('update datasets set rows = $2, columns = $3, warnings = $4, flagged_rows = $5 where id = $1', [
     dataset.id,
@@ -92,5 +100,5 @@ async function ingestRows(client: pg.Client, task: IngestTask): Promise<IngestRe
     JSON.stringify(validator?.warnings ?? []),
     JSON.stringify(flagged.slice(0, MAX_FLAGGED)),
   ]);
-  return { ok: true, rows: count, columns: source.columns(), warnings: validator?.warnings ?? [], warningCount: validator?.warningCount ?? 0, flagged };
+  return { ok: true, rows: count, columns: source.columns(), warnings: validator?.warnings ?? [], warningCount: validator?.warningCount ?? 0, flagged: flagged.length };
 }
