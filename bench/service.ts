@@ -427,7 +427,7 @@ async function openLoop(agent: http.Agent, url: URL, headers: Record<string, str
 
 function get(agent: http.Agent, url: URL, headers: Record<string, string>): Promise<boolean> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ agent, host: url.hostname, port: url.port, path: url.pathname, headers }, (res) => {
+    const req = http.request({ agent, host: url.hostname, port: url.port, path: url.pathname + url.search, headers }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode === 200));
       res.on('error', reject);
