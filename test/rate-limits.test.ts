@@ -109,3 +109,20 @@ test('plan limits: per-endpoint minute windows, headers for the binding window, 
     await open.stop();
   }
 });
+
+test('while the database is unreachable each node keeps counting in memory instead of failing or admitting everything', async () => {
+  const { RateLimits } = await import('../src/api/rate-limit.js');
+  const { createDb } = await import('../src/store/db.js');
+  const pino = (await import('pino')).default;
+  // nothing listens on port 1: every counter query fails at once
+  const unreachable = createDb({ url: 'postgres://kiln:x@127.0.0.1:1/kiln' });
+  try {
+    const limits = new RateLimits(unreachable, { perMinute: 3, perHour: 0 }, pino({ level: 'silent' }));
+    const states = [];
+    for (let i = 0; i < 3; i++) states.push(await limits.consume('key_offline', 'free'));
+    assert.deepEqual(states.map((s) => s.remaining), [2, 1, 0]);
+    await assert.rejects(limits.consume('key_offline', 'free'), (error: { status?: number; code?: string }) => error.status === 429 && error.code === 'RATE_LIMITED');
+  } finally {
+    await unreachable.destroy();
+  }
+});
