@@ -9,8 +9,11 @@ import type { SocialLoginServices } from '../service/social-login.js';
 import type { TemplateCatalog } from '../service/templates.js';
 import type { TokenService } from '../service/tokens.js';
 import type { Db } from '../store/db.js';
+import { join } from 'node:path';
+import { packageRoot } from '../package-root.js';
 import { renderDocsPage } from './docs-page.js';
 import { errorEnvelope } from './error-envelope.js';
+import { dashboard } from './web.js';
 import { openApiDocument } from './openapi.js';
 import { requestId } from './request-id.js';
 import { setRateLimitHeaders, type RateLimits, type RateLimitState } from './rate-limit.js';
@@ -92,6 +95,7 @@ export function createApp(deps: AppDependencies): { app: Koa; routes: RouteTable
     await next();
   });
   app.use(socialLoginWebRouter(deps.socialLogin).routes());
+  app.use(dashboard(join(packageRoot(), 'dist', 'web')));
   app.use(router.routes());
   app.use(
     router.allowedMethods({

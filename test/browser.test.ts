@@ -1,0 +1,91 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { eventually, startTestKiln, TestPostgres, type TestKiln } from './support/service.js';
+
+/** Debian's chromium (.ci/run installs it); screenshots go to test-artifacts/ for a person to look at. */
+const CHROMIUM = process.env.KILN_CHROMIUM ?? '/usr/bin/chromium';
+const ARTIFACTS = 'test-artifacts';
+/** a built-in template (templates/water/desalination-membrane.yaml) */
+const TEMPLATE = 'Desalination membrane, water permeance vs salt rejection';
+
+let postgres: TestPostgres;
+let kiln: TestKiln;
+let browser: Browser;
+
+before(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  postgres = await TestPostgres.start();
+  kiln = await startTestKiln(await postgres.database());
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+});
+
+after(async () => {
+  await browser?.close();
+  await kiln?.stop();
+  await postgres?.stop();
+});
+
+const points = async (page: Page, testId: string) => Number(await page.getByTestId(testId).getAttribute('data-points'));
+
+test('sign in with a key, create a campaign from a template, start it, watch both plots gain points live, stop it, download CSV', async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const failures: string[] = [];
+  page.on('pageerror', (error) => failures.push(error.message));
+  await page.goto(kiln.base);
+  await page.getByLabel('API key or token').fill('svc_live_wrong');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('alert').waitFor();
+  assert.match(await page.getByRole('alert').innerText(), /malformed|mistyped|not known/);
+  await page.getByLabel('API key or token').fill(kiln.adminKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Campaigns' }).waitFor();
+  await page.getByText('No campaigns yet').waitFor();
+  await page.screenshot({ path: `${ARTIFACTS}/campaigns-empty.png` });
+
+  const template = page.getByLabel('Template', { exact: true });
+  await template.locator('option', { hasText: TEMPLATE }).waitFor({ state: 'attached' });
+  await template.selectOption({ label: TEMPLATE });
+  await page.getByLabel('Budget').fill('80');
+  await page.getByRole('button', { name: 'Create campaign' }).click();
+  await page.getByRole('button', { name: 'Start' }).waitFor();
+  assert.equal(await page.getByTestId('status').innerText(), 'created');
+  assert.equal(await points(page, 'convergence-plot'), 0);
+
+  await page.getByRole('button', { name: 'Start' }).click();
+  // read from the page as it updates over the WebSocket, without reloading
+  const seen = new Set<string>();
+  await eventually(async () => {
+    const c = await points(page, 'convergence-plot');
+    const p = await points(page, 'pareto-plot');
+    seen.add(`${c}:${p}`);
+    const growth = [...seen].map((s) => s.split(':').map(Number));
+    const grew = growth.some(([c1, p1]) => growth.some(([c2, p2]) => c2 > c1 && c1 > 0 && p2 > p1));
+    return grew ? true : undefined;
+  }, 60_000, 'both plots to gain points while the campaign runs');
+  await page.screenshot({ path: `${ARTIFACTS}/campaign-running.png` });
+
+  const stop = page.getByRole('button', { name: 'Stop' });
+  if (await stop.isVisible()) await stop.click();
+  await eventually(async () => (['stopped', 'completed', 'converged'].includes(await page.getByTestId('status').innerText()) ? true : undefined), 60_000, 'the campaign to stop');
+  const uplotPoints = await page.locator('[data-testid="pareto-plot"] canvas').count();
+  assert.ok(uplotPoints >= 1, 'the Pareto plot is drawn');
+  await page.screenshot({ path: `${ARTIFACTS}/campaign-stopped.png` });
+
+  const href = await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href');
+  const csv = await page.evaluate(async (url) => {
+    const res = await fetch(url!, { headers: { Authorization: `Bearer ${sessionStorage.getItem('kiln.credential')}` } });
+    return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
+  }, href);
+  assert.equal(csv.status, 200);
+  assert.match(csv.type ?? '', /text\/csv/);
+  assert.match(csv.text.split('\n')[0], /^id,iteration,is_pareto,/);
+
+  await page.getByRole('link', { name: '← Campaigns' }).click();
+  await page.getByRole('table').waitFor();
+  assert.equal(await page.locator('tbody tr').count(), 1);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByLabel('API key or token').waitFor();
+  assert.deepEqual(failures, [], 'no script errors on the pages');
+});

@@ -1,0 +1,194 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, api, credential, subscribe, type Campaign, type Results } from './api.js';
+import { ConvergencePlot, ParetoPlot } from './plots.js';
+import './style.css';
+
+/** Routes are the location hash: #/campaigns and #/campaigns/<id>. */
+function useRoute(): string {
+  const [hash, setHash] = useState(location.hash || '#/campaigns');
+  useEffect(() => {
+    const update = () => setHash(location.hash || '#/campaigns');
+    addEventListener('hashchange', update);
+    return () => removeEventListener('hashchange', update);
+  }, []);
+  return hash;
+}
+
+function message(error: unknown): string {
+  return error instanceof ApiError ? error.explain() : String((error as Error)?.message ?? error);
+}
+
+function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
+  const [key, setKey] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    credential.set(key.trim());
+    try {
+      await api('GET', '/v1/campaigns?per_page=1');
+      onSignedIn();
+    } catch (e) {
+      credential.clear();
+      setError(message(e));
+    }
+  };
+  return (
+    <main class="narrow">
+      <h1>Sign in to Kiln</h1>
+      <form onSubmit={submit}>
+        <label for="key">API key or token</label>
+        <input id="key" type="password" autocomplete="off" value={key} onInput={(e) => setKey((e.target as HTMLInputElement).value)} required />
+        <button type="submit">Sign in</button>
+      </form>
+      {error && <p role="alert" class="error">{error}</p>}
+    </main>
+  );
+}
+
+function CampaignList() {
+  const [campaigns, setCampaigns] = useState<Campaign[] | null>(null);
+  const [templates, setTemplates] = useState<{ id: string; slug: string; name: string; default_budget: number }[]>([]);
+  const [template, setTemplate] = useState('');
+  const [budget, setBudget] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const load = () => api<Campaign[]>('GET', '/v1/campaigns?per_page=100').then((r) => setCampaigns(r.data), (e) => setError(message(e)));
+  useEffect(() => {
+    void load();
+    api<typeof templates>('GET', '/v1/templates?per_page=100').then((r) => setTemplates(r.data), (e) => setError(message(e)));
+  }, []);
+  const create = async (event: Event) => {
+    event.preventDefault();
+    setError(null);
+    try {
+      const overrides = budget ? { optimizer: { budget: Number(budget) } } : undefined;
+      const created = await api<Campaign>('POST', '/v1/campaigns', { template_id: template, overrides });
+      location.hash = `#/campaigns/${created.data.id}`;
+    } catch (e) {
+      setError(message(e));
+    }
+  };
+  return (
+    <main>
+      <h1>Campaigns</h1>
+      <form class="row" onSubmit={create} aria-label="New campaign from a template">
+        <label for="template">Template</label>
+        <select id="template" value={template} onChange={(e) => setTemplate((e.target as HTMLSelectElement).value)} required>
+          <option value="">choose…</option>
+          {templates.map((t) => (
+            <option value={t.id}>{t.name}</option>
+          ))}
+        </select>
+        <label for="budget">Budget</label>
+        <input id="budget" type="number" min="1" value={budget} onInput={(e) => setBudget((e.target as HTMLInputElement).value)} placeholder="template default" />
+        <button type="submit">Create campaign</button>
+      </form>
+      {error && <p role="alert" class="error">{error}</p>}
+      {campaigns === null ? (
+        <p>Loading…</p>
+      ) : campaigns.length === 0 ? (
+        <p>No campaigns yet: create one from a template above.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr><th>Name</th><th>Domain</th><th>Status</th><th>Evaluations</th><th>Hypervolume</th></tr>
+          </thead>
+          <tbody>
+            {campaigns.map((c) => (
+              <tr>
+                <td><a href={`#/campaigns/${c.id}`}>{c.name}</a></td>
+                <td>{c.domain}</td>
+                <td>{c.status}</td>
+                <td>{c.evaluations_completed} / {c.budget}</td>
+                <td>{c.hypervolume.toPrecision(4)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </main>
+  );
+}
+
+function CampaignDetail({ id }: { id: string }) {
+  const [campaign, setCampaign] = useState<Campaign | null>(null);
+  const [results, setResults] = useState<Results | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const refresh = async () => {
+    try {
+      const [c, r] = await Promise.all([api<Campaign>('GET', `/v1/campaigns/${id}`), api<Results>('GET', `/v1/campaigns/${id}/results`)]);
+      setCampaign(c.data);
+      setResults(r.data);
+    } catch (e) {
+      setError(message(e));
+    }
+  };
+  useEffect(() => {
+    void refresh();
+    // every progress or status event of the campaign's jobs: re-read, no reload
+    return subscribe(id, (event) => {
+      if (event.type === 'job.progress' || event.type === 'campaign.status') void refresh();
+    });
+  }, [id]);
+  const act = async (action: 'start' | 'stop') => {
+    try {
+      await api('POST', `/v1/campaigns/${id}/${action}`);
+      await refresh();
+    } catch (e) {
+      setError(message(e));
+    }
+  };
+  if (error && !campaign) return <main><p role="alert" class="error">{error}</p></main>;
+  if (!campaign || !results) return <main><p>Loading…</p></main>;
+  const objectives = campaign.mdl?.objectives.map((o) => o.name) ?? [];
+  return (
+    <main>
+      <p><a href="#/campaigns">← Campaigns</a></p>
+      <h1>{campaign.name}</h1>
+      <p>
+        <span data-testid="status">{campaign.status}</span> · {campaign.evaluations_completed} / {campaign.budget} evaluations · iteration {campaign.current_iteration} ·
+        hypervolume {campaign.hypervolume.toPrecision(5)}
+      </p>
+      <p class="row">
+        {(campaign.status === 'created' || campaign.status === 'stopped') && <button onClick={() => act('start')}>Start</button>}
+        {campaign.status === 'running' && <button onClick={() => act('stop')}>Stop</button>}
+        <a href={`/v1/campaigns/${id}/results?format=csv`} download>Download CSV</a>
+      </p>
+      {error && <p role="alert" class="error">{error}</p>}
+      <section>
+        <h2>Convergence</h2>
+        <ConvergencePlot history={results.convergence_history} />
+      </section>
+      <section>
+        <h2>Pareto front</h2>
+        <ParetoPlot rows={results.evaluations} objectives={objectives} />
+      </section>
+      <section>
+        <h2>Best objectives</h2>
+        <ul>
+          {Object.entries(campaign.best_objectives ?? {}).map(([name, value]) => (
+            <li>{name}: {value.toPrecision(5)}</li>
+          ))}
+        </ul>
+      </section>
+    </main>
+  );
+}
+
+function App() {
+  const route = useRoute();
+  const [signedIn, setSignedIn] = useState(credential.get() !== null);
+  if (!signedIn) return <SignIn onSignedIn={() => setSignedIn(true)} />;
+  const detail = /^#\/campaigns\/(camp_\w+)$/.exec(route);
+  return (
+    <>
+      <header>
+        <strong>Kiln</strong>
+        <button class="link" onClick={() => { credential.clear(); setSignedIn(false); }}>Sign out</button>
+      </header>
+      {detail ? <CampaignDetail id={detail[1]} /> : <CampaignList />}
+    </>
+  );
+}
+
+render(<App />, document.getElementById('app')!);

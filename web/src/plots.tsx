@@ -1,0 +1,58 @@
+import { useEffect, useRef } from 'preact/hooks';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import type { ResultRow } from './api.js';
+
+/** Hypervolume after each iteration. */
+export function ConvergencePlot({ history }: { history: number[] }) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!ref.current) return;
+    const x = history.map((_, i) => i + 1);
+    const plot = new uPlot(
+      {
+        width: Math.min(640, ref.current.clientWidth || 640),
+        height: 260,
+        scales: { x: { time: false } },
+        axes: [{ label: 'iteration' }, { label: 'hypervolume' }],
+        series: [{}, { label: 'hypervolume', stroke: '#1f5fbf', width: 2, points: { show: true } }],
+      },
+      [x, history],
+      ref.current,
+    );
+    return () => plot.destroy();
+  }, [history]);
+  return <div ref={ref} class="plot" data-testid="convergence-plot" data-points={history.length} aria-label={`Convergence: ${history.length} iterations`} role="img" />;
+}
+
+/** Two objectives: every evaluation, the Pareto front highlighted and the dominated points faded. */
+export function ParetoPlot({ rows, objectives }: { rows: ResultRow[]; objectives: string[] }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [fx, fy] = objectives;
+  useEffect(() => {
+    if (!ref.current || objectives.length < 2) return;
+    const sorted = [...rows].sort((a, b) => a.objectives[fx] - b.objectives[fx]);
+    const x = sorted.map((r) => r.objectives[fx]);
+    const dominated = sorted.map((r) => (r.is_pareto ? null : r.objectives[fy]));
+    const front = sorted.map((r) => (r.is_pareto ? r.objectives[fy] : null));
+    const plot = new uPlot(
+      {
+        width: Math.min(640, ref.current.clientWidth || 640),
+        height: 300,
+        mode: 1,
+        scales: { x: { time: false } },
+        axes: [{ label: fx }, { label: fy }],
+        series: [
+          {},
+          { label: 'dominated', stroke: 'rgba(110,110,110,0.45)', paths: () => null, points: { show: true, size: 6 } },
+          { label: 'Pareto front', stroke: '#c0392b', paths: () => null, points: { show: true, size: 9 } },
+        ],
+      },
+      [x, dominated, front] as uPlot.AlignedData,
+      ref.current,
+    );
+    return () => plot.destroy();
+  }, [rows, fx, fy]);
+  if (objectives.length < 2) return <p>One objective: see the convergence plot.</p>;
+  return <div ref={ref} class="plot" data-testid="pareto-plot" data-points={rows.length} role="img" aria-label={`Pareto plot: ${rows.length} evaluations`} />;
+}
