@@ -13,8 +13,8 @@ const TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
 };
 
-/** Paths that belong to the server, never to the dashboard. */
-const SERVER_PATHS = /^\/(v1|docs|auth)(\/|$)/;
+/** Paths that belong to the server (any API version, so /v2/... is a 404, not the app), never to the dashboard. */
+const SERVER_PATHS = /^\/(v\d+|docs|auth)(\/|$)/;
 
 /**
  * Serves the built dashboard (dist/web) at the root: files as they are (hashed assets cached for
