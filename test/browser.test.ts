@@ -89,3 +89,36 @@ test('sign in with a key, create a campaign from a template, start it, watch bot
   await page.getByLabel('API key or token').waitFor();
   assert.deepEqual(failures, [], 'no script errors on the pages');
 });
+
+test('settings: create a key and see its secret once, then only its prefix; revoke it; generate a token', async () => {
+  const context = await browser.newContext();
+  await context.addInitScript((key) => sessionStorage.setItem('kiln.credential', key), kiln.adminKey);
+  const page = await context.newPage();
+  page.on('dialog', (dialog) => void dialog.accept());
+  await page.goto(`${kiln.base}/#/settings/api-keys`);
+  await page.getByRole('heading', { name: 'API keys' }).waitFor();
+  await page.getByLabel('Name').fill('ci reader');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const secret = await page.getByTestId('secret').innerText();
+  assert.match(secret, /^svc_live_[0-9A-Za-z]{30}$/);
+  const res = await fetch(`${kiln.base}/v1/campaigns`, { headers: { Authorization: `Bearer ${secret}` } });
+  assert.equal(res.status, 200, 'the shown key works');
+  await page.screenshot({ path: `${ARTIFACTS}/api-keys-secret.png` });
+  await page.getByRole('button', { name: 'Done' }).click();
+  const row = page.getByTestId('key-row').filter({ hasText: 'ci reader' });
+  await row.waitFor();
+  const text = await page.locator('main').innerText();
+  assert.ok(!text.includes(secret), 'the secret is gone from the page');
+  assert.ok(text.includes(secret.slice(0, 17)), 'its prefix is listed');
+  await row.getByRole('button', { name: 'Revoke' }).click();
+  await row.getByText(/revoked/).waitFor();
+  assert.equal((await fetch(`${kiln.base}/v1/campaigns`, { headers: { Authorization: `Bearer ${secret}` } })).status, 401, 'revoked at once');
+
+  await page.getByLabel('Valid for (days)').fill('7');
+  await page.getByRole('button', { name: 'Generate new token' }).click();
+  const token = await page.getByTestId('secret').innerText();
+  assert.equal(token.split('.').length, 3);
+  assert.equal((await fetch(`${kiln.base}/v1/campaigns`, { headers: { Authorization: `Bearer ${token}` } })).status, 200, 'the token works');
+  await page.screenshot({ path: `${ARTIFACTS}/api-keys.png` });
+  await context.close();
+});

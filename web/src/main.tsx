@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, credential, subscribe, type Campaign, type Results } from './api.js';
+import { ApiKeys } from './keys.js';
 import { ConvergencePlot, ParetoPlot } from './plots.js';
 import './style.css';
 
@@ -180,13 +181,18 @@ function App() {
   const [signedIn, setSignedIn] = useState(credential.get() !== null);
   if (!signedIn) return <SignIn onSignedIn={() => setSignedIn(true)} />;
   const detail = /^#\/campaigns\/(camp_\w+)$/.exec(route);
+  const page = detail ? <CampaignDetail id={detail[1]} /> : route === '#/settings/api-keys' ? <ApiKeys /> : <CampaignList />;
   return (
     <>
       <header>
-        <strong>Kiln</strong>
+        <nav class="row" aria-label="Main">
+          <strong>Kiln</strong>
+          <a href="#/campaigns">Campaigns</a>
+          <a href="#/settings/api-keys">API keys</a>
+        </nav>
         <button class="link" onClick={() => { credential.clear(); setSignedIn(false); }}>Sign out</button>
       </header>
-      {detail ? <CampaignDetail id={detail[1]} /> : <CampaignList />}
+      {page}
     </>
   );
 }
