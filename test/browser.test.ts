@@ -122,3 +122,36 @@ test('settings: create a key and see its secret once, then only its prefix; revo
   await page.screenshot({ path: `${ARTIFACTS}/api-keys.png` });
   await context.close();
 });
+
+test('guests browse templates (filter, search, MDL) and look up materials without signing in', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(kiln.base);
+  await page.getByRole('link', { name: 'browse templates' }).click();
+  await page.getByRole('heading', { name: 'Templates' }).waitFor();
+  await page.getByTestId('template').first().waitFor();
+  const all = await page.getByTestId('template').count();
+  assert.ok(all >= 8, `${all} templates`);
+  await page.getByLabel('Domain').selectOption('battery');
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="template"]').length < n, all);
+  const battery = await page.getByTestId('template').allInnerTexts();
+  assert.ok(battery.length >= 2 && battery.every((t) => t.includes('battery/')));
+  await page.getByLabel('Search').fill('electrolyte');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="template"]').length === 1);
+  await page.getByRole('button', { name: 'View MDL' }).click();
+  const mdl = JSON.parse(await page.getByTestId('mdl').innerText());
+  assert.equal(mdl.domain, 'battery');
+  assert.ok(mdl.parameters.length > 0);
+  assert.equal(await page.getByRole('button', { name: 'Download material.yaml' }).count(), 0, 'guests cannot export');
+  await page.screenshot({ path: `${ARTIFACTS}/templates.png` });
+
+  await page.getByRole('link', { name: 'Materials' }).click();
+  await page.getByLabel('Formula').fill('LiFeP(O4');
+  await page.getByRole('button', { name: 'Look up' }).click();
+  assert.match(await page.getByRole('alert').innerText(), /position/);
+  await page.getByLabel('Formula').fill('LiFePO4');
+  await page.getByRole('button', { name: 'Look up' }).click();
+  assert.equal(await page.getByTestId('molar-mass').first().innerText(), '157.755');
+  await page.screenshot({ path: `${ARTIFACTS}/materials.png` });
+  await context.close();
+});

@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, credential, subscribe, type Campaign, type Results } from './api.js';
+import { Materials, Templates } from './browse.js';
 import { ApiKeys } from './keys.js';
 import { ConvergencePlot, ParetoPlot } from './plots.js';
 import './style.css';
@@ -43,6 +44,7 @@ function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
         <button type="submit">Sign in</button>
       </form>
       {error && <p role="alert" class="error">{error}</p>}
+      <p>Or, without signing in: <a href="#/templates">browse templates</a> · <a href="#/materials">look up materials</a></p>
     </main>
   );
 }
@@ -179,15 +181,34 @@ function CampaignDetail({ id }: { id: string }) {
 function App() {
   const route = useRoute();
   const [signedIn, setSignedIn] = useState(credential.get() !== null);
-  if (!signedIn) return <SignIn onSignedIn={() => setSignedIn(true)} />;
+  if (!signedIn) {
+    // guests may browse templates and look up materials, as the API allows
+    const guestPage = route === '#/templates' ? <Templates /> : route === '#/materials' ? <Materials /> : null;
+    if (!guestPage) return <SignIn onSignedIn={() => setSignedIn(true)} />;
+    return (
+      <>
+        <header>
+          <nav class="row" aria-label="Main">
+            <strong>Kiln</strong>
+            <a href="#/templates">Templates</a>
+            <a href="#/materials">Materials</a>
+          </nav>
+          <a href="#/campaigns">Sign in</a>
+        </header>
+        {guestPage}
+      </>
+    );
+  }
   const detail = /^#\/campaigns\/(camp_\w+)$/.exec(route);
-  const page = detail ? <CampaignDetail id={detail[1]} /> : route === '#/settings/api-keys' ? <ApiKeys /> : <CampaignList />;
+  const page = detail ? <CampaignDetail id={detail[1]} /> : route === '#/settings/api-keys' ? <ApiKeys /> : route === '#/templates' ? <Templates /> : route === '#/materials' ? <Materials /> : <CampaignList />;
   return (
     <>
       <header>
         <nav class="row" aria-label="Main">
           <strong>Kiln</strong>
           <a href="#/campaigns">Campaigns</a>
+          <a href="#/templates">Templates</a>
+          <a href="#/materials">Materials</a>
           <a href="#/settings/api-keys">API keys</a>
         </nav>
         <button class="link" onClick={() => { credential.clear(); setSignedIn(false); }}>Sign out</button>

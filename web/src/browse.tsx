@@ -1,0 +1,138 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError, credential } from './api.js';
+
+const explain = (e: unknown) => (e instanceof ApiError ? e.explain() : String(e));
+
+interface TemplateItem {
+  id: string;
+  slug: string;
+  name: string;
+  domain: string;
+  description: string;
+  default_budget: number;
+  tags: string[];
+  parameters_count: number;
+  objectives_count: number;
+}
+
+/** Built-in templates (and, signed in, your organization's): guests may browse them too. */
+export function Templates() {
+  const [items, setItems] = useState<TemplateItem[] | null>(null);
+  const [domain, setDomain] = useState('');
+  const [search, setSearch] = useState('');
+  const [open, setOpen] = useState<{ id: string; mdl: unknown } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    const query = new URLSearchParams({ per_page: '100', ...(domain ? { domain } : {}), ...(search ? { search } : {}) });
+    api<TemplateItem[]>('GET', `/v1/templates?${query}`).then((r) => setItems(r.data), (e) => setError(explain(e)));
+  }, [domain, search]);
+  const view = async (id: string) => {
+    try {
+      setOpen({ id, mdl: (await api<{ mdl: unknown }>('GET', `/v1/templates/${id}`)).data.mdl });
+    } catch (e) {
+      setError(explain(e));
+    }
+  };
+  const download = async (id: string) => {
+    const res = await fetch(`/v1/templates/${id}/download`, { headers: { Authorization: `Bearer ${credential.get() ?? ''}` } });
+    if (!res.ok) return setError((await res.json().catch(() => null))?.error?.message ?? res.statusText);
+    const link = document.createElement('a');
+    link.href = URL.createObjectURL(await res.blob());
+    link.download = 'material.yaml';
+    link.click();
+  };
+  const domains = ['water', 'battery', 'energy', 'alloys', 'polymers'];
+  return (
+    <main>
+      <h1>Templates</h1>
+      <form class="row" onSubmit={(e) => e.preventDefault()} role="search">
+        <label for="domain">Domain</label>
+        <select id="domain" value={domain} onChange={(e) => setDomain((e.target as HTMLSelectElement).value)}>
+          <option value="">all</option>
+          {domains.map((d) => <option value={d}>{d}</option>)}
+        </select>
+        <label for="search">Search</label>
+        <input id="search" type="search" value={search} onInput={(e) => setSearch((e.target as HTMLInputElement).value)} placeholder="name or description" />
+      </form>
+      {error && <p role="alert" class="error">{error}</p>}
+      {items === null ? <p>Loading…</p> : items.length === 0 ? <p>No template matches.</p> : (
+        <ul class="cards">
+          {items.map((t) => (
+            <li data-testid="template">
+              <h2>{t.name}</h2>
+              <p class="muted">{t.slug} · {t.parameters_count} parameters · {t.objectives_count} objectives · budget {t.default_budget} · {t.tags.join(', ')}</p>
+              <p>{t.description}</p>
+              <p class="row">
+                <button onClick={() => view(t.id)}>View MDL</button>
+                {credential.get() && <button onClick={() => download(t.id)}>Download material.yaml</button>}
+              </p>
+              {open?.id === t.id && <pre data-testid="mdl">{JSON.stringify(open.mdl, null, 2)}</pre>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </main>
+  );
+}
+
+interface Material {
+  id: string;
+  name?: string;
+  source: string;
+  formula: string;
+  reduced_formula: string;
+  molar_mass: number;
+  composition: Record<string, number>;
+  weight_fractions: Record<string, number>;
+  properties: Record<string, { value: unknown; source: string }>;
+}
+
+/** A formula box: composition, molar mass and the catalog's properties with their sources. */
+export function Materials() {
+  const [formula, setFormula] = useState('');
+  const [records, setRecords] = useState<Material[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const look = async (event: Event) => {
+    event.preventDefault();
+    setError(null);
+    try {
+      setRecords((await api<Material[]>('GET', `/v1/materials?formula=${encodeURIComponent(formula)}`)).data);
+    } catch (e) {
+      setRecords(null);
+      setError(explain(e));
+    }
+  };
+  return (
+    <main>
+      <h1>Materials</h1>
+      <form class="row" onSubmit={look}>
+        <label for="formula">Formula</label>
+        <input id="formula" value={formula} onInput={(e) => setFormula((e.target as HTMLInputElement).value)} placeholder="e.g. LiFePO4" required />
+        <button type="submit">Look up</button>
+      </form>
+      {error && <p role="alert" class="error">{error}</p>}
+      {records?.map((m) => (
+        <section data-testid="material">
+          <h2>{m.name ?? m.reduced_formula}</h2>
+          <p>
+            {m.formula} · molar mass <strong data-testid="molar-mass">{m.molar_mass.toFixed(3)}</strong> g/mol · {m.source === 'computed' ? 'computed from the formula' : 'catalog entry'}
+          </p>
+          <table>
+            <thead><tr><th>Element</th><th>Count</th><th>Weight fraction</th></tr></thead>
+            <tbody>
+              {Object.entries(m.composition).map(([el, n]) => <tr><td>{el}</td><td>{n}</td><td>{(m.weight_fractions[el] * 100).toFixed(2)} %</td></tr>)}
+            </tbody>
+          </table>
+          {Object.keys(m.properties).length > 0 && (
+            <table>
+              <thead><tr><th>Property</th><th>Value</th><th>Source</th></tr></thead>
+              <tbody>
+                {Object.entries(m.properties).map(([name, p]) => <tr><td>{name}</td><td>{String(p.value)}</td><td>{p.source}</td></tr>)}
+              </tbody>
+            </table>
+          )}
+        </section>
+      ))}
+    </main>
+  );
+}
