@@ -155,3 +155,39 @@ test('guests browse templates (filter, search, MDL) and look up materials withou
   await page.screenshot({ path: `${ARTIFACTS}/materials.png` });
   await context.close();
 });
+
+test('datasets: upload with a validation report, see the preview, refuse a file that misses a column', async () => {
+  const context = await browser.newContext();
+  await context.addInitScript((key) => sessionStorage.setItem('kiln.credential', key), kiln.adminKey);
+  const page = await context.newPage();
+  page.on('dialog', (dialog) => void dialog.accept());
+  await page.goto(`${kiln.base}/#/datasets`);
+  await page.getByText('No datasets yet.').waitFor();
+  const mdl = JSON.stringify({
+    parameters: [{ name: 'x1', type: 'continuous', bounds: [0, 1] }, { name: 'x2', type: 'continuous', bounds: [0, 1] }],
+    objectives: [{ name: 'f1', direction: 'minimize' }, { name: 'f2', direction: 'minimize' }],
+    optimizer: { method: 'cma-es', budget: 10 },
+  });
+  const rows = ['x1,x2,f1,f2', ...Array.from({ length: 14 }, (_, i) => `${(i / 14).toFixed(3)},0.5,${i},${14 - i}`), '1.5,0.5,1,1', '0.2,0.2,,3'];
+  await page.getByLabel('File (CSV, JSON or Parquet)').setInputFiles({ name: 'runs.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.join('\n') + '\n') });
+  await page.getByLabel('Name', { exact: true }).fill('past runs');
+  await page.getByLabel('Check against an MDL (optional, YAML or JSON)').fill(mdl);
+  await page.getByRole('button', { name: 'Upload' }).click();
+  const dataset = page.getByTestId('dataset');
+  await dataset.waitFor();
+  assert.match(await dataset.innerText(), /16 rows/);
+  assert.equal(await page.getByTestId('preview').locator('tbody tr').count(), 10);
+  assert.match(await dataset.innerText(), /row 15, x1: 1.5 is outside the bounds/);
+  assert.match(await dataset.innerText(), /row 16.*no value for f1/s);
+  await page.screenshot({ path: `${ARTIFACTS}/datasets.png` });
+
+  await page.getByLabel('File (CSV, JSON or Parquet)').setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('x1,f1,f2\n0.1,1,2\n') });
+  await page.getByLabel('Check against an MDL (optional, YAML or JSON)').fill(mdl);
+  await page.getByRole('button', { name: 'Upload' }).click();
+  await page.getByRole('alert').waitFor();
+  assert.match(await page.locator('main').innerText(), /column "x2" of the MDL is missing/);
+
+  await dataset.getByRole('button', { name: 'Delete' }).click();
+  await page.getByText('No datasets yet.').waitFor();
+  await context.close();
+});

@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, credential, subscribe, type Campaign, type Results } from './api.js';
 import { Materials, Templates } from './browse.js';
+import { Datasets } from './datasets.js';
 import { ApiKeys } from './keys.js';
 import { ConvergencePlot, ParetoPlot } from './plots.js';
 import './style.css';
@@ -200,13 +201,14 @@ function App() {
     );
   }
   const detail = /^#\/campaigns\/(camp_\w+)$/.exec(route);
-  const page = detail ? <CampaignDetail id={detail[1]} /> : route === '#/settings/api-keys' ? <ApiKeys /> : route === '#/templates' ? <Templates /> : route === '#/materials' ? <Materials /> : <CampaignList />;
+  const page = detail ? <CampaignDetail id={detail[1]} /> : route === '#/settings/api-keys' ? <ApiKeys /> : route === '#/templates' ? <Templates /> : route === '#/materials' ? <Materials /> : route === '#/datasets' ? <Datasets /> : <CampaignList />;
   return (
     <>
       <header>
         <nav class="row" aria-label="Main">
           <strong>Kiln</strong>
           <a href="#/campaigns">Campaigns</a>
+          <a href="#/datasets">Datasets</a>
           <a href="#/templates">Templates</a>
           <a href="#/materials">Materials</a>
           <a href="#/settings/api-keys">API keys</a>

@@ -1,0 +1,153 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError, credential } from './api.js';
+
+const explain = (e: unknown) => (e instanceof ApiError ? e.explain() : String(e));
+
+interface Issue {
+  row: number | null;
+  column: string | null;
+  message: string;
+}
+
+interface Dataset {
+  id: string;
+  name: string;
+  description: string;
+  rows: number;
+  columns: string[];
+  size_bytes: number;
+  format: string;
+  created_at: string;
+  warnings: Issue[];
+  flagged_rows: { row: number; reason: string }[];
+  preview?: Record<string, unknown>[];
+}
+
+/** Multipart upload through XMLHttpRequest, which reports upload progress (fetch does not). */
+function upload(form: FormData, onProgress: (fraction: number) => void): Promise<Dataset> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', '/v1/datasets');
+    xhr.setRequestHeader('Authorization', `Bearer ${credential.get() ?? ''}`);
+    xhr.upload.onprogress = (event) => event.lengthComputable && onProgress(event.loaded / event.total);
+    xhr.onload = () => {
+      const body = JSON.parse(xhr.responseText || 'null');
+      if (xhr.status === 201) resolve(body.data);
+      else reject(new ApiError(xhr.status, body?.error?.code ?? 'HTTP_' + xhr.status, body?.error?.message ?? xhr.statusText, body?.error?.details));
+    };
+    xhr.onerror = () => reject(new Error('The upload failed: the connection was lost.'));
+    xhr.send(form);
+  });
+}
+
+function Report({ issues, title }: { issues: Issue[]; title: string }) {
+  if (issues.length === 0) return null;
+  return (
+    <details open>
+      <summary>{title} ({issues.length})</summary>
+      <ul>{issues.map((i) => <li>{i.row !== null ? `row ${i.row}` : 'file'}{i.column ? `, ${i.column}` : ''}: {i.message}</li>)}</ul>
+    </details>
+  );
+}
+
+export function Datasets() {
+  const [datasets, setDatasets] = useState<Dataset[] | null>(null);
+  const [selected, setSelected] = useState<Dataset | null>(null);
+  const [progress, setProgress] = useState<number | null>(null);
+  const [errors, setErrors] = useState<Issue[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const load = () => api<Dataset[]>('GET', '/v1/datasets?per_page=100').then((r) => setDatasets(r.data), (e) => setError(explain(e)));
+  useEffect(() => void load(), []);
+  const open = async (id: string) => {
+    try {
+      setSelected((await api<Dataset>('GET', `/v1/datasets/${id}`)).data);
+    } catch (e) {
+      setError(explain(e));
+    }
+  };
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setError(null);
+    setErrors([]);
+    const form = new FormData(event.target as HTMLFormElement);
+    if (!form.get('mdl')) form.delete('mdl');
+    try {
+      setProgress(0);
+      const created = await upload(form, setProgress);
+      (event.target as HTMLFormElement).reset();
+      await load();
+      await open(created.id);
+    } catch (e) {
+      setError(explain(e));
+      if (e instanceof ApiError && Array.isArray(e.details?.errors)) setErrors(e.details!.errors as Issue[]);
+    } finally {
+      setProgress(null);
+    }
+  };
+  const remove = async (d: Dataset) => {
+    if (!confirm(`Delete dataset "${d.name}"? Campaigns warm-started from it keep their copies.`)) return;
+    try {
+      await api('DELETE', `/v1/datasets/${d.id}`);
+      setSelected(null);
+      await load();
+    } catch (e) {
+      setError(explain(e));
+    }
+  };
+  const download = async (d: Dataset) => {
+    const res = await fetch(`/v1/datasets/${d.id}/download`, { headers: { Authorization: `Bearer ${credential.get() ?? ''}` } });
+    const link = document.createElement('a');
+    link.href = URL.createObjectURL(await res.blob());
+    link.download = `${d.name}.csv`;
+    link.click();
+  };
+  return (
+    <main>
+      <h1>Datasets</h1>
+      <form onSubmit={submit} aria-label="Upload a dataset">
+        <label for="file">File (CSV, JSON or Parquet)</label>
+        <input id="file" name="file" type="file" accept=".csv,.json,.parquet" required />
+        <label for="ds-name">Name</label>
+        <input id="ds-name" name="name" />
+        <label for="ds-description">Description</label>
+        <input id="ds-description" name="description" />
+        <label for="ds-mdl">Check against an MDL (optional, YAML or JSON)</label>
+        <textarea id="ds-mdl" name="mdl" rows={3} />
+        <button type="submit" disabled={progress !== null}>Upload</button>
+        {progress !== null && <progress value={progress} max={1} aria-label="Upload progress" />}
+      </form>
+      {error && <p role="alert" class="error">{error}</p>}
+      <Report issues={errors} title="Errors" />
+      {datasets === null ? <p>Loading…</p> : datasets.length === 0 ? <p>No datasets yet.</p> : (
+        <table>
+          <thead><tr><th>Name</th><th>Format</th><th>Rows</th><th>Size</th><th>Created</th></tr></thead>
+          <tbody>
+            {datasets.map((d) => (
+              <tr>
+                <td><button class="linkish" onClick={() => open(d.id)}>{d.name}</button></td>
+                <td>{d.format}</td><td>{d.rows}</td><td>{(d.size_bytes / 1024).toFixed(1)} KiB</td><td>{new Date(d.created_at).toLocaleString()}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {selected && (
+        <section data-testid="dataset">
+          <h2>{selected.name}</h2>
+          <p>{selected.description} · {selected.rows} rows · {selected.columns.join(', ')}</p>
+          <Report issues={selected.warnings} title="Warnings" />
+          <Report issues={selected.flagged_rows.map((f) => ({ row: f.row, column: null, message: f.reason }))} title="Flagged rows (excluded from training)" />
+          <h3>Preview</h3>
+          <table data-testid="preview">
+            <thead><tr>{selected.columns.map((c) => <th>{c}</th>)}</tr></thead>
+            <tbody>{(selected.preview ?? []).map((row) => <tr>{selected.columns.map((c) => <td>{String(row[c] ?? '')}</td>)}</tr>)}</tbody>
+          </table>
+          <p class="row">
+            <button onClick={() => download(selected)}>Download CSV</button>
+            <button onClick={() => remove(selected)}>Delete</button>
+          </p>
+        </section>
+      )}
+    </main>
+  );
+}
