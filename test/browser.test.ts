@@ -191,3 +191,43 @@ test('datasets: upload with a validation report, see the preview, refuse a file 
   await page.getByText('No datasets yet.').waitFor();
   await context.close();
 });
+
+test('a campaign\'s evaluations table sorts and marks the Pareto rows; the job page follows the log live and filters by level', async () => {
+  const h = { Authorization: `Bearer ${kiln.adminKey}`, 'Content-Type': 'application/json' };
+  const created = await (await fetch(`${kiln.base}/v1/campaigns`, { method: 'POST', headers: h, body: JSON.stringify({ template_id: 'water/desalination-membrane', name: 'logged', overrides: { optimizer: { budget: 40 } } }) })).json();
+  const id = created.data.id;
+  const context = await browser.newContext();
+  await context.addInitScript((key) => sessionStorage.setItem('kiln.credential', key), kiln.adminKey);
+  const page = await context.newPage();
+  await page.goto(`${kiln.base}/#/campaigns/${id}`);
+  await page.getByRole('button', { name: 'Start' }).click();
+  await page.getByRole('link', { name: 'Job and log' }).click();
+  const log = page.getByTestId('log');
+  // entries arrive over the WebSocket while the job runs
+  await log.getByText(/Iteration 2 /).waitFor({ timeout: 60_000 });
+  await page.getByTestId('job-status').getByText(/completed|cancelled|failed/).waitFor({ timeout: 60_000 });
+  await log.getByText(/Completed|Converged/).waitFor();
+  const infoCount = await log.locator('li').count();
+  await page.getByLabel('Level').selectOption('debug');
+  assert.ok((await log.locator('li').count()) > infoCount, 'debug entries appear when asked for');
+  await page.getByLabel('Level').selectOption('error');
+  assert.equal(await log.locator('li').count(), 0);
+  await page.screenshot({ path: `${ARTIFACTS}/job.png` });
+
+  await page.getByRole('link', { name: '← Campaign' }).click();
+  const table = page.getByTestId('evaluations');
+  await table.waitFor();
+  const results = await (await fetch(`${kiln.base}/v1/campaigns/${id}/results`, { headers: h })).json();
+  assert.equal(await table.locator('tbody tr').count(), results.data.evaluations.length);
+  assert.ok((await table.locator('tr.pareto').count()) >= 1);
+  const objective = (await table.locator('thead th').last().innerText()).trim();
+  await table.getByRole('button', { name: objective }).click();
+  const firstValues = await table.locator('tbody tr td:last-child').allInnerTexts();
+  const numbers = firstValues.map(Number);
+  assert.deepEqual(numbers, [...numbers].sort((a, b) => a - b), 'sorted ascending by the clicked objective');
+  await table.getByRole('button', { name: objective }).click();
+  const descending = (await table.locator('tbody tr td:last-child').allInnerTexts()).map(Number);
+  assert.deepEqual(descending, [...numbers].sort((a, b) => b - a));
+  await page.screenshot({ path: `${ARTIFACTS}/campaign-evaluations.png`, fullPage: true });
+  await context.close();
+});

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, credential, subscribe, type Campaign, type Results } from './api.js';
 import { Materials, Templates } from './browse.js';
 import { Datasets } from './datasets.js';
+import { JobDetail, JobList } from './jobs.js';
 import { ApiKeys } from './keys.js';
 import { ConvergencePlot, ParetoPlot } from './plots.js';
 import './style.css';
@@ -157,6 +158,7 @@ function CampaignDetail({ id }: { id: string }) {
         {(campaign.status === 'created' || campaign.status === 'stopped') && <button onClick={() => act('start')}>Start</button>}
         {campaign.status === 'running' && <button onClick={() => act('stop')}>Stop</button>}
         <a href={`/v1/campaigns/${id}/results?format=csv`} download>Download CSV</a>
+        {campaign.latest_job_id && <a href={`#/jobs/${campaign.latest_job_id}`}>Job and log</a>}
       </p>
       {error && <p role="alert" class="error">{error}</p>}
       <section>
@@ -168,6 +170,10 @@ function CampaignDetail({ id }: { id: string }) {
         <ParetoPlot rows={results.evaluations} objectives={objectives} />
       </section>
       <section>
+        <h2>Evaluations</h2>
+        <EvaluationTable rows={results.evaluations} parameters={campaign.mdl?.parameters.map((p) => p.name) ?? []} objectives={objectives} />
+      </section>
+      <section>
         <h2>Best objectives</h2>
         <ul>
           {Object.entries(campaign.best_objectives ?? {}).map(([name, value]) => (
@@ -176,6 +182,38 @@ function CampaignDetail({ id }: { id: string }) {
         </ul>
       </section>
     </main>
+  );
+}
+
+/** Every evaluation, sortable by any column (click a heading), Pareto rows marked. */
+function EvaluationTable({ rows, parameters, objectives }: { rows: Results['evaluations']; parameters: string[]; objectives: string[] }) {
+  const [sort, setSort] = useState<{ key: string; descending: boolean }>({ key: 'iteration', descending: false });
+  const value = (r: Results['evaluations'][number], key: string): number | string =>
+    key === 'iteration' ? r.iteration : key in r.objectives ? r.objectives[key] : (r.parameters[key] ?? '');
+  const sorted = [...rows].sort((a, b) => {
+    const [x, y] = [value(a, sort.key), value(b, sort.key)];
+    return (x < y ? -1 : x > y ? 1 : 0) * (sort.descending ? -1 : 1);
+  });
+  const heading = (key: string) => (
+    <th aria-sort={sort.key === key ? (sort.descending ? 'descending' : 'ascending') : 'none'}>
+      <button class="linkish" onClick={() => setSort({ key, descending: sort.key === key ? !sort.descending : false })}>{key}</button>
+    </th>
+  );
+  if (rows.length === 0) return <p>No evaluations yet.</p>;
+  return (
+    <table data-testid="evaluations">
+      <thead><tr>{heading('iteration')}<th>Pareto</th>{parameters.map(heading)}{objectives.map(heading)}</tr></thead>
+      <tbody>
+        {sorted.map((r) => (
+          <tr class={r.is_pareto ? 'pareto' : ''}>
+            <td>{r.iteration}</td>
+            <td>{r.is_pareto ? '★' : ''}</td>
+            {parameters.map((p) => <td>{typeof r.parameters[p] === 'number' ? (r.parameters[p] as number).toPrecision(4) : r.parameters[p]}</td>)}
+            {objectives.map((o) => <td>{r.objectives[o].toPrecision(5)}</td>)}
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 
@@ -201,13 +239,15 @@ function App() {
     );
   }
   const detail = /^#\/campaigns\/(camp_\w+)$/.exec(route);
-  const page = detail ? <CampaignDetail id={detail[1]} /> : route === '#/settings/api-keys' ? <ApiKeys /> : route === '#/templates' ? <Templates /> : route === '#/materials' ? <Materials /> : route === '#/datasets' ? <Datasets /> : <CampaignList />;
+  const job = /^#\/jobs\/(job_\w+)$/.exec(route);
+  const page = detail ? <CampaignDetail id={detail[1]} /> : job ? <JobDetail id={job[1]} /> : route === '#/jobs' ? <JobList /> : route === '#/settings/api-keys' ? <ApiKeys /> : route === '#/templates' ? <Templates /> : route === '#/materials' ? <Materials /> : route === '#/datasets' ? <Datasets /> : <CampaignList />;
   return (
     <>
       <header>
         <nav class="row" aria-label="Main">
           <strong>Kiln</strong>
           <a href="#/campaigns">Campaigns</a>
+          <a href="#/jobs">Jobs</a>
           <a href="#/datasets">Datasets</a>
           <a href="#/templates">Templates</a>
           <a href="#/materials">Materials</a>
