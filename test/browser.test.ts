@@ -231,3 +231,44 @@ test('a campaign\'s evaluations table sorts and marks the Pareto rows; the job p
   await page.screenshot({ path: `${ARTIFACTS}/campaign-evaluations.png`, fullPage: true });
   await context.close();
 });
+
+test('a campaign from pasted YAML: validation errors shown at their paths, then created; the list filters by status', async () => {
+  const context = await browser.newContext();
+  await context.addInitScript((key) => sessionStorage.setItem('kiln.credential', key), kiln.adminKey);
+  const page = await context.newPage();
+  await page.goto(`${kiln.base}/#/campaigns`);
+  await page.getByText('New campaign from an MDL document').click();
+  const yaml = (budget: number, low: number) =>
+    [
+      'name: Pasted ZDT1',
+      'domain: benchmark',
+      'parameters:',
+      `  - { name: x1, type: continuous, bounds: [${low}, 0] }`,
+      '  - { name: x2, type: continuous, bounds: [0, 1] }',
+      'objectives:',
+      '  - { name: f1, direction: minimize }',
+      '  - { name: f2, direction: minimize }',
+      `optimizer: { method: cma-es, budget: ${budget}, seed: 1 }`,
+      'evaluator: { type: builtin, name: zdt1 }',
+    ].join('\n');
+  await page.getByLabel('Paste YAML or JSON').fill(yaml(-5, 1));
+  await page.getByRole('button', { name: 'Create from MDL' }).click();
+  const errors = page.getByTestId('mdl-errors');
+  await errors.waitFor();
+  const text = await errors.innerText();
+  assert.match(text, /mdl_file\.parameters\[0\]\.bounds/);
+  assert.match(text, /mdl_file\.optimizer\.budget/);
+  await page.screenshot({ path: `${ARTIFACTS}/mdl-errors.png` });
+  await page.getByLabel('Paste YAML or JSON').fill(yaml(10, -1).replace('[-1, 0]', '[0, 1]'));
+  await page.getByRole('button', { name: 'Create from MDL' }).click();
+  await page.getByRole('heading', { name: 'Pasted ZDT1' }).waitFor();
+  assert.equal(await page.getByTestId('status').innerText(), 'created');
+
+  await page.goto(`${kiln.base}/#/campaigns`);
+  await page.getByRole('link', { name: 'Pasted ZDT1' }).waitFor();
+  await page.getByLabel('Status').selectOption('failed');
+  await page.getByText('No failed campaigns.').waitFor();
+  await page.getByLabel('Status').selectOption('created');
+  await page.getByRole('link', { name: 'Pasted ZDT1' }).waitFor();
+  await context.close();
+});

@@ -5,6 +5,7 @@ import { Materials, Templates } from './browse.js';
 import { Datasets } from './datasets.js';
 import { JobDetail, JobList } from './jobs.js';
 import { ApiKeys } from './keys.js';
+import { NewCampaignFromMdl } from './new-campaign.js';
 import { ConvergencePlot, ParetoPlot } from './plots.js';
 import './style.css';
 
@@ -53,13 +54,25 @@ function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
 
 function CampaignList() {
   const [campaigns, setCampaigns] = useState<Campaign[] | null>(null);
+  const [status, setStatus] = useState('');
+  const [sort, setSort] = useState('-created_at');
+  const [page, setPage] = useState(1);
+  const [pages, setPages] = useState(1);
   const [templates, setTemplates] = useState<{ id: string; slug: string; name: string; default_budget: number }[]>([]);
   const [template, setTemplate] = useState('');
   const [budget, setBudget] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const load = () => api<Campaign[]>('GET', '/v1/campaigns?per_page=100').then((r) => setCampaigns(r.data), (e) => setError(message(e)));
   useEffect(() => {
-    void load();
+    const query = new URLSearchParams({ per_page: '20', page: String(page), sort, ...(status ? { status } : {}) });
+    api<Campaign[]>('GET', `/v1/campaigns?${query}`).then(
+      (r) => {
+        setCampaigns(r.data);
+        setPages(Math.max(1, r.meta?.total_pages ?? 1));
+      },
+      (e) => setError(message(e)),
+    );
+  }, [status, sort, page]);
+  useEffect(() => {
     api<typeof templates>('GET', '/v1/templates?per_page=100').then((r) => setTemplates(r.data), (e) => setError(message(e)));
   }, []);
   const create = async (event: Event) => {
@@ -88,11 +101,26 @@ function CampaignList() {
         <input id="budget" type="number" min="1" value={budget} onInput={(e) => setBudget((e.target as HTMLInputElement).value)} placeholder="template default" />
         <button type="submit">Create campaign</button>
       </form>
+      <NewCampaignFromMdl />
       {error && <p role="alert" class="error">{error}</p>}
+      <form class="row" onSubmit={(e) => e.preventDefault()} aria-label="Filter campaigns">
+        <label for="status-filter">Status</label>
+        <select id="status-filter" value={status} onChange={(e) => { setStatus((e.target as HTMLSelectElement).value); setPage(1); }}>
+          <option value="">all</option>
+          {['created', 'running', 'completed', 'converged', 'failed', 'stopped'].map((s) => <option value={s}>{s}</option>)}
+        </select>
+        <label for="sort">Sort</label>
+        <select id="sort" value={sort} onChange={(e) => setSort((e.target as HTMLSelectElement).value)}>
+          <option value="-created_at">newest first</option>
+          <option value="created_at">oldest first</option>
+          <option value="name">name</option>
+          <option value="-hypervolume">hypervolume</option>
+        </select>
+      </form>
       {campaigns === null ? (
         <p>Loading…</p>
       ) : campaigns.length === 0 ? (
-        <p>No campaigns yet: create one from a template above.</p>
+        <p>{status ? `No ${status} campaigns.` : 'No campaigns yet: create one from a template above.'}</p>
       ) : (
         <table>
           <thead>
@@ -110,6 +138,13 @@ function CampaignList() {
             ))}
           </tbody>
         </table>
+      )}
+      {pages > 1 && (
+        <nav class="row" aria-label="Pages">
+          <button disabled={page <= 1} onClick={() => setPage(page - 1)}>Previous</button>
+          <span>page {page} of {pages}</span>
+          <button disabled={page >= pages} onClick={() => setPage(page + 1)}>Next</button>
+        </nav>
       )}
     </main>
   );

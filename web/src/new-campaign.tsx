@@ -1,0 +1,52 @@
+import { useState } from 'preact/hooks';
+import { ApiError, credential } from './api.js';
+
+interface FieldError {
+  path: string;
+  message: string;
+}
+
+/**
+ * A campaign from an MDL document, pasted or picked as a file: sent as the multipart form
+ * (`mdl_file`), so YAML and JSON both work and errors come back with line and column.
+ */
+export function NewCampaignFromMdl() {
+  const [text, setText] = useState('');
+  const [file, setFile] = useState<File | null>(null);
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setErrors([]);
+    setError(null);
+    const form = new FormData();
+    form.append('mdl_file', file ?? new Blob([text], { type: 'application/yaml' }), file?.name ?? 'campaign.yaml');
+    const res = await fetch('/v1/campaigns', { method: 'POST', headers: { Authorization: `Bearer ${credential.get() ?? ''}` }, body: form });
+    const body = await res.json().catch(() => null);
+    if (res.status === 201) {
+      location.hash = `#/campaigns/${body.data.id}`;
+      return;
+    }
+    const e = new ApiError(res.status, body?.error?.code ?? 'HTTP_' + res.status, body?.error?.message ?? res.statusText, body?.error?.details);
+    setError(e.explain());
+    if (Array.isArray(e.details?.errors)) setErrors(e.details!.errors as FieldError[]);
+  };
+  return (
+    <details>
+      <summary>New campaign from an MDL document</summary>
+      <form onSubmit={submit}>
+        <label for="mdl-text">Paste YAML or JSON</label>
+        <textarea id="mdl-text" rows={10} value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} spellcheck={false} />
+        <label for="mdl-upload">or choose a file</label>
+        <input id="mdl-upload" type="file" accept=".yaml,.yml,.json" onChange={(e) => setFile((e.target as HTMLInputElement).files?.[0] ?? null)} />
+        <button type="submit" disabled={!text && !file}>Create from MDL</button>
+      </form>
+      {error && <p role="alert" class="error">{error}</p>}
+      {errors.length > 0 && (
+        <ul data-testid="mdl-errors">
+          {errors.map((e) => <li><code>{e.path}</code>: {e.message}</li>)}
+        </ul>
+      )}
+    </details>
+  );
+}
