@@ -272,3 +272,23 @@ test('a campaign from pasted YAML: validation errors shown at their paths, then 
   await page.getByRole('link', { name: 'Pasted ZDT1' }).waitFor();
   await context.close();
 });
+
+test('three objectives: the Pareto plot becomes a matrix of every pair of objectives', async () => {
+  const h = { Authorization: `Bearer ${kiln.adminKey}`, 'Content-Type': 'application/json' };
+  const created = await (await fetch(`${kiln.base}/v1/campaigns`, { method: 'POST', headers: h, body: JSON.stringify({ template_id: 'battery/cathode-composition', name: 'three objectives', overrides: { optimizer: { budget: 16 } } }) })).json();
+  const id = created.data.id;
+  await fetch(`${kiln.base}/v1/campaigns/${id}/start`, { method: 'POST', headers: h });
+  await eventually(async () => ((await (await fetch(`${kiln.base}/v1/campaigns/${id}`, { headers: h })).json()).data.status !== 'running' ? true : undefined), 90_000, 'the campaign to finish');
+  const context = await browser.newContext();
+  await context.addInitScript((key) => sessionStorage.setItem('kiln.credential', key), kiln.adminKey);
+  const page = await context.newPage();
+  await page.goto(`${kiln.base}/#/campaigns/${id}`);
+  const matrix = page.getByTestId('pareto-matrix');
+  await matrix.waitFor();
+  assert.equal(await matrix.getAttribute('data-pairs'), '3');
+  assert.equal(await matrix.locator('canvas').count(), 3);
+  const labels = await matrix.locator('[role="img"]').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('aria-label')));
+  assert.deepEqual(labels.map((l) => l!.split(':')[0]), ['cycle_life against specific_energy', 'material_cost against specific_energy', 'material_cost against cycle_life']);
+  await page.screenshot({ path: `${ARTIFACTS}/pareto-matrix.png`, fullPage: true });
+  await context.close();
+});

@@ -25,20 +25,33 @@ export function ConvergencePlot({ history }: { history: number[] }) {
   return <div ref={ref} class="plot" data-testid="convergence-plot" data-points={history.length} aria-label={`Convergence: ${history.length} iterations`} role="img" />;
 }
 
-/** Two objectives: every evaluation, the Pareto front highlighted and the dominated points faded. */
+/**
+ * The Pareto front: for two objectives one scatter; for more, the scatter of every pair (a
+ * matrix). Pareto rows are highlighted over all objectives, dominated ones faded.
+ */
 export function ParetoPlot({ rows, objectives }: { rows: ResultRow[]; objectives: string[] }) {
+  if (objectives.length < 2) return <p>One objective: see the convergence plot.</p>;
+  if (objectives.length === 2) return <PairPlot rows={rows} fx={objectives[0]} fy={objectives[1]} testId="pareto-plot" />;
+  const pairs = objectives.flatMap((fx, i) => objectives.slice(i + 1).map((fy) => [fx, fy] as const));
+  return (
+    <div class="matrix" data-testid="pareto-matrix" data-pairs={pairs.length}>
+      {pairs.map(([fx, fy], k) => <PairPlot rows={rows} fx={fx} fy={fy} testId={k === 0 ? 'pareto-plot' : `pareto-plot-${k}`} small />)}
+    </div>
+  );
+}
+
+function PairPlot({ rows, fx, fy, testId, small = false }: { rows: ResultRow[]; fx: string; fy: string; testId: string; small?: boolean }) {
   const ref = useRef<HTMLDivElement>(null);
-  const [fx, fy] = objectives;
   useEffect(() => {
-    if (!ref.current || objectives.length < 2) return;
+    if (!ref.current) return;
     const sorted = [...rows].sort((a, b) => a.objectives[fx] - b.objectives[fx]);
     const x = sorted.map((r) => r.objectives[fx]);
     const dominated = sorted.map((r) => (r.is_pareto ? null : r.objectives[fy]));
     const front = sorted.map((r) => (r.is_pareto ? r.objectives[fy] : null));
     const plot = new uPlot(
       {
-        width: Math.min(640, ref.current.clientWidth || 640),
-        height: 300,
+        width: small ? 300 : Math.min(640, ref.current.clientWidth || 640),
+        height: small ? 240 : 300,
         mode: 1,
         scales: { x: { time: false } },
         axes: [{ label: fx }, { label: fy }],
@@ -52,7 +65,6 @@ export function ParetoPlot({ rows, objectives }: { rows: ResultRow[]; objectives
       ref.current,
     );
     return () => plot.destroy();
-  }, [rows, fx, fy]);
-  if (objectives.length < 2) return <p>One objective: see the convergence plot.</p>;
-  return <div ref={ref} class="plot" data-testid="pareto-plot" data-points={rows.length} role="img" aria-label={`Pareto plot: ${rows.length} evaluations`} />;
+  }, [rows, fx, fy, small]);
+  return <div ref={ref} class="plot" data-testid={testId} data-points={rows.length} role="img" aria-label={`${fy} against ${fx}: ${rows.length} evaluations`} />;
 }
