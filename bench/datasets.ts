@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { chmodSync, createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,12 +8,9 @@ import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pl from 'nodejs-polars';
-import pino from 'pino';
-import { loadConfig } from '../src/config.js';
-import { startKiln, type KilnRuntime } from '../src/runtime.js';
-import { generateApiKey } from '../src/service/api-key-format.js';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/store/embedded-postgres.js';
+import type { KilnRuntime } from '../src/runtime.js';
 import { median, type BenchReport, type BenchSuite } from './common.js';
+import { startBenchKiln } from './embedded-kiln.js';
 
 /**
  * Dataset uploads through the API on one embedded Postgres: how fast a 100,000-row file goes
@@ -156,46 +153,10 @@ interface Service {
   stop(): Promise<void>;
 }
 
-/**
- * An API-only Kiln on an embedded Postgres, the way bench/service.ts starts it; no supervisor,
- * so that nothing but the uploads runs, and rate limiting off, since the upload route allows
- * five a minute.
- */
+/** API-only (nothing but the uploads runs), rate limiting off: the upload route allows five a minute. */
 async function startService(): Promise<Service> {
-  const parent = mkdtempSync(join(tmpdir(), 'kiln-bench-pg-'));
-  // under root the server runs as the postgres user, which must be able to enter the folder
-  chmodSync(parent, 0o755);
-  let database: EmbeddedDatabase | null = null;
-  try {
-    database = await startEmbeddedPostgres({ dataDir: join(parent, 'postgres') });
-    const key = generateApiKey();
-    const config = loadConfig({
-      DATABASE_URL: database.url,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      BOOTSTRAP_ADMIN_KEY: key,
-      // required with DATABASE_URL so that API nodes share a token secret; this one node only needs some secret
-      API_SECRET_KEY: randomBytes(32).toString('base64url'),
-      WORKER_CONCURRENCY: '0',
-      API_RATE_LIMIT_PER_MINUTE: '0',
-    });
-    const runtime = await startKiln({ config, api: true, worker: false, logger: pino({ level: 'silent' }) });
-    const db = database;
-    return {
-      runtime,
-      base: new URL(runtime.url!),
-      key,
-      stop: async () => {
-        await runtime.stop();
-        await db.stop();
-        rmSync(parent, { recursive: true, force: true });
-      },
-    };
-  } catch (error) {
-    await database?.stop().catch(() => undefined);
-    rmSync(parent, { recursive: true, force: true });
-    throw error;
-  }
+  const kiln = await startBenchKiln({ WORKER_CONCURRENCY: '0', API_RATE_LIMIT_PER_MINUTE: '0' }, { worker: false });
+  return { ...kiln, base: new URL(kiln.base) };
 }
 
 interface Upload {

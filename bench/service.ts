@@ -1,8 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pino from 'pino';
 import WebSocket from 'ws';
 import { loadConfig } from '../src/config.js';
@@ -11,9 +7,8 @@ import { initTensorBackend, type TensorBackendName } from '../src/engine/tensor/
 import { createEvaluator } from '../src/jobs/evaluators/create.js';
 import { runLocalCampaign, type IterationReport } from '../src/jobs/local-runner.js';
 import { startKiln, type KilnRuntime } from '../src/runtime.js';
-import { generateApiKey } from '../src/service/api-key-format.js';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/store/embedded-postgres.js';
 import { median, type BenchReport, type BenchSuite } from './common.js';
+import { startBenchKiln } from './embedded-kiln.js';
 
 /**
  * The service around the engine, on one embedded Postgres with Kiln (API and an in-process
@@ -96,50 +91,31 @@ interface Kiln {
   stop(): Promise<void>;
 }
 
-/** The embedded Postgres and Kiln the way the service tests start them (test code is not importable here). */
+/** Kiln with a one-slot supervisor; the limiter stays in the request path but never binds. */
 async function startService(backend: string): Promise<Kiln> {
-  const parent = mkdtempSync(join(tmpdir(), 'kiln-bench-pg-'));
-  // under root the server runs as the postgres user, which must be able to enter the folder
-  chmodSync(parent, 0o755);
-  let database: EmbeddedDatabase | null = null;
-  try {
-    database = await startEmbeddedPostgres({ dataDir: join(parent, 'postgres') });
-    const key = generateApiKey();
-    const env = {
-      DATABASE_URL: database.url,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      BOOTSTRAP_ADMIN_KEY: key,
-      API_SECRET_KEY: randomBytes(32).toString('base64url'),
+  const kiln = await startBenchKiln(
+    {
       WORKER_CONCURRENCY: '1',
       KILN_TENSOR_BACKEND: backend,
-      // The limiter stays in the request path (its counters are what a deployment pays for) but
-      // never binds: the plans' limits (5 starts a minute, 1000 requests a minute) are below this load.
+      // The limiter's counters are what a deployment pays for, but the plans' limits (5 starts a
+      // minute, 1000 requests a minute) are below this load.
       API_RATE_LIMIT_PER_MINUTE: '1000000',
       API_RATE_LIMIT_PER_HOUR: '100000000',
-    };
-    const logger = pino({ level: 'silent' });
-    const runtime = await startKiln({ config: loadConfig(env), api: true, worker: true, logger });
-    const db = database;
-    return {
-      runtime,
-      base: runtime.url!,
-      key,
-      startUnlimitedApi: async () => {
-        const unlimited = await startKiln({ config: loadConfig({ ...env, WORKER_CONCURRENCY: '0', API_RATE_LIMIT_PER_MINUTE: '0' }), api: true, worker: false, logger });
-        return { base: unlimited.url!, stop: () => unlimited.stop() };
-      },
-      stop: async () => {
-        await runtime.stop();
-        await db.stop();
-        rmSync(parent, { recursive: true, force: true });
-      },
-    };
-  } catch (error) {
-    await database?.stop().catch(() => undefined);
-    rmSync(parent, { recursive: true, force: true });
-    throw error;
-  }
+    },
+    { worker: true },
+  );
+  return {
+    ...kiln,
+    startUnlimitedApi: async () => {
+      const unlimited = await startKiln({
+        config: loadConfig({ ...kiln.env, WORKER_CONCURRENCY: '0', API_RATE_LIMIT_PER_MINUTE: '0' }),
+        api: true,
+        worker: false,
+        logger: pino({ level: 'silent' }),
+      });
+      return { base: unlimited.url!, stop: () => unlimited.stop() };
+    },
+  };
 }
 
 function apiClient(base: string, key: string) {

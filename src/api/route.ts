@@ -130,6 +130,11 @@ function formatPath(prefix: string, path: readonly PropertyKey[]): string {
   return out;
 }
 
+/** The page a list request asks for: `page` (default 1) and `per_page` (default 20). */
+export function paging(query: { page?: number; per_page?: number }): { page: number; perPage: number } {
+  return { page: query.page ?? 1, perPage: query.per_page ?? 20 };
+}
+
 /** A page of a list (decisions.md): meta with page, per_page, total and total_pages. */
 export function pageMeta(page: number, perPage: number, total: number) {
   return { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage) };

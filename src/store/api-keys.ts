@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from './db.js';
+import { pageOf } from './paging.js';
 
 export interface ApiKeyRow {
   id: string;
@@ -53,10 +54,7 @@ export async function addKeyUsage(db: Executor, usage: ReadonlyMap<string, { cou
 }
 
 export async function listKeys(db: Executor, organizationId: string, page: number, perPage: number): Promise<{ rows: ApiKeyRow[]; total: number }> {
-  const base = db('api_keys').where({ organization_id: organizationId });
-  const [{ n }] = (await base.clone().count({ n: '*' })) as [{ n: number }];
-  const rows = (await base.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]).limit(perPage).offset((page - 1) * perPage)) as ApiKeyRow[];
-  return { rows, total: Number(n) };
+  return pageOf<ApiKeyRow>(db('api_keys').where({ organization_id: organizationId }), { sort: { column: 'created_at', descending: true }, page, perPage });
 }
 
 export async function findKey(db: Executor, organizationId: string, id: string): Promise<ApiKeyRow | undefined> {

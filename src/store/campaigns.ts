@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { EvaluationRecord } from '../engine/campaign/types.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import type { Db } from './db.js';
+import { pageOf, type PageRequest } from './paging.js';
 
 export type CampaignStatus = 'created' | 'running' | 'completed' | 'converged' | 'failed' | 'stopped';
 
@@ -60,12 +61,9 @@ export interface IterationRow {
   created_at?: Date;
 }
 
-export interface CampaignFilter {
+export interface CampaignFilter extends PageRequest {
   status?: string;
   domain?: string;
-  sort: { column: string; descending: boolean };
-  page: number;
-  perPage: number;
 }
 
 type Executor = Db | Knex.Transaction;
@@ -91,17 +89,7 @@ export async function listCampaigns(db: Executor, organizationId: string, filter
   const base = db('campaigns').where({ organization_id: organizationId });
   if (filter.status) base.andWhere({ status: filter.status });
   if (filter.domain) base.andWhere({ domain: filter.domain });
-  const [{ count }] = (await base.clone().count({ count: '*' })) as [{ count: number }];
-  const rows = (await base
-    .clone()
-    .select('*')
-    .orderBy([
-      { column: filter.sort.column, order: filter.sort.descending ? 'desc' : 'asc' },
-      { column: 'id', order: 'asc' },
-    ])
-    .limit(filter.perPage)
-    .offset((filter.page - 1) * filter.perPage)) as CampaignRow[];
-  return { rows, total: Number(count) };
+  return pageOf<CampaignRow>(base, filter);
 }
 
 export async function updateCampaign(db: Executor, id: string, patch: Partial<Omit<CampaignRow, 'id' | 'organization_id'>>): Promise<void> {

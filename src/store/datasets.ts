@@ -3,6 +3,7 @@ import type { Row } from '../datasets/readers.js';
 import type { DatasetIssue, FlaggedRow } from '../datasets/validator.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import type { Db } from './db.js';
+import { pageOf } from './paging.js';
 
 export interface DatasetRow {
   id: string;
@@ -26,10 +27,7 @@ export async function findDataset(db: Executor, organizationId: string, id: stri
 }
 
 export async function listDatasets(db: Executor, organizationId: string, page: number, perPage: number): Promise<{ rows: DatasetRow[]; total: number }> {
-  const base = db('datasets').where({ organization_id: organizationId });
-  const [{ count }] = (await base.clone().count({ count: '*' })) as [{ count: number }];
-  const rows = (await base.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]).limit(perPage).offset((page - 1) * perPage)) as DatasetRow[];
-  return { rows, total: Number(count) };
+  return pageOf<DatasetRow>(db('datasets').where({ organization_id: organizationId }), { sort: { column: 'created_at', descending: true }, page, perPage });
 }
 
 export async function deleteDataset(db: Executor, organizationId: string, id: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from './db.js';
+import { pageOf, type PageRequest } from './paging.js';
 
 export type JobStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error';
@@ -52,12 +53,9 @@ export class LeaseLost extends Error {
 
 type Executor = Db | Knex.Transaction;
 
-export interface JobFilter {
+export interface JobFilter extends PageRequest {
   campaignId?: string;
   status?: string;
-  sort: { column: string; descending: boolean };
-  page: number;
-  perPage: number;
 }
 
 export async function insertJob(db: Executor, row: Pick<JobRow, 'id' | 'organization_id' | 'campaign_id' | 'timeout_seconds' | 'retry_of' | 'progress'>): Promise<JobRow> {
@@ -92,17 +90,7 @@ export async function listJobs(db: Executor, organizationId: string, filter: Job
   const base = db('jobs').where({ organization_id: organizationId });
   if (filter.campaignId) base.andWhere({ campaign_id: filter.campaignId });
   if (filter.status) base.andWhere({ status: filter.status });
-  const [{ count }] = (await base.clone().count({ count: '*' })) as [{ count: number }];
-  const rows = (await base
-    .clone()
-    .select('*')
-    .orderBy([
-      { column: filter.sort.column, order: filter.sort.descending ? 'desc' : 'asc' },
-      { column: 'id', order: 'asc' },
-    ])
-    .limit(filter.perPage)
-    .offset((filter.page - 1) * filter.perPage)) as JobRow[];
-  return { rows, total: Number(count) };
+  return pageOf<JobRow>(base, filter);
 }
 
 /**

@@ -3,7 +3,7 @@ import { KEY_PREFIXES } from '../../service/api-key-format.js';
 import { createKeyFor, listKeysFor, revokeKey, setAllowedIps } from '../../service/key-management.js';
 import { SCOPES } from '../../service/principal.js';
 import type { Db } from '../../store/db.js';
-import { pageMeta, type RouteTable } from '../route.js';
+import { pageMeta, paging, type RouteTable } from '../route.js';
 import { pageQuery } from '../schemas.js';
 
 const tag = 'API keys';
@@ -55,8 +55,7 @@ export function apiKeyRoutes(table: RouteTable, db: Db): void {
     query: z.object(pageQuery),
     responses: { 200: { description: 'a page of keys', data: record, list: true } },
     handle: async ({ query, principal }) => {
-      const page = query.page ?? 1;
-      const perPage = query.per_page ?? 20;
+      const { page, perPage } = paging(query);
       const { data, total } = await listKeysFor(db, principal, page, perPage);
       return { data, meta: pageMeta(page, perPage, total) };
     },

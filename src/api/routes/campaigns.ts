@@ -16,7 +16,7 @@ import { listCandidates, postEvaluations, type PostedResult } from '../../servic
 import { validationFailed } from '../../service/validation.js';
 import type { TemplateCatalog } from '../../service/templates.js';
 import type { Db } from '../../store/db.js';
-import { pageMeta, type RouteTable } from '../route.js';
+import { pageMeta, paging, type RouteTable } from '../route.js';
 import * as s from '../schemas.js';
 
 const tag = 'Campaigns';
@@ -49,8 +49,7 @@ export function campaignRoutes(table: RouteTable, db: Db, templates: TemplateCat
     query: s.campaignListQuery,
     responses: { 200: { description: 'a page of campaigns', data: s.campaignListItemSchema, list: true } },
     handle: async ({ query, principal }) => {
-      const page = query.page ?? 1;
-      const perPage = query.per_page ?? 20;
+      const { page, perPage } = paging(query);
       const { data, total } = await listCampaignsFor(db, principal, {
         status: query.status,
         domain: query.domain,

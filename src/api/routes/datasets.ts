@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { datasetCsv, datasetDetail, getDataset, listDatasetsFor, removeDataset, uploadDataset, type DatasetServices } from '../../service/datasets.js';
 import { planLimits } from '../../service/plans.js';
-import { pageMeta, type RouteTable } from '../route.js';
+import { pageMeta, paging, type RouteTable } from '../route.js';
 import { pageQuery } from '../schemas.js';
 import { receiveUpload } from '../upload.js';
 
@@ -64,8 +64,7 @@ export function datasetRoutes(table: RouteTable, services: DatasetServices): voi
     query: z.object(pageQuery),
     responses: { 200: { description: 'a page of datasets', data: datasetSchema, list: true } },
     handle: async ({ query, principal }) => {
-      const page = query.page ?? 1;
-      const perPage = query.per_page ?? 20;
+      const { page, perPage } = paging(query);
       const { data, total } = await listDatasetsFor(db, principal, page, perPage);
       return { data, meta: pageMeta(page, perPage, total) };
     },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cancelJob, jobDetailFor, jobLogs, listJobsFor, retryJob } from '../../service/jobs.js';
 import type { Db } from '../../store/db.js';
-import { pageMeta, type RouteTable } from '../route.js';
+import { pageMeta, paging, type RouteTable } from '../route.js';
 import * as s from '../schemas.js';
 
 const tag = 'Jobs';
@@ -17,8 +17,7 @@ export function jobRoutes(table: RouteTable, db: Db): void {
     query: s.jobListQuery,
     responses: { 200: { description: 'a page of jobs', data: s.jobListItemSchema, list: true } },
     handle: async ({ query, principal }) => {
-      const page = query.page ?? 1;
-      const perPage = query.per_page ?? 20;
+      const { page, perPage } = paging(query);
       const { data, total } = await listJobsFor(db, principal, {
         campaignId: query.campaign_id,
         status: query.status,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { mdlSchema } from '../../engine/mdl/schema.js';
 import { templateDetail, templateYaml, type TemplateCatalog } from '../../service/templates.js';
-import { pageMeta, type RouteTable } from '../route.js';
+import { pageMeta, paging, type RouteTable } from '../route.js';
 import { pageQuery } from '../schemas.js';
 
 const tag = 'Templates';
@@ -45,8 +45,7 @@ export function templateRoutes(table: RouteTable, templates: TemplateCatalog): v
     }),
     responses: { 200: { description: 'a page of templates', data: listItem, list: true } },
     handle: async ({ query, principal }) => {
-      const page = query.page ?? 1;
-      const perPage = query.per_page ?? 20;
+      const { page, perPage } = paging(query);
       const { data, total } = await templates.list(principal, { domain: query.domain, search: query.search, page, perPage });
       return { data, meta: pageMeta(page, perPage, total) };
     },
