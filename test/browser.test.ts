@@ -1,12 +1,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { ARTIFACTS, launchChromium, signedInContext } from './support/browser.js';
 import { eventually, startTestKiln, TestPostgres, type TestKiln } from './support/service.js';
 
-/** Debian's chromium (.ci/run installs it); screenshots go to test-artifacts/ for a person to look at. */
-const CHROMIUM = process.env.KILN_CHROMIUM ?? '/usr/bin/chromium';
-const ARTIFACTS = 'test-artifacts';
 /** a built-in template (templates/water/desalination-membrane.yaml) */
 const TEMPLATE = 'Desalination membrane, water permeance vs salt rejection';
 
@@ -15,10 +12,9 @@ let kiln: TestKiln;
 let browser: Browser;
 
 before(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   postgres = await TestPostgres.start();
   kiln = await startTestKiln(await postgres.database());
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  browser = await launchChromium();
 });
 
 after(async () => {
@@ -91,8 +87,7 @@ test('sign in with a key, create a campaign from a template, start it, watch bot
 });
 
 test('settings: create a key and see its secret once, then only its prefix; revoke it; generate a token', async () => {
-  const context = await browser.newContext();
-  await context.addInitScript((key) => sessionStorage.setItem('kiln.credential', key), kiln.adminKey);
+  const context = await signedInContext(browser, kiln.adminKey);
   const page = await context.newPage();
   page.on('dialog', (dialog) => void dialog.accept());
   await page.goto(`${kiln.base}/#/settings/api-keys`);
@@ -157,8 +152,7 @@ test('guests browse templates (filter, search, MDL) and look up materials withou
 });
 
 test('datasets: upload with a validation report, see the preview, refuse a file that misses a column', async () => {
-  const context = await browser.newContext();
-  await context.addInitScript((key) => sessionStorage.setItem('kiln.credential', key), kiln.adminKey);
+  const context = await signedInContext(browser, kiln.adminKey);
   const page = await context.newPage();
   page.on('dialog', (dialog) => void dialog.accept());
   await page.goto(`${kiln.base}/#/datasets`);
@@ -196,8 +190,7 @@ test('a campaign\'s evaluations table sorts and marks the Pareto rows; the job p
   const h = { Authorization: `Bearer ${kiln.adminKey}`, 'Content-Type': 'application/json' };
   const created = await (await fetch(`${kiln.base}/v1/campaigns`, { method: 'POST', headers: h, body: JSON.stringify({ template_id: 'water/desalination-membrane', name: 'logged', overrides: { optimizer: { budget: 40 } } }) })).json();
   const id = created.data.id;
-  const context = await browser.newContext();
-  await context.addInitScript((key) => sessionStorage.setItem('kiln.credential', key), kiln.adminKey);
+  const context = await signedInContext(browser, kiln.adminKey);
   const page = await context.newPage();
   await page.goto(`${kiln.base}/#/campaigns/${id}`);
   await page.getByRole('button', { name: 'Start' }).click();
@@ -233,8 +226,7 @@ test('a campaign\'s evaluations table sorts and marks the Pareto rows; the job p
 });
 
 test('a campaign from pasted YAML: validation errors shown at their paths, then created; the list filters by status', async () => {
-  const context = await browser.newContext();
-  await context.addInitScript((key) => sessionStorage.setItem('kiln.credential', key), kiln.adminKey);
+  const context = await signedInContext(browser, kiln.adminKey);
   const page = await context.newPage();
   await page.goto(`${kiln.base}/#/campaigns`);
   await page.getByText('New campaign from an MDL document').click();
@@ -279,8 +271,7 @@ test('three objectives: the Pareto plot becomes a matrix of every pair of object
   const id = created.data.id;
   await fetch(`${kiln.base}/v1/campaigns/${id}/start`, { method: 'POST', headers: h });
   await eventually(async () => ((await (await fetch(`${kiln.base}/v1/campaigns/${id}`, { headers: h })).json()).data.status !== 'running' ? true : undefined), 90_000, 'the campaign to finish');
-  const context = await browser.newContext();
-  await context.addInitScript((key) => sessionStorage.setItem('kiln.credential', key), kiln.adminKey);
+  const context = await signedInContext(browser, kiln.adminKey);
   const page = await context.newPage();
   await page.goto(`${kiln.base}/#/campaigns/${id}`);
   const matrix = page.getByTestId('pareto-matrix');

@@ -1,0 +1,19 @@
+import { mkdirSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+
+/** Debian's chromium (.ci/run installs it); KILN_CHROMIUM points elsewhere. */
+export const CHROMIUM = process.env.KILN_CHROMIUM ?? '/usr/bin/chromium';
+/** Screenshots for a person to look at; not committed. */
+export const ARTIFACTS = 'test-artifacts';
+
+export async function launchChromium(): Promise<Browser> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+}
+
+/** A browser context already signed in with `credential`, as the sign-in page leaves it. */
+export async function signedInContext(browser: Browser, credential: string): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript((key) => sessionStorage.setItem('kiln.credential', key), credential);
+  return context;
+}
