@@ -1,5 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { ARTIFACTS, launchChromium, signedInContext } from './support/browser.js';
 import { eventually, startTestKiln, TestPostgres, type TestKiln } from './support/service.js';
@@ -44,10 +45,21 @@ test('sign in with a key, create a campaign from a template, start it, watch bot
   await template.locator('option', { hasText: TEMPLATE }).waitFor({ state: 'attached' });
   await template.selectOption({ label: TEMPLATE });
   await page.getByLabel('Budget').fill('80');
+  await page.getByLabel('Seed').fill('7');
+  await page.getByText("Parameter bounds and the template's MDL").click();
+  const templateMdl = JSON.parse(await page.getByTestId('template-mdl').innerText());
+  const first = templateMdl.parameters.find((p: { bounds?: number[] }) => p.bounds);
+  const narrowed = [first.bounds[0], first.bounds[0] + (first.bounds[1] - first.bounds[0]) / 2];
+  await page.getByLabel(`${first.name} upper bound`).fill(String(narrowed[1]));
   await page.getByRole('button', { name: 'Create campaign' }).click();
   await page.getByRole('button', { name: 'Start' }).waitFor();
   assert.equal(await page.getByTestId('status').innerText(), 'created');
   assert.equal(await points(page, 'convergence-plot'), 0);
+  const id = new URL(page.url()).hash.split('/')[2];
+  const stored = (await (await fetch(`${kiln.base}/v1/campaigns/${id}`, { headers: { Authorization: `Bearer ${kiln.adminKey}` } })).json()).data;
+  assert.equal(stored.budget, 80);
+  assert.equal(stored.mdl.optimizer.seed, 7);
+  assert.deepEqual(stored.mdl.parameters.find((p: { name: string }) => p.name === first.name).bounds, narrowed, 'the bound typed in the form');
 
   await page.getByRole('button', { name: 'Start' }).click();
   // read from the page as it updates over the WebSocket, without reloading
@@ -69,18 +81,36 @@ test('sign in with a key, create a campaign from a template, start it, watch bot
   assert.ok(uplotPoints >= 1, 'the Pareto plot is drawn');
   await page.screenshot({ path: `${ARTIFACTS}/campaign-stopped.png` });
 
-  const href = await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href');
-  const csv = await page.evaluate(async (url) => {
-    const res = await fetch(url!, { headers: { Authorization: `Bearer ${sessionStorage.getItem('kiln.credential')}` } });
-    return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
-  }, href);
-  assert.equal(csv.status, 200);
-  assert.match(csv.type ?? '', /text\/csv/);
-  assert.match(csv.text.split('\n')[0], /^id,iteration,is_pareto,/);
+  const [csvDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+  const csv = readFileSync((await csvDownload.path())!, 'utf8');
+  assert.equal(csvDownload.suggestedFilename(), `${id}-results.csv`);
+  assert.match(csv.split('\n')[0], /^id,iteration,is_pareto,/);
+  const [jsonDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download JSON' }).click()]);
+  const json = JSON.parse(readFileSync((await jsonDownload.path())!, 'utf8'));
+  assert.equal(json.data.evaluations.length, csv.trim().split('\n').length - 1, 'the JSON and the CSV hold the same evaluations');
 
   await page.getByRole('link', { name: '← Campaigns' }).click();
   await page.getByRole('table').waitFor();
-  assert.equal(await page.locator('tbody tr').count(), 1);
+  assert.equal(await page.getByTestId('campaign-row').count(), 1);
+  await page.getByLabel('Domain').fill('battery');
+  await page.getByLabel('Domain').press('Enter');
+  await page.getByText('No campaigns in battery.').waitFor();
+  await page.getByLabel('Domain').fill('water');
+  await page.getByLabel('Domain').press('Enter');
+  await page.getByTestId('campaign-row').waitFor();
+  await page.screenshot({ path: `${ARTIFACTS}/campaigns.png` });
+  let asked = '';
+  page.once('dialog', (dialog) => {
+    asked = dialog.message();
+    void dialog.dismiss();
+  });
+  await page.getByRole('button', { name: `Delete ${TEMPLATE}` }).click();
+  assert.match(asked, /cannot be undone/);
+  assert.equal(await page.getByTestId('campaign-row').count(), 1, 'dismissing the confirm keeps the campaign');
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.getByRole('button', { name: `Delete ${TEMPLATE}` }).click();
+  await page.getByText('No campaigns in water.').waitFor();
+  assert.equal((await fetch(`${kiln.base}/v1/campaigns/${id}`, { headers: { Authorization: `Bearer ${kiln.adminKey}` } })).status, 404, 'deleted');
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByLabel('API key or token').waitFor();
   assert.deepEqual(failures, [], 'no script errors on the pages');

@@ -10,34 +10,101 @@ export class ApiError extends Error {
     super(message);
   }
 
-  /** What to tell a person: the API's message, with the scope or wait it names. */
+  /** What to tell a person: the API's message, with what to do about a missing scope, a wait or a plan limit. */
   explain(): string {
-    if (this.code === 'INSUFFICIENT_SCOPE') return `${this.message} (missing scope: ${String(this.details?.required_scope)})`;
-    if (this.code === 'RATE_LIMITED') return `${this.message}`;
-    return this.message;
+    const d = this.details ?? {};
+    switch (this.code) {
+      case 'INSUFFICIENT_SCOPE':
+        return `${this.message} Your key or token lacks the scope "${String(d.required_scope)}": an administrator can create a key with it under Settings → API keys.`;
+      case 'RATE_LIMITED':
+        return `${this.message} (limit: ${String(d.limit)} requests per ${String(d.window)}; try again in ${String(d.retry_after)} s.)`;
+      case 'IP_NOT_ALLOWED':
+        return `${this.message} This key only works from its allowed addresses; use another key or ask an administrator to add this address.`;
+      case 'CONCURRENT_CAMPAIGN_LIMIT':
+        return `${this.message} Your plan runs at most ${String(d.limit)} campaigns at once: stop one or wait for one to finish.`;
+      default:
+        return this.message;
+    }
   }
 }
 
 const KEY = 'kiln.credential';
+const USER = 'kiln.user';
 
+export interface SignedInUser {
+  id: string;
+  email: string;
+  name: string;
+  provider: string;
+}
+
+/** Per tab (sessionStorage): closing the tab signs out, and no other site can read it. */
 export const credential = {
   get: (): string | null => sessionStorage.getItem(KEY),
-  set: (value: string) => sessionStorage.setItem(KEY, value),
-  clear: () => sessionStorage.removeItem(KEY),
+  user: (): SignedInUser | null => JSON.parse(sessionStorage.getItem(USER) ?? 'null'),
+  set: (value: string, user?: SignedInUser) => {
+    sessionStorage.setItem(KEY, value);
+    if (user) sessionStorage.setItem(USER, JSON.stringify(user));
+    else sessionStorage.removeItem(USER);
+  },
+  clear: () => {
+    sessionStorage.removeItem(KEY);
+    sessionStorage.removeItem(USER);
+  },
 };
 
-export async function api<T>(method: string, path: string, body?: unknown): Promise<{ data: T; meta?: { page: number; per_page: number; total: number; total_pages: number } }> {
-  const headers: Record<string, string> = {};
+/** Fired when the API refuses the stored credential (expired token, revoked key): the app shows sign-in. */
+export const SIGNED_OUT = 'kiln:signed-out';
+
+function authorization(): Record<string, string> {
   const token = credential.get();
-  if (token) headers.Authorization = `Bearer ${token}`;
+  return token ? { Authorization: `Bearer ${token}` } : {};
+}
+
+async function failure(res: Response): Promise<ApiError> {
+  const json = await res.json().catch(() => null);
+  const error = json?.error ?? { code: 'HTTP_' + res.status, message: `${res.status} ${res.statusText}` };
+  if (res.status === 401 && credential.get()) {
+    credential.clear();
+    dispatchEvent(new CustomEvent(SIGNED_OUT, { detail: error.message }));
+  }
+  return new ApiError(res.status, error.code, error.message, error.details);
+}
+
+export async function api<T>(method: string, path: string, body?: unknown): Promise<{ data: T; meta?: { page: number; per_page: number; total: number; total_pages: number } }> {
+  const headers: Record<string, string> = authorization();
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = await res.json().catch(() => null);
-  if (!res.ok) {
-    const error = json?.error ?? { code: 'HTTP_' + res.status, message: res.statusText };
-    throw new ApiError(res.status, error.code, error.message, error.details);
-  }
-  return json;
+  if (!res.ok) throw await failure(res);
+  return res.json();
+}
+
+/** Whether the API accepts `token`, before it is kept: a refusal here signs nobody out. */
+export async function checkCredential(token: string): Promise<void> {
+  const res = await fetch('/v1/campaigns?per_page=1', { headers: { Authorization: `Bearer ${token}` } });
+  if (!res.ok) throw await failure(res);
+}
+
+/** A request with a body the caller builds (multipart uploads); errors as api() gives them. */
+export async function send<T>(method: string, path: string, body: FormData): Promise<{ data: T }> {
+  const res = await fetch(path, { method, headers: authorization(), body });
+  if (!res.ok) throw await failure(res);
+  return res.json();
+}
+
+/**
+ * Saves what an authenticated GET returns as a file: a plain link would not carry the bearer
+ * credential, so the body is fetched and handed to the browser as a blob.
+ */
+export async function download(path: string, fallbackName: string): Promise<void> {
+  const res = await fetch(path, { headers: authorization() });
+  if (!res.ok) throw await failure(res);
+  const named = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '');
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(await res.blob());
+  link.download = named?.[1] ?? fallbackName;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
 }
 
 export interface Campaign {

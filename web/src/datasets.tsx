@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, credential } from './api.js';
+import { api, ApiError, credential, download } from './api.js';
 
 const explain = (e: unknown) => (e instanceof ApiError ? e.explain() : String(e));
 
@@ -94,13 +94,7 @@ export function Datasets() {
       setError(explain(e));
     }
   };
-  const download = async (d: Dataset) => {
-    const res = await fetch(`/v1/datasets/${d.id}/download`, { headers: { Authorization: `Bearer ${credential.get() ?? ''}` } });
-    const link = document.createElement('a');
-    link.href = URL.createObjectURL(await res.blob());
-    link.download = `${d.name}.csv`;
-    link.click();
-  };
+  const save = (d: Dataset) => download(`/v1/datasets/${d.id}/download`, d.name).catch((e) => setError(explain(e)));
   return (
     <main>
       <h1>Datasets</h1>
@@ -143,7 +137,7 @@ export function Datasets() {
             <tbody>{(selected.preview ?? []).map((row) => <tr>{selected.columns.map((c) => <td>{String(row[c] ?? '')}</td>)}</tr>)}</tbody>
           </table>
           <p class="row">
-            <button onClick={() => download(selected)}>Download CSV</button>
+            <button onClick={() => save(selected)}>Download</button>
             <button onClick={() => remove(selected)}>Delete</button>
           </p>
         </section>

@@ -11,6 +11,7 @@ interface KeyRecord {
   last_used_at: string | null;
   request_count: number;
   revoked_at: string | null;
+  allowed_ips: string[];
 }
 
 const SCOPES = ['campaigns:read', 'campaigns:write', 'campaigns:delete', 'datasets:read', 'datasets:write', 'templates:read', 'templates:write', 'admin'];
@@ -38,6 +39,7 @@ export function ApiKeys() {
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string[]>(['campaigns:read']);
   const [expires, setExpires] = useState('');
+  const [allowedIps, setAllowedIps] = useState('');
   const [tokenDays, setTokenDays] = useState('30');
   const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -47,10 +49,12 @@ export function ApiKeys() {
     event.preventDefault();
     setError(null);
     try {
-      const body = { name, scopes, ...(expires ? { expires_at: new Date(expires).toISOString() } : {}) };
+      const ips = allowedIps.split(/[\s,]+/).filter(Boolean);
+      const body = { name, scopes, ...(expires ? { expires_at: new Date(expires).toISOString() } : {}), ...(ips.length ? { allowed_ips: ips } : {}) };
       const created = await api<{ key: string }>('POST', '/v1/api-keys', body);
       setSecret({ label: `API key "${name}"`, value: created.data.key });
       setName('');
+      setAllowedIps('');
       await load();
     } catch (e) {
       setError(explain(e));
@@ -82,9 +86,10 @@ export function ApiKeys() {
       {keys === null ? (
         <p>Loading…</p>
       ) : (
+        <div class="scroll">
         <table>
           <thead>
-            <tr><th>Name</th><th>Key</th><th>Scopes</th><th>Expires</th><th>Last used</th><th>Requests</th><th></th></tr>
+            <tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Allowed IPs</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Requests</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr>
           </thead>
           <tbody>
             {keys.map((k) => (
@@ -92,6 +97,7 @@ export function ApiKeys() {
                 <td>{k.name}</td>
                 <td><code>{k.key_prefix}…</code></td>
                 <td>{k.scopes.join(', ')}</td>
+                <td>{k.allowed_ips.length ? k.allowed_ips.join(', ') : 'any'}</td>
                 <td>{when(k.expires_at)}</td>
                 <td>{when(k.last_used_at)}</td>
                 <td>{k.request_count}</td>
@@ -100,6 +106,7 @@ export function ApiKeys() {
             ))}
           </tbody>
         </table>
+        </div>
       )}
       <h2>New key</h2>
       <form onSubmit={create}>
@@ -116,6 +123,8 @@ export function ApiKeys() {
         </fieldset>
         <label for="key-expires">Expires (optional)</label>
         <input id="key-expires" type="datetime-local" value={expires} onInput={(e) => setExpires((e.target as HTMLInputElement).value)} />
+        <label for="key-ips">Allowed IPs (optional: addresses or CIDR ranges, separated by commas or spaces)</label>
+        <input id="key-ips" value={allowedIps} onInput={(e) => setAllowedIps((e.target as HTMLInputElement).value)} placeholder="any address" />
         <button type="submit">Create key</button>
       </form>
       <h2>Generate a token</h2>

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ApiError, credential } from './api.js';
+import { ApiError, send, type Campaign } from './api.js';
 
 interface FieldError {
   path: string;
@@ -21,15 +21,14 @@ export function NewCampaignFromMdl() {
     setError(null);
     const form = new FormData();
     form.append('mdl_file', file ?? new Blob([text], { type: 'application/yaml' }), file?.name ?? 'campaign.yaml');
-    const res = await fetch('/v1/campaigns', { method: 'POST', headers: { Authorization: `Bearer ${credential.get() ?? ''}` }, body: form });
-    const body = await res.json().catch(() => null);
-    if (res.status === 201) {
-      location.hash = `#/campaigns/${body.data.id}`;
-      return;
+    try {
+      const created = await send<Campaign>('POST', '/v1/campaigns', form);
+      location.hash = `#/campaigns/${created.data.id}`;
+    } catch (e) {
+      if (!(e instanceof ApiError)) return setError(String((e as Error)?.message ?? e));
+      setError(e.explain());
+      if (Array.isArray(e.details?.errors)) setErrors(e.details.errors as FieldError[]);
     }
-    const e = new ApiError(res.status, body?.error?.code ?? 'HTTP_' + res.status, body?.error?.message ?? res.statusText, body?.error?.details);
-    setError(e.explain());
-    if (Array.isArray(e.details?.errors)) setErrors(e.details!.errors as FieldError[]);
   };
   return (
     <details>

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { beginLogin, completeLogin, configuredProvider, redeemLoginCode, SOCIAL_PROVIDERS, type SocialLoginServices } from '../../service/social-login.js';
+import { beginLogin, completeLogin, configuredProvider, configuredProviders, redeemLoginCode, SOCIAL_PROVIDERS, type SocialLoginServices } from '../../service/social-login.js';
 import type { RouteTable } from '../route.js';
 
 const signedIn = z.object({
@@ -11,6 +11,22 @@ const signedIn = z.object({
 });
 
 export function socialLoginRoutes(table: RouteTable, services: SocialLoginServices): void {
+  table.add({
+    method: 'get',
+    path: '/auth/providers',
+    operationId: 'listLoginProviders',
+    tag: 'Authentication',
+    summary: 'The social sign-in providers this server offers',
+    description:
+      'Step 0 of social login, for a sign-in page: each configured provider (google, github, orcid) with the address that starts its sign-in; ' +
+      'append ?redirect_uri= with your callback. An empty list: sign in with an API key. No credentials needed.',
+    scope: 'public',
+    responses: {
+      200: { description: 'the configured providers', data: z.object({ provider: z.enum(SOCIAL_PROVIDERS), sign_in_path: z.string() }), list: true },
+    },
+    handle: async () => ({ data: configuredProviders(services.config).map((provider) => ({ provider, sign_in_path: `/auth/${provider}` })) }),
+  });
+
   table.add({
     method: 'post',
     path: '/auth/token',
