@@ -202,7 +202,7 @@ function CampaignDetail({ id }: { id: string }) {
       </section>
       <section>
         <h2>Pareto front</h2>
-        <ParetoPlot rows={results.evaluations} objectives={objectives} />
+        <ParetoPlot rows={results.evaluations} objectives={objectives} directions={campaign.mdl?.objectives.map((o) => o.direction) ?? []} />
       </section>
       <section>
         <h2>Evaluations</h2>
