@@ -94,7 +94,7 @@ export function CampaignDetail({ id }: { id: string }) {
         </section>
         <section>
           <h2>Pareto front</h2>
-          <ParetoPlot rows={results.evaluations} objectives={names} />
+          <ParetoPlot rows={results.evaluations} objectives={names} directions={objectives.map((o) => o.direction)} />
         </section>
       </div>
       <section>

@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { ResultRow } from './api.js';
+import { ParallelCoordinates } from './parallel.js';
 
 /** Hypervolume after each iteration. */
 export function ConvergencePlot({ history }: { history: number[] }) {
@@ -26,12 +27,15 @@ export function ConvergencePlot({ history }: { history: number[] }) {
 }
 
 /**
- * The Pareto front: for two objectives one scatter; for more, the scatter of every pair (a
- * matrix). Pareto rows are highlighted over all objectives, dominated ones faded.
+ * The Pareto front: for two objectives one scatter; for three, the scatter of every pair (a
+ * matrix); beyond that the pairs grow too many, so parallel coordinates. Pareto rows are
+ * highlighted over all objectives, dominated ones faded. `directions` are the MDL's
+ * ('minimize' or 'maximize'), in the order of `objectives`.
  */
-export function ParetoPlot({ rows, objectives }: { rows: ResultRow[]; objectives: string[] }) {
+export function ParetoPlot({ rows, objectives, directions }: { rows: ResultRow[]; objectives: string[]; directions: string[] }) {
   if (objectives.length < 2) return <p>One objective: see the convergence plot.</p>;
   if (objectives.length === 2) return <PairPlot rows={rows} fx={objectives[0]} fy={objectives[1]} testId="pareto-plot" />;
+  if (objectives.length > 3) return <ParallelCoordinates rows={rows} objectives={objectives} directions={directions} />;
   const pairs = objectives.flatMap((fx, i) => objectives.slice(i + 1).map((fy) => [fx, fy] as const));
   return (
     <div class="matrix" data-testid="pareto-matrix" data-pairs={pairs.length}>

@@ -1,0 +1,152 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
+import { ARTIFACTS, launchChromium, signedInContext } from './support/browser.js';
+import { eventually, startTestKiln, TestPostgres, type TestKiln } from './support/service.js';
+
+let postgres: TestPostgres;
+let kiln: TestKiln;
+let browser: Browser;
+
+before(async () => {
+  postgres = await TestPostgres.start();
+  kiln = await startTestKiln(await postgres.database());
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+  await kiln?.stop();
+  await postgres?.stop();
+});
+
+type Candidate = { id: string; iteration: number; parameters: { x1: number; x2: number; x3: number } };
+type Row = { id: string; objectives: Record<string, number>; is_pareto: boolean };
+
+async function call(method: string, path: string, body?: unknown) {
+  const res = await fetch(`${kiln.base}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${kiln.adminKey}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
+  return JSON.parse(text).data;
+}
+
+// Names out of alphabetical order and mixed directions, so the axes' order and hints are checked.
+const OBJECTIVES = [
+  { name: 'strength', direction: 'maximize' },
+  { name: 'cost', direction: 'minimize' },
+  { name: 'density', direction: 'minimize' },
+  { name: 'ductility', direction: 'maximize' },
+];
+
+/** The lab: x1 trades strength for ductility, x2 cost for density, and x3 only harms, so some rows are dominated. */
+function measure({ x1, x2, x3 }: Candidate['parameters']) {
+  return { strength: x1 - x3, cost: 0.2 + x2 + x3, density: 1.5 - x2 + x3, ductility: 1 - x1 - x3 };
+}
+
+/** Posts results for every candidate awaiting them; the number posted. */
+async function answerCandidates(id: string): Promise<number> {
+  const batch = (await call('GET', `/v1/campaigns/${id}/candidates`)) as Candidate[];
+  if (batch.length > 0) await call('POST', `/v1/campaigns/${id}/evaluations`, { evaluations: batch.map((c) => ({ id: c.id, objectives: measure(c.parameters) })) });
+  return batch.length;
+}
+
+test('four objectives: the Pareto plot becomes parallel coordinates, one axis per objective, Pareto rows on top', async () => {
+  const campaign = await call('POST', '/v1/campaigns', {
+    name: 'four objectives',
+    domain: 'benchmark',
+    mdl: {
+      parameters: ['x1', 'x2', 'x3'].map((name) => ({ name, type: 'continuous', bounds: [0, 1] })),
+      objectives: OBJECTIVES,
+      optimizer: { method: 'random', budget: 30, batch_size: 10, initial_samples: 10, seed: 7 },
+    },
+  });
+  const id = campaign.id as string;
+  await call('POST', `/v1/campaigns/${id}/start`);
+  await eventually(async () => ((await answerCandidates(id)) > 0 ? true : undefined), 60_000, 'the initial design');
+
+  const context = await signedInContext(browser, kiln.adminKey);
+  const page = await context.newPage();
+  const failures: string[] = [];
+  page.on('pageerror', (error) => failures.push(error.message));
+  await page.goto(`${kiln.base}/#/campaigns/${id}`);
+  const plot = page.getByTestId('pareto-parallel');
+  const points = async () => Number(await plot.getAttribute('data-points'));
+  await eventually(async () => ((await plot.count()) === 1 && (await points()) === 10 ? true : undefined), 60_000, 'the initial design on the page');
+
+  // the rest of the budget, while the page is open: it must follow without a reload
+  await eventually(async () => {
+    if ((await call('GET', `/v1/campaigns/${id}`)).status !== 'running') return true;
+    await answerCandidates(id);
+    return undefined;
+  }, 90_000, 'the campaign to finish');
+  const results = await call('GET', `/v1/campaigns/${id}/results`);
+  const rows = results.evaluations as Row[];
+  const front = rows.filter((r) => r.is_pareto);
+  assert.equal(rows.length, 30);
+  assert.ok(front.length >= 2 && front.length < rows.length, `${front.length} of ${rows.length} on the front: the test needs both kinds`);
+  await eventually(async () => ((await points()) === rows.length ? true : undefined), 30_000, 'every evaluation on the page');
+
+  assert.equal(await page.getByTestId('pareto-matrix').count(), 0, 'no scatter matrix beyond three objectives');
+  assert.equal(await plot.getAttribute('role'), 'img');
+  assert.equal(await plot.getAttribute('aria-label'), `Parallel coordinates of 4 objectives: ${rows.length} evaluations, ${front.length} on the Pareto front`);
+  assert.equal(Number(await plot.getAttribute('data-pareto')), front.length);
+
+  const axes = await plot.locator('.axis').evaluateAll((nodes) =>
+    nodes.map((n) => ({
+      name: n.querySelector('.axis-name')!.textContent,
+      direction: n.querySelector('.axis-direction')!.textContent,
+      min: Number(n.querySelector('.axis-min')!.textContent),
+      max: Number(n.querySelector('.axis-max')!.textContent),
+      x: Number(n.querySelector('line')!.getAttribute('x1')),
+      top: Number(n.querySelector('line')!.getAttribute('y1')),
+      bottom: Number(n.querySelector('line')!.getAttribute('y2')),
+    })),
+  );
+  assert.deepEqual(axes.map((a) => a.name), OBJECTIVES.map((o) => o.name), 'one axis per objective, in MDL order');
+  assert.deepEqual(axes.map((a) => a.direction), ['↑ better', '↓ better', '↓ better', '↑ better']);
+  axes.forEach((a, j) => {
+    const values = rows.map((r) => r.objectives[OBJECTIVES[j].name]);
+    assert.ok(Math.abs(a.min - Math.min(...values)) <= 1e-3 * Math.abs(Math.min(...values)) + 1e-9, `${a.name} min ${a.min}`);
+    assert.ok(Math.abs(a.max - Math.max(...values)) <= 1e-3 * Math.abs(Math.max(...values)) + 1e-9, `${a.name} max ${a.max}`);
+  });
+
+  const lines = await plot.locator('path').evaluateAll((nodes) => nodes.map((n) => ({ id: n.getAttribute('data-id')!, kind: n.getAttribute('class'), d: n.getAttribute('d')! })));
+  assert.equal(await plot.locator('path.pareto').count(), front.length);
+  assert.equal(await plot.locator('path.dominated').count(), rows.length - front.length);
+  assert.deepEqual(new Set(lines.filter((l) => l.kind === 'pareto').map((l) => l.id)), new Set(front.map((r) => r.id)), 'the Pareto polylines are the Pareto rows');
+  const firstPareto = lines.findIndex((l) => l.kind === 'pareto');
+  assert.ok(lines.slice(firstPareto).every((l) => l.kind === 'pareto'), 'Pareto rows are drawn after (over) the dominated ones');
+
+  // every vertex sits on its axis at the value's place between the axis' min and max
+  const vertices = new Map(lines.map((l) => [l.id, [...l.d.matchAll(/[ML](-?[\d.]+) (-?[\d.]+)/g)].map((m) => ({ x: Number(m[1]), y: Number(m[2]) }))]));
+  for (const r of rows) {
+    const drawn = vertices.get(r.id);
+    assert.ok(drawn, `a polyline for ${r.id}`);
+    assert.equal(drawn.length, 4, r.id);
+    axes.forEach((a, j) => {
+      const values = rows.map((row) => row.objectives[OBJECTIVES[j].name]);
+      const [min, max] = [Math.min(...values), Math.max(...values)];
+      const expected = a.top + ((max - r.objectives[a.name]) / (max - min)) * (a.bottom - a.top);
+      assert.ok(Math.abs(drawn[j].x - a.x) < 0.1, `${r.id} on the ${a.name} axis`);
+      assert.ok(Math.abs(drawn[j].y - expected) < 0.2, `${r.id} at ${a.name} = ${r.objectives[a.name]}: y ${drawn[j].y}, expected ${expected}`);
+    });
+  }
+  // and plainly: of the two strongest Pareto rows, the stronger is higher on the strength axis
+  const [stronger, weaker] = [...front].sort((p, q) => q.objectives.strength - p.objectives.strength);
+  assert.ok(stronger.objectives.strength > weaker.objectives.strength);
+  assert.ok(vertices.get(stronger.id)![0].y < vertices.get(weaker.id)![0].y, 'higher strength, higher on the axis');
+
+  // fills the page's column on a laptop screen, with names big enough to read
+  const [plotWidth, columnWidth] = await plot.evaluate((svg) => [svg.getBoundingClientRect().width, svg.parentElement!.getBoundingClientRect().width]);
+  assert.ok(Math.abs(plotWidth - columnWidth) < 1, `plot ${plotWidth} px wide in a ${columnWidth} px column`);
+  const nameHeight = await plot.locator('.axis-name').first().evaluate((t) => t.getBoundingClientRect().height);
+  assert.ok(nameHeight >= 12, `axis names ${nameHeight} px high`);
+
+  await page.screenshot({ path: `${ARTIFACTS}/pareto-parallel.png`, fullPage: true });
+  assert.deepEqual(failures, [], 'no script errors on the page');
+  await context.close();
+});
