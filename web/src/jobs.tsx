@@ -21,29 +21,71 @@ interface LogEntry {
 
 const LEVELS = ['debug', 'info', 'warning', 'error'];
 
+const JOB_STATUSES = ['queued', 'running', 'awaiting_evaluations', 'completed', 'failed', 'cancelled'];
+
+/** 75 → "1 min 15 s": people read ETAs of hours, not thousands of seconds. */
+export function duration(seconds: number | undefined): string {
+  if (seconds === undefined || !Number.isFinite(seconds)) return '—';
+  if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 1 : 0)} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ${Math.round(seconds % 60)} s`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
 export function JobList() {
   const [jobs, setJobs] = useState<Job[] | null>(null);
+  const [status, setStatus] = useState('');
+  const [page, setPage] = useState(1);
+  const [pages, setPages] = useState(1);
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => void api<Job[]>('GET', '/v1/jobs?per_page=100').then((r) => setJobs(r.data), (e) => setError(explain(e))), []);
+  useEffect(() => {
+    const query = new URLSearchParams({ per_page: '25', page: String(page), ...(status ? { status } : {}) });
+    api<Job[]>('GET', `/v1/jobs?${query}`).then(
+      (r) => {
+        setJobs(r.data);
+        setPages(Math.max(1, r.meta?.total_pages ?? 1));
+      },
+      (e) => setError(explain(e)),
+    );
+  }, [status, page]);
   return (
     <main>
       <h1>Jobs</h1>
       {error && <p role="alert" class="error">{error}</p>}
-      {jobs === null ? <p>Loading…</p> : jobs.length === 0 ? <p>No jobs yet: start a campaign.</p> : (
-        <table>
-          <thead><tr><th>Job</th><th>Campaign</th><th>Status</th><th>Iteration</th><th>Evaluations</th></tr></thead>
-          <tbody>
-            {jobs.map((j) => (
-              <tr>
-                <td><a href={`#/jobs/${j.id}`}>{j.id}</a></td>
-                <td><a href={`#/campaigns/${j.campaign_id}`}>{j.campaign_id}</a></td>
-                <td>{j.status}</td>
-                <td>{j.progress.iteration} / {j.progress.total_iterations}</td>
-                <td>{j.progress.evaluations_completed} / {j.progress.budget}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+      <form class="row" onSubmit={(e) => e.preventDefault()} aria-label="Filter jobs">
+        <label for="job-status-filter">Status</label>
+        <select id="job-status-filter" value={status} onChange={(e) => { setStatus((e.target as HTMLSelectElement).value); setPage(1); }}>
+          <option value="">all</option>
+          {JOB_STATUSES.map((s) => <option value={s}>{s.replace('_', ' ')}</option>)}
+        </select>
+      </form>
+      {jobs === null ? <p aria-live="polite">Loading…</p> : jobs.length === 0 ? <p>{status ? `No ${status.replace('_', ' ')} jobs.` : 'No jobs yet: start a campaign.'}</p> : (
+        <div class="scroll">
+          <table>
+            <thead><tr><th scope="col">Job</th><th scope="col">Campaign</th><th scope="col">Status</th><th scope="col">Iteration</th><th scope="col">Evaluations</th><th scope="col">Elapsed</th><th scope="col">ETA</th><th scope="col">Created</th></tr></thead>
+            <tbody>
+              {jobs.map((j) => (
+                <tr data-testid="job-row">
+                  <td><a href={`#/jobs/${j.id}`}>{j.id}</a></td>
+                  <td><a href={`#/campaigns/${j.campaign_id}`}>{j.campaign_id}</a></td>
+                  <td><span class={`status status-${j.status}`}>{j.status.replace('_', ' ')}</span></td>
+                  <td>{j.progress.iteration} / {j.progress.total_iterations}</td>
+                  <td>{j.progress.evaluations_completed} / {j.progress.budget}</td>
+                  <td>{duration(j.timing?.elapsed_seconds)}</td>
+                  <td>{j.status === 'running' ? duration(j.timing?.estimated_remaining_seconds) : '—'}</td>
+                  <td>{new Date(j.created_at).toLocaleString()}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {pages > 1 && (
+        <nav class="row" aria-label="Pages">
+          <button disabled={page <= 1} onClick={() => setPage(page - 1)}>Previous</button>
+          <span>page {page} of {pages}</span>
+          <button disabled={page >= pages} onClick={() => setPage(page + 1)}>Next</button>
+        </nav>
       )}
     </main>
   );
@@ -83,22 +125,23 @@ export function JobDetail({ id }: { id: string }) {
       setError(explain(e));
     }
   };
-  if (!job) return <main>{error ? <p role="alert" class="error">{error}</p> : <p>Loading…</p>}</main>;
+  if (!job) return <main>{error ? <p role="alert" class="error">{error}</p> : <p aria-live="polite">Loading…</p>}</main>;
   const shown = logs.filter((l) => LEVELS.indexOf(l.level) >= LEVELS.indexOf(level));
   return (
     <main>
       <p><a href={`#/campaigns/${job.campaign_id}`}>← Campaign</a></p>
       <h1>Job {job.id}</h1>
       <p>
-        <span data-testid="job-status">{job.status}</span> · phase {job.progress.current_phase} · iteration {job.progress.iteration} / {job.progress.total_iterations} ·{' '}
+        <span data-testid="job-status" class={`status status-${job.status}`}>{job.status}</span> · phase {job.progress.current_phase} · iteration {job.progress.iteration} / {job.progress.total_iterations} ·{' '}
         {job.progress.evaluations_completed} / {job.progress.budget} evaluations
-        {job.timing && <> · {job.timing.elapsed_seconds.toFixed(1)} s elapsed · ETA {job.timing.estimated_remaining_seconds.toFixed(1)} s</>}
+        {job.timing && <> · {duration(job.timing.elapsed_seconds)} elapsed · {duration(job.timing.avg_iteration_seconds)} per iteration{job.status === 'running' && <> · ETA {duration(job.timing.estimated_remaining_seconds)}</>}</>}
       </p>
       <p class="row">
         {(job.status === 'queued' || job.status === 'running') && <button onClick={() => act('cancel')}>Cancel</button>}
         {job.status === 'failed' && <button onClick={() => act('retry')}>Retry</button>}
       </p>
       {error && <p role="alert" class="error">{error}</p>}
+      {job.progress.budget > 0 && <progress max={job.progress.budget} value={job.progress.evaluations_completed} aria-label="Evaluations done of the budget" />}
       <h2>Log</h2>
       <p class="row">
         <label for="level">Level</label>
