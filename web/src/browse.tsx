@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, credential } from './api.js';
+import { NewTemplate, type CreatedTemplate } from './new-template.js';
 
 const explain = (e: unknown) => (e instanceof ApiError ? e.explain() : String(e));
 
@@ -13,19 +14,41 @@ interface TemplateItem {
   tags: string[];
   parameters_count: number;
   objectives_count: number;
+  visibility: 'public' | 'private' | 'team';
+  builtin: boolean;
 }
 
-/** Built-in templates (and, signed in, your organization's): guests may browse them too. */
+/** Built-in templates (and, signed in, your organization's, which you may add to or delete from): guests may browse them too. */
 export function Templates() {
   const [items, setItems] = useState<TemplateItem[] | null>(null);
   const [domain, setDomain] = useState('');
   const [search, setSearch] = useState('');
   const [open, setOpen] = useState<{ id: string; mdl: unknown } | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  // bumped after a create or a delete, to list the catalog as it now is
+  const [revision, setRevision] = useState(0);
+  const signedIn = credential.get() !== null;
   useEffect(() => {
     const query = new URLSearchParams({ per_page: '100', ...(domain ? { domain } : {}), ...(search ? { search } : {}) });
     api<TemplateItem[]>('GET', `/v1/templates?${query}`).then((r) => setItems(r.data), (e) => setError(explain(e)));
-  }, [domain, search]);
+  }, [domain, search, revision]);
+  const created = (t: CreatedTemplate) => {
+    setError(null);
+    setNotice(`Created ${t.slug} (${t.visibility}).`);
+    setRevision((r) => r + 1);
+  };
+  const remove = async (t: TemplateItem) => {
+    if (!confirm(`Delete the template ${t.slug}? Campaigns already made from it keep their MDL.`)) return;
+    setError(null);
+    try {
+      await api('DELETE', `/v1/templates/${t.id}`);
+      setNotice(`Deleted ${t.slug}.`);
+      setRevision((r) => r + 1);
+    } catch (e) {
+      setError(explain(e));
+    }
+  };
   const view = async (id: string) => {
     try {
       setOpen({ id, mdl: (await api<{ mdl: unknown }>('GET', `/v1/templates/${id}`)).data.mdl });
@@ -54,17 +77,20 @@ export function Templates() {
         <label for="search">Search</label>
         <input id="search" type="search" value={search} onInput={(e) => setSearch((e.target as HTMLInputElement).value)} placeholder="name or description" />
       </form>
+      {signedIn && <NewTemplate onCreated={created} />}
+      {notice && <p role="status">{notice}</p>}
       {error && <p role="alert" class="error">{error}</p>}
       {items === null ? <p>Loading…</p> : items.length === 0 ? <p>No template matches.</p> : (
         <ul class="cards">
           {items.map((t) => (
             <li data-testid="template">
-              <h2>{t.name}</h2>
+              <h2>{t.name} {!t.builtin && <span class="badge" data-testid="visibility">{t.visibility}</span>}</h2>
               <p class="muted">{t.slug} · {t.parameters_count} parameters · {t.objectives_count} objectives · budget {t.default_budget} · {t.tags.join(', ')}</p>
               <p>{t.description}</p>
               <p class="row">
                 <button onClick={() => view(t.id)}>View MDL</button>
-                {credential.get() && <button onClick={() => download(t.id)}>Download material.yaml</button>}
+                {signedIn && <button onClick={() => download(t.id)}>Download material.yaml</button>}
+                {signedIn && !t.builtin && <button class="danger" aria-label={`Delete ${t.name}`} onClick={() => remove(t)}>Delete</button>}
               </p>
               {open?.id === t.id && <pre data-testid="mdl">{JSON.stringify(open.mdl, null, 2)}</pre>}
             </li>
