@@ -17,7 +17,8 @@ export class ApiError extends Error {
       case 'INSUFFICIENT_SCOPE':
         return `${this.message} Your key or token lacks the scope "${String(d.required_scope)}": an administrator can create a key with it under Settings → API keys.`;
       case 'RATE_LIMITED':
-        return `${this.message} (limit: ${String(d.limit)} requests per ${String(d.window)}; try again in ${String(d.retry_after)} s.)`;
+        // the API's message already states the limit and the wait
+        return `${this.message} Nothing was lost: repeat the action then.`;
       case 'IP_NOT_ALLOWED':
         return `${this.message} This key only works from its allowed addresses; use another key or ask an administrator to add this address.`;
       case 'CONCURRENT_CAMPAIGN_LIMIT':

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, credential } from './api.js';
+import { api, ApiError, credential, download } from './api.js';
 import { NewTemplate, type CreatedTemplate } from './new-template.js';
 
 const explain = (e: unknown) => (e instanceof ApiError ? e.explain() : String(e));
@@ -56,14 +56,7 @@ export function Templates() {
       setError(explain(e));
     }
   };
-  const download = async (id: string) => {
-    const res = await fetch(`/v1/templates/${id}/download`, { headers: { Authorization: `Bearer ${credential.get() ?? ''}` } });
-    if (!res.ok) return setError((await res.json().catch(() => null))?.error?.message ?? res.statusText);
-    const link = document.createElement('a');
-    link.href = URL.createObjectURL(await res.blob());
-    link.download = 'material.yaml';
-    link.click();
-  };
+  const save = (id: string) => download(`/v1/templates/${id}/download`, 'material.yaml').catch((e) => setError(explain(e)));
   const domains = ['water', 'battery', 'energy', 'alloys', 'polymers'];
   return (
     <main>
@@ -89,7 +82,7 @@ export function Templates() {
               <p>{t.description}</p>
               <p class="row">
                 <button onClick={() => view(t.id)}>View MDL</button>
-                {signedIn && <button onClick={() => download(t.id)}>Download material.yaml</button>}
+                {signedIn && <button onClick={() => save(t.id)}>Download material.yaml</button>}
                 {signedIn && !t.builtin && <button class="danger" aria-label={`Delete ${t.name}`} onClick={() => remove(t)}>Delete</button>}
               </p>
               {open?.id === t.id && <pre data-testid="mdl">{JSON.stringify(open.mdl, null, 2)}</pre>}

@@ -87,7 +87,7 @@ export function CampaignDetail({ id }: { id: string }) {
         <button class="danger" onClick={remove}>Delete</button>
       </p>
       {error && <p role="alert" class="error">{error}</p>}
-      <div class="plots">
+      <div class={names.length > 2 ? 'plots stacked' : 'plots'}>
         <section>
           <h2>Convergence</h2>
           <ConvergencePlot history={results.convergence_history} />

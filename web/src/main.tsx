@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { credential, SIGNED_OUT } from './api.js';
 import { Materials, Templates } from './browse.js';
 import { CampaignDetail } from './campaign.js';
@@ -56,8 +56,11 @@ function App({ notice: initialNotice }: { notice: string | null }) {
     addEventListener(SIGNED_OUT, signedOut);
     return () => removeEventListener(SIGNED_OUT, signedOut);
   }, []);
+  // after a navigation, not on the first load: there the first Tab should reach the skip link
+  const firstRoute = useRef(route);
   useEffect(() => {
-    document.getElementById('main')?.focus();
+    if (route !== firstRoute.current) document.getElementById('main')?.focus();
+    firstRoute.current = '';
   }, [route]);
   const skip = <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to content</a>;
   if (!signedIn) {

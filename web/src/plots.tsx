@@ -1,28 +1,45 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useMemo, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { ResultRow } from './api.js';
 import { ParallelCoordinates } from './parallel.js';
 
-/** Hypervolume after each iteration. */
-export function ConvergencePlot({ history }: { history: number[] }) {
+/**
+ * A uPlot chart made once per set of options and fed new data as the campaign runs: redrawing
+ * with setData keeps the axes' state and costs a fraction of building the chart again.
+ */
+function useUPlot(options: (width: number) => uPlot.Options, data: uPlot.AlignedData, optionKeys: unknown[]) {
   const ref = useRef<HTMLDivElement>(null);
+  const plot = useRef<uPlot | null>(null);
   useEffect(() => {
     if (!ref.current) return;
-    const x = history.map((_, i) => i + 1);
-    const plot = new uPlot(
-      {
-        width: Math.min(640, ref.current.clientWidth || 640),
-        height: 260,
-        scales: { x: { time: false } },
-        axes: [{ label: 'iteration' }, { label: 'hypervolume' }],
-        series: [{}, { label: 'hypervolume', stroke: '#1f5fbf', width: 2, points: { show: true } }],
-      },
-      [x, history],
-      ref.current,
-    );
-    return () => plot.destroy();
-  }, [history]);
+    plot.current = new uPlot(options(ref.current.clientWidth || 640), data, ref.current);
+    return () => {
+      plot.current?.destroy();
+      plot.current = null;
+    };
+  }, optionKeys);
+  useEffect(() => plot.current?.setData(data), [data]);
+  return ref;
+}
+
+/** Iterations are whole numbers: no tick at 1.25. */
+const ITERATION_TICKS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
+
+/** Hypervolume after each iteration. */
+export function ConvergencePlot({ history }: { history: number[] }) {
+  const data = useMemo<uPlot.AlignedData>(() => [history.map((_, i) => i + 1), history], [history]);
+  const ref = useUPlot(
+    (width) => ({
+      width: Math.min(640, width),
+      height: 260,
+      scales: { x: { time: false } },
+      axes: [{ label: 'iteration', incrs: ITERATION_TICKS }, { label: 'hypervolume' }],
+      series: [{}, { label: 'hypervolume', stroke: '#1f5fbf', width: 2, points: { show: true } }],
+    }),
+    data,
+    [],
+  );
   return <div ref={ref} class="plot" data-testid="convergence-plot" data-points={history.length} aria-label={`Convergence: ${history.length} iterations`} role="img" />;
 }
 
@@ -45,30 +62,25 @@ export function ParetoPlot({ rows, objectives, directions }: { rows: ResultRow[]
 }
 
 function PairPlot({ rows, fx, fy, testId, small = false }: { rows: ResultRow[]; fx: string; fy: string; testId: string; small?: boolean }) {
-  const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (!ref.current) return;
+  const data = useMemo<uPlot.AlignedData>(() => {
     const sorted = [...rows].sort((a, b) => a.objectives[fx] - b.objectives[fx]);
-    const x = sorted.map((r) => r.objectives[fx]);
-    const dominated = sorted.map((r) => (r.is_pareto ? null : r.objectives[fy]));
-    const front = sorted.map((r) => (r.is_pareto ? r.objectives[fy] : null));
-    const plot = new uPlot(
-      {
-        width: small ? 300 : Math.min(640, ref.current.clientWidth || 640),
-        height: small ? 240 : 300,
-        mode: 1,
-        scales: { x: { time: false } },
-        axes: [{ label: fx }, { label: fy }],
-        series: [
-          {},
-          { label: 'dominated', stroke: 'rgba(110,110,110,0.45)', paths: () => null, points: { show: true, size: 6 } },
-          { label: 'Pareto front', stroke: '#c0392b', paths: () => null, points: { show: true, size: 9 } },
-        ],
-      },
-      [x, dominated, front] as uPlot.AlignedData,
-      ref.current,
-    );
-    return () => plot.destroy();
-  }, [rows, fx, fy, small]);
+    return [sorted.map((r) => r.objectives[fx]), sorted.map((r) => (r.is_pareto ? null : r.objectives[fy])), sorted.map((r) => (r.is_pareto ? r.objectives[fy] : null))];
+  }, [rows, fx, fy]);
+  const ref = useUPlot(
+    (width) => ({
+      width: small ? 300 : Math.min(640, width),
+      height: small ? 240 : 300,
+      mode: 1,
+      scales: { x: { time: false } },
+      axes: [{ label: fx }, { label: fy }],
+      series: [
+        {},
+        { label: 'dominated', stroke: 'rgba(110,110,110,0.45)', paths: () => null, points: { show: true, size: 6 } },
+        { label: 'Pareto front', stroke: '#c0392b', fill: 'rgba(192,57,43,0.35)', paths: () => null, points: { show: true, size: 9, fill: 'rgba(192,57,43,0.35)' } },
+      ],
+    }),
+    data,
+    [fx, fy, small],
+  );
   return <div ref={ref} class="plot" data-testid={testId} data-points={rows.length} role="img" aria-label={`${fy} against ${fx}: ${rows.length} evaluations`} />;
 }

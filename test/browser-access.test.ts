@@ -5,13 +5,17 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 // @ts-expect-error oidc-provider ships no type declarations
 import Provider from 'oidc-provider';
-import { ARTIFACTS, launchChromium } from './support/browser.js';
+import { ARTIFACTS, launchChromium, signedInContext } from './support/browser.js';
 import { startTestKiln, TestPostgres, type TestKiln } from './support/service.js';
 
 /**
- * The dashboard's social sign-in in a real browser, against a real OpenID provider on loopback
- * (oidc-provider with its development login and consent pages), as in test/social-login.test.ts.
+ * Access in a real browser: social sign-in against a real OpenID provider on loopback
+ * (oidc-provider with its development login and consent pages, as in test/social-login.test.ts),
+ * a refused credential, and what the person is told about a missing scope or a rate limit.
  */
+
+/** low enough for a test to reach, high enough for the other tests' few requests */
+const PER_MINUTE = 30;
 
 const ACCOUNTS: Record<string, Record<string, unknown>> = {
   alice: { sub: 'alice', email: 'alice@example.org', email_verified: true, name: 'Alice Example' },
@@ -30,6 +34,7 @@ before(async () => {
   const issuer = `http://127.0.0.1:${(issuerServer.address() as AddressInfo).port}`;
   kiln = await startTestKiln(await postgres.database(), {
     WORKER_CONCURRENCY: '0',
+    API_RATE_LIMIT_PER_MINUTE: String(PER_MINUTE),
     KILN_OIDC_GOOGLE_ISSUER: issuer,
     KILN_OIDC_GOOGLE_CLIENT_ID: 'kiln',
     KILN_OIDC_GOOGLE_CLIENT_SECRET: 'kiln-client-secret',
@@ -124,5 +129,56 @@ test('an expired or revoked credential sends the person back to sign-in with the
   await alert.waitFor();
   assert.match(await alert.innerText(), /You were signed out/);
   await page.getByLabel('API key or token').waitFor();
+  await context.close();
+});
+
+async function createKey(name: string, scopes: string[]): Promise<string> {
+  const res = await fetch(`${kiln.base}/v1/api-keys`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${kiln.adminKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name, scopes }),
+  });
+  assert.equal(res.status, 201, await res.clone().text());
+  return ((await res.json()) as { data: { key: string } }).data.key;
+}
+
+test('a missing scope is explained: which scope, and where to get a key with it', async () => {
+  const reader = await createKey('read only', ['campaigns:read', 'templates:read']);
+  const context = await signedInContext(browser, reader);
+  const page = await context.newPage();
+  await page.goto(`${kiln.base}/#/campaigns`);
+  const template = page.getByLabel('Template', { exact: true });
+  await template.locator('option', { hasText: 'Desalination membrane' }).waitFor({ state: 'attached' });
+  await template.selectOption({ label: 'Desalination membrane, water permeance vs salt rejection' });
+  await page.getByRole('button', { name: 'Create campaign' }).click();
+  const alert = page.getByRole('alert');
+  await alert.waitFor();
+  const text = await alert.innerText();
+  assert.match(text, /"campaigns:write"/, text);
+  assert.match(text, /Settings → API keys/);
+  await page.screenshot({ path: `${ARTIFACTS}/missing-scope.png` });
+  await context.close();
+});
+
+test('a rate limit is explained with the limit, the window and the wait', async () => {
+  const key = await createKey('busy', ['campaigns:read', 'templates:read']);
+  const context = await signedInContext(browser, key);
+  const page = await context.newPage();
+  await page.goto(`${kiln.base}/#/jobs`);
+  await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+  // spend what is left of the key's minute from the page itself
+  const statuses = await page.evaluate(async (n) => {
+    const headers = { Authorization: `Bearer ${sessionStorage.getItem('kiln.credential')}` };
+    return Promise.all(Array.from({ length: n }, () => fetch('/v1/jobs?per_page=1', { headers }).then((r) => r.status)));
+  }, PER_MINUTE);
+  assert.ok(statuses.includes(429), 'the limit was reached');
+  await page.getByLabel('Status').selectOption('failed');
+  const alert = page.getByRole('alert');
+  await alert.waitFor();
+  const text = await alert.innerText();
+  assert.match(text, new RegExp(`${PER_MINUTE} requests per minute\\. Wait \\d+ seconds`), text);
+  assert.match(text, /Nothing was lost/);
+  assert.notEqual(await page.evaluate(() => sessionStorage.getItem('kiln.credential')), null, 'a rate limit does not sign anyone out');
+  await page.screenshot({ path: `${ARTIFACTS}/rate-limited.png` });
   await context.close();
 });

@@ -1,0 +1,126 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { parse } from 'yaml';
+import { ARTIFACTS, launchChromium, signedInContext } from './support/browser.js';
+import { eventually, startTestKiln, TestPostgres, type TestKiln } from './support/service.js';
+
+/**
+ * Every main page with data on it, at laptop sizes: nothing wider than the window, every control
+ * labelled, every button named, a skip link for keyboard users; a screenshot of each page.
+ */
+
+let postgres: TestPostgres;
+let kiln: TestKiln;
+let browser: Browser;
+let campaignId: string;
+let jobId: string;
+
+const headers = () => ({ Authorization: `Bearer ${kiln.adminKey}`, 'Content-Type': 'application/json' });
+
+before(async () => {
+  postgres = await TestPostgres.start();
+  kiln = await startTestKiln(await postgres.database());
+  browser = await launchChromium();
+  const created = await fetch(`${kiln.base}/v1/campaigns`, { method: 'POST', headers: headers(), body: JSON.stringify({ template_id: 'water/desalination-membrane', overrides: { optimizer: { budget: 24 } } }) });
+  campaignId = ((await created.json()) as { data: { id: string } }).data.id;
+  const started = await fetch(`${kiln.base}/v1/campaigns/${campaignId}/start`, { method: 'POST', headers: headers() });
+  jobId = ((await started.json()) as { data: { job: { id: string } } }).data.job.id;
+  await eventually(async () => {
+    const c = (await (await fetch(`${kiln.base}/v1/campaigns/${campaignId}`, { headers: headers() })).json()) as { data: { status: string } };
+    return c.data.status === 'running' || c.data.status === 'created' ? undefined : true;
+  }, 90_000, 'the campaign to finish');
+  const form = new FormData();
+  form.append('file', new Blob(['x1,x2,f1,f2\n0.1,0.2,1,2\n0.3,0.4,2,1\n'], { type: 'text/csv' }), 'runs.csv');
+  form.append('name', 'earlier runs');
+  const uploaded = await fetch(`${kiln.base}/v1/datasets`, { method: 'POST', headers: { Authorization: `Bearer ${kiln.adminKey}` }, body: form });
+  assert.equal(uploaded.status, 201, await uploaded.text());
+});
+
+after(async () => {
+  await browser?.close();
+  await kiln?.stop();
+  await postgres?.stop();
+});
+
+/** What a person on a laptop, a keyboard or a screen reader would trip over on the page. */
+async function problems(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const found: string[] = [];
+    const visible = (el: Element) => el.getClientRects().length > 0;
+    if (document.documentElement.scrollWidth > window.innerWidth) found.push(`page is ${document.documentElement.scrollWidth} px wide in a ${window.innerWidth} px window`);
+    for (const control of Array.from(document.querySelectorAll('input, select, textarea'))) {
+      const c = control as HTMLInputElement;
+      if (c.type === 'hidden' || !visible(c)) continue;
+      if (!(c.labels?.length || c.getAttribute('aria-label') || c.getAttribute('aria-labelledby'))) found.push(`unlabelled ${c.tagName.toLowerCase()} ${c.id || c.name}`);
+    }
+    for (const button of Array.from(document.querySelectorAll('button, a'))) {
+      if (visible(button) && !(button.textContent?.trim() || button.getAttribute('aria-label'))) found.push(`nameless ${button.outerHTML.slice(0, 120)}`);
+    }
+    for (const image of Array.from(document.querySelectorAll('[role="img"], img'))) {
+      if (!(image.getAttribute('aria-label') || image.getAttribute('alt'))) found.push('an image without a text alternative');
+    }
+    if (!document.querySelector('h1')) found.push('no h1');
+    return found;
+  });
+}
+
+const PAGES: [string, string, string][] = [
+  ['campaigns', '#/campaigns', 'Campaigns'],
+  ['campaign', '#/campaigns/{campaign}', 'Desalination membrane'],
+  ['jobs', '#/jobs', 'Jobs'],
+  ['job', '#/jobs/{job}', 'Job job_'],
+  ['datasets', '#/datasets', 'Datasets'],
+  ['templates', '#/templates', 'Templates'],
+  ['materials', '#/materials', 'Materials'],
+  ['api-keys', '#/settings/api-keys', 'API keys'],
+];
+
+for (const [width, height] of [[1280, 720], [1440, 900]]) {
+  test(`every main page at ${width}×${height}: fits the window, controls labelled, buttons named; screenshots`, async () => {
+    const context = await signedInContext(browser, kiln.adminKey);
+    const page = await context.newPage();
+    await page.setViewportSize({ width, height });
+    const failures: string[] = [];
+    page.on('pageerror', (error) => failures.push(error.message));
+    for (const [name, route, heading] of PAGES) {
+      await page.goto(`${kiln.base}/${route.replace('{campaign}', campaignId).replace('{job}', jobId)}`);
+      await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+      await page.getByText('Loading…').waitFor({ state: 'detached' });
+      if (name === 'campaign') await page.locator('[data-testid="pareto-plot"] canvas').waitFor();
+      assert.deepEqual(await problems(page), [], `${name} page`);
+      await page.screenshot({ path: `${ARTIFACTS}/page-${name}-${width}.png`, fullPage: true });
+    }
+    assert.deepEqual(failures, []);
+    await context.close();
+  });
+}
+
+test('keyboard: the first Tab reaches "Skip to content", which moves focus into the page', async () => {
+  const context = await signedInContext(browser, kiln.adminKey);
+  const page = await context.newPage();
+  await page.goto(`${kiln.base}/#/campaigns`);
+  await page.getByRole('heading', { level: 1, name: 'Campaigns' }).waitFor();
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'main');
+  assert.equal(new URL(page.url()).hash, '#/campaigns', 'the route stays');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.closest('main') !== null), true, 'the next Tab lands in the page, past the navigation');
+  await context.close();
+});
+
+test('signed in, a template downloads as material.yaml that parses to its MDL', async () => {
+  const context = await signedInContext(browser, kiln.adminKey);
+  const page = await context.newPage();
+  await page.goto(`${kiln.base}/#/templates`);
+  const card = page.getByTestId('template').filter({ hasText: 'water/desalination-membrane' });
+  const [download] = await Promise.all([page.waitForEvent('download'), card.getByRole('button', { name: 'Download material.yaml' }).click()]);
+  assert.equal(download.suggestedFilename(), 'material.yaml');
+  const mdl = parse(readFileSync((await download.path())!, 'utf8'));
+  const detail = (await (await fetch(`${kiln.base}/v1/templates/${encodeURIComponent('water/desalination-membrane')}`, { headers: headers() })).json()) as { data: { mdl: unknown } };
+  assert.deepEqual(mdl, detail.data.mdl);
+  await context.close();
+});
