@@ -9,6 +9,7 @@ const SUITES: Record<string, () => Promise<{ suite: BenchSuite }>> = {
   campaign: () => import('./campaign.js'),
   service: () => import('./service.js'),
   datasets: () => import('./datasets.js'),
+  web: () => import('./web.js'),
 };
 
 const requested = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -26,11 +26,36 @@ export function dashboard(dir: string) {
   const available = existsSync(join(root, 'index.html'));
   return async (ctx: Context, next: Next): Promise<void> => {
     if (!available || (ctx.method !== 'GET' && ctx.method !== 'HEAD') || SERVER_PATHS.test(ctx.path)) return next();
-    const requested = normalize(join(root, decodeURIComponent(ctx.path)));
-    const file = requested.startsWith(root) && existsSync(requested) && statSync(requested).isFile() ? requested : join(root, 'index.html');
+    const requested = fileFor(root, ctx.path);
+    const file = requested && existsSync(requested) && statSync(requested).isFile() ? requested : join(root, 'index.html');
     ctx.type = TYPES[extname(file)] ?? 'application/octet-stream';
-    ctx.set('Cache-Control', file.includes(`${sep}assets${sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
+    const asset = file.includes(`${sep}assets${sep}`);
+    ctx.set('Cache-Control', asset ? 'public, max-age=31536000, immutable' : 'no-cache');
     ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.body = createReadStream(file);
+    ctx.body = createReadStream(asset ? compressedCopy(ctx, file) : file);
   };
+}
+
+/** The file a path names inside the dashboard, or null for a path that leaves it or cannot be decoded. */
+function fileFor(root: string, path: string): string | null {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    return null;
+  }
+  const file = normalize(join(root, decoded));
+  return file.startsWith(root) && !/\.(br|gz)$/.test(file) ? file : null;
+}
+
+/** The build's brotli or gzip copy of an asset when the client takes it (web/vite.config.ts makes them). */
+function compressedCopy(ctx: Context, file: string): string {
+  ctx.vary('Accept-Encoding');
+  for (const [encoding, suffix] of [['br', '.br'], ['gzip', '.gz']] as const) {
+    if (ctx.acceptsEncodings(encoding, 'identity') === encoding && existsSync(file + suffix)) {
+      ctx.set('Content-Encoding', encoding);
+      return file + suffix;
+    }
+  }
+  return file;
 }
