@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, WebSocketRoute } from 'playwright-core';
 import { parse } from 'yaml';
 import { ARTIFACTS, launchChromium, signedInContext } from './support/browser.js';
 import { eventually, startTestKiln, TestPostgres, type TestKiln } from './support/service.js';
@@ -122,5 +122,79 @@ test('signed in, a template downloads as material.yaml that parses to its MDL', 
   const mdl = parse(readFileSync((await download.path())!, 'utf8'));
   const detail = (await (await fetch(`${kiln.base}/v1/templates/${encodeURIComponent('water/desalination-membrane')}`, { headers: headers() })).json()) as { data: { mdl: unknown } };
   assert.deepEqual(mdl, detail.data.mdl);
+  await context.close();
+});
+
+test('jobs: cancel a running job from its page; retry a failed one, which opens the new job', async () => {
+  const post = async (path: string, body?: unknown) => {
+    const res = await fetch(`${kiln.base}${path}`, { method: 'POST', headers: headers(), body: body === undefined ? undefined : JSON.stringify(body) });
+    return (await res.json()) as { data: any };
+  };
+  const long = (await post('/v1/campaigns', { template_id: 'water/desalination-membrane', name: 'to cancel', overrides: { optimizer: { budget: 400 } } })).data.id;
+  const running = (await post(`/v1/campaigns/${long}/start`)).data.job.id;
+  const context = await signedInContext(browser, kiln.adminKey);
+  const page = await context.newPage();
+  await page.goto(`${kiln.base}/#/jobs/${running}`);
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  await page.getByTestId('job-status').getByText('cancelled').waitFor({ timeout: 60_000 });
+  assert.equal(await page.getByRole('button', { name: 'Cancel' }).count(), 0);
+
+  // a timeout of about a second fails the job after its first iterations
+  const short = (await post('/v1/campaigns', { template_id: 'water/desalination-membrane', name: 'to retry', overrides: { optimizer: { budget: 400 } } })).data.id;
+  const failing = (await post(`/v1/campaigns/${short}/start`, { timeout_hours: 0.0003 })).data.job.id;
+  await page.goto(`${kiln.base}/#/jobs/${failing}`);
+  await page.getByTestId('job-status').getByText('failed').waitFor({ timeout: 60_000 });
+  await page.getByTestId('log').getByText(/ran past its timeout/).waitFor();
+  await page.screenshot({ path: `${ARTIFACTS}/job-failed.png` });
+  await page.getByRole('button', { name: 'Retry' }).click();
+  await page.waitForURL((url) => /#\/jobs\/job_\w+$/.test(url.hash) && !url.hash.endsWith(failing));
+  const retried = new URL(page.url()).hash.split('/')[2];
+  await page.getByRole('heading', { name: `Job ${retried}` }).waitFor();
+  const job = (await (await fetch(`${kiln.base}/v1/jobs/${retried}`, { headers: headers() })).json()) as { data: { campaign_id: string } };
+  assert.equal(job.data.campaign_id, short, 'the retry continues the same campaign');
+
+  await page.goto(`${kiln.base}/#/jobs`);
+  await page.getByLabel('Status').selectOption('cancelled');
+  await page.getByTestId('job-row').filter({ hasText: running }).waitFor();
+  assert.equal(await page.getByTestId('job-row').count(), 1, 'only the cancelled job');
+  await context.close();
+});
+
+test('the dashboard loads nothing from outside this server', async () => {
+  const context = await signedInContext(browser, kiln.adminKey);
+  const page = await context.newPage();
+  const outside: string[] = [];
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.origin !== kiln.base && url.protocol !== 'data:' && url.protocol !== 'blob:') outside.push(request.url());
+  });
+  for (const route of ['#/campaigns', `#/campaigns/${campaignId}`, '#/templates', '#/settings/api-keys']) {
+    await page.goto(`${kiln.base}/${route}`);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    await page.getByText('Loading…').waitFor({ state: 'detached' });
+  }
+  assert.deepEqual(outside, []);
+  await context.close();
+});
+
+test('a dropped WebSocket is opened again and the campaign page catches up without a reload', async () => {
+  const created = await fetch(`${kiln.base}/v1/campaigns`, { method: 'POST', headers: headers(), body: JSON.stringify({ template_id: 'water/desalination-membrane', name: 'reconnecting', overrides: { optimizer: { budget: 20 } } }) });
+  const id = ((await created.json()) as { data: { id: string } }).data.id;
+  const context = await signedInContext(browser, kiln.adminKey);
+  const page = await context.newPage();
+  const sockets: WebSocketRoute[] = [];
+  await page.routeWebSocket(/\/v1\/ws/, (socket) => {
+    socket.connectToServer();
+    sockets.push(socket);
+  });
+  await page.goto(`${kiln.base}/#/campaigns/${id}`);
+  await page.getByRole('button', { name: 'Start' }).waitFor();
+  await eventually(async () => (sockets.length === 1 ? true : undefined), 10_000, 'the page to connect');
+  await sockets[0].close();
+  // the campaign runs while the page is cut off from its events
+  await fetch(`${kiln.base}/v1/campaigns/${id}/start`, { method: 'POST', headers: headers() });
+  await eventually(async () => (sockets.length === 2 ? true : undefined), 20_000, 'the page to connect again');
+  await page.getByTestId('status').getByText(/completed|converged/).waitFor({ timeout: 60_000 });
+  assert.ok((await page.getByTestId('evaluations').locator('tbody tr').count()) >= 20);
   await context.close();
 });

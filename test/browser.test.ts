@@ -139,6 +139,16 @@ test('settings: create a key and see its secret once, then only its prefix; revo
   await row.getByText(/revoked/).waitFor();
   assert.equal((await fetch(`${kiln.base}/v1/campaigns`, { headers: { Authorization: `Bearer ${secret}` } })).status, 401, 'revoked at once');
 
+  await page.getByLabel('Name').fill('lab network only');
+  await page.getByLabel(/Allowed IPs/).fill('10.1.2.3, 10.9.0.0/16');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const fenced = await page.getByTestId('secret').innerText();
+  await page.getByRole('button', { name: 'Done' }).click();
+  await page.getByTestId('key-row').filter({ hasText: 'lab network only' }).getByText('10.1.2.3, 10.9.0.0/16').waitFor();
+  const outside = await fetch(`${kiln.base}/v1/campaigns`, { headers: { Authorization: `Bearer ${fenced}` } });
+  assert.equal(outside.status, 403, 'loopback is not among its addresses');
+  assert.equal(((await outside.json()) as { error: { code: string } }).error.code, 'IP_NOT_ALLOWED');
+
   await page.getByLabel('Valid for (days)').fill('7');
   await page.getByRole('button', { name: 'Generate new token' }).click();
   const token = await page.getByTestId('secret').innerText();

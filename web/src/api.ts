@@ -139,11 +139,35 @@ export interface Results {
   convergence_history: number[];
 }
 
-/** Live events of a campaign over the WebSocket; returns a function that closes it. */
-export function subscribe(campaignId: string, onEvent: (event: { type: string; data: unknown }) => void): () => void {
+/**
+ * Live events of a campaign over the WebSocket; returns a function that closes it. A dropped
+ * connection (a restarted server, a laptop waking up) is opened again with growing pauses, and
+ * `onResync` is called once it is back, since events sent in between are gone: the page re-reads.
+ */
+export function subscribe(campaignId: string, onEvent: (event: { type: string; data: unknown }) => void, onResync?: () => void): () => void {
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-  const ws = new WebSocket(`${scheme}://${location.host}/v1/ws?token=${encodeURIComponent(credential.get() ?? '')}`);
-  ws.onopen = () => ws.send(JSON.stringify({ type: 'subscribe', campaign_id: campaignId }));
-  ws.onmessage = (message) => onEvent(JSON.parse(String(message.data)));
-  return () => ws.close();
+  let ws: WebSocket | null = null;
+  let closed = false;
+  let attempt = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const open = () => {
+    ws = new WebSocket(`${scheme}://${location.host}/v1/ws?token=${encodeURIComponent(credential.get() ?? '')}`);
+    ws.onopen = () => {
+      ws!.send(JSON.stringify({ type: 'subscribe', campaign_id: campaignId }));
+      if (attempt > 0) onResync?.();
+      attempt = 0;
+    };
+    ws.onmessage = (message) => onEvent(JSON.parse(String(message.data)));
+    ws.onclose = () => {
+      if (closed || credential.get() === null) return;
+      attempt += 1;
+      timer = setTimeout(open, Math.min(30_000, 500 * 2 ** attempt));
+    };
+  };
+  open();
+  return () => {
+    closed = true;
+    clearTimeout(timer);
+    ws?.close();
+  };
 }

@@ -38,9 +38,13 @@ function useLiveCampaign(id: string) {
   };
   useEffect(() => {
     void refresh();
-    return subscribe(id, (event) => {
-      if (event.type === 'job.progress' || event.type === 'job.status' || event.type === 'campaign.status') void refresh();
-    });
+    return subscribe(
+      id,
+      (event) => {
+        if (event.type === 'job.progress' || event.type === 'job.status' || event.type === 'campaign.status') void refresh();
+      },
+      () => void refresh(),
+    );
   }, [id]);
   return { campaign, results, error, setError, refresh };
 }

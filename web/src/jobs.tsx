@@ -100,18 +100,23 @@ export function JobDetail({ id }: { id: string }) {
   const [error, setError] = useState<string | null>(null);
   const bottom = useRef<HTMLDivElement>(null);
   const refresh = () => api<Job>('GET', `/v1/jobs/${id}`).then((r) => setJob(r.data), (e) => setError(explain(e)));
-  useEffect(() => {
+  const reload = () => {
     void refresh();
     void api<LogEntry[]>('GET', `/v1/jobs/${id}/logs?tail=500`).then((r) => setLogs(r.data), (e) => setError(explain(e)));
-  }, [id]);
+  };
+  useEffect(reload, [id]);
   useEffect(() => {
     if (!job) return;
-    return subscribe(job.campaign_id, (event) => {
-      const e = event as { type: string; job_id?: string; data: unknown };
-      if (e.job_id !== id) return;
-      if (e.type === 'job.log') setLogs((previous) => [...previous, e.data as LogEntry]);
-      if (e.type === 'job.progress' || e.type === 'job.status') void refresh();
-    });
+    return subscribe(
+      job.campaign_id,
+      (event) => {
+        const e = event as { type: string; job_id?: string; data: unknown };
+        if (e.job_id !== id) return;
+        if (e.type === 'job.log') setLogs((previous) => [...previous, e.data as LogEntry]);
+        if (e.type === 'job.progress' || e.type === 'job.status') void refresh();
+      },
+      reload,
+    );
   }, [job?.campaign_id]);
   useEffect(() => {
     if (follow) bottom.current?.scrollIntoView({ block: 'end' });
