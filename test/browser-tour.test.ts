@@ -8,7 +8,8 @@ import { eventually, startTestKiln, TestPostgres, type TestKiln } from './suppor
 
 /**
  * Every main page with data on it, at laptop sizes: nothing wider than the window, every control
- * labelled, every button named, a skip link for keyboard users; a screenshot of each page.
+ * labelled, every button named, text with enough contrast, a skip link for keyboard users; a
+ * screenshot of each page.
  */
 
 let postgres: TestPostgres;
@@ -62,6 +63,27 @@ async function problems(page: Page): Promise<string[]> {
       if (!(image.getAttribute('aria-label') || image.getAttribute('alt'))) found.push('an image without a text alternative');
     }
     if (!document.querySelector('h1')) found.push('no h1');
+    // WCAG 2 contrast of text against the first opaque background behind it (4.5:1, large text 3:1)
+    const rgb = (color: string) => (color.match(/[\d.]+/g) ?? []).map(Number);
+    const luminance = ([r, g, b]: number[]) =>
+      [r, g, b].map((v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)).reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+    const background = (el: Element | null): number[] => {
+      for (; el; el = el.parentElement) {
+        const c = rgb(getComputedStyle(el).backgroundColor);
+        if (c.length === 3 || c[3] === 1) return c.slice(0, 3);
+      }
+      return [255, 255, 255];
+    };
+    for (const el of Array.from(document.querySelectorAll('body *'))) {
+      const text = Array.from(el.childNodes).some((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim());
+      if (!text || !visible(el) || (el as HTMLButtonElement).disabled || el.closest('[role="img"], .uplot, svg, option')) continue;
+      const style = getComputedStyle(el);
+      const [fg, bg] = [luminance(rgb(style.color)), luminance(background(el))];
+      const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+      const size = parseFloat(style.fontSize);
+      const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+      if (ratio < (large ? 3 : 4.5)) found.push(`contrast ${ratio.toFixed(2)} for "${el.textContent!.trim().slice(0, 40)}"`);
+    }
     return found;
   });
 }
@@ -78,7 +100,7 @@ const PAGES: [string, string, string][] = [
 ];
 
 for (const [width, height] of [[1280, 720], [1440, 900]]) {
-  test(`every main page at ${width}×${height}: fits the window, controls labelled, buttons named; screenshots`, async () => {
+  test(`every main page at ${width}×${height}: fits the window, controls labelled, buttons named, text legible; screenshots`, async () => {
     const context = await signedInContext(browser, kiln.adminKey);
     const page = await context.newPage();
     await page.setViewportSize({ width, height });
