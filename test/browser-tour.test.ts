@@ -134,7 +134,7 @@ test('keyboard: the first Tab reaches "Skip to content", which moves focus into 
   await context.close();
 });
 
-test('signed in, a template downloads as material.yaml that parses to its MDL', async () => {
+test('signed in, a template downloads as material.yaml that parses to its MDL and starts a new campaign form', async () => {
   const context = await signedInContext(browser, kiln.adminKey);
   const page = await context.newPage();
   await page.goto(`${kiln.base}/#/templates`);
@@ -144,6 +144,12 @@ test('signed in, a template downloads as material.yaml that parses to its MDL', 
   const mdl = parse(readFileSync((await download.path())!, 'utf8'));
   const detail = (await (await fetch(`${kiln.base}/v1/templates/${encodeURIComponent('water/desalination-membrane')}`, { headers: headers() })).json()) as { data: { mdl: unknown } };
   assert.deepEqual(mdl, detail.data.mdl);
+
+  await card.getByRole('link', { name: 'New campaign from it' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Campaigns' }).waitFor();
+  const chosen = page.getByLabel('Template', { exact: true });
+  await page.waitForFunction(() => (document.getElementById('template') as HTMLSelectElement | null)?.selectedOptions[0]?.text.startsWith('Desalination'));
+  assert.match(await chosen.evaluate((select) => (select as HTMLSelectElement).selectedOptions[0].text), /^Desalination membrane/);
   await context.close();
 });
 

@@ -83,6 +83,7 @@ export function Templates() {
               <p class="row">
                 <button onClick={() => view(t.id)}>View MDL</button>
                 {signedIn && <button onClick={() => save(t.id)}>Download material.yaml</button>}
+                {signedIn && <a href={`#/campaigns?template=${encodeURIComponent(t.id)}`}>New campaign from it</a>}
                 {signedIn && !t.builtin && <button class="danger" aria-label={`Delete ${t.name}`} onClick={() => remove(t)}>Delete</button>}
               </p>
               {open?.id === t.id && <pre data-testid="mdl">{JSON.stringify(open.mdl, null, 2)}</pre>}

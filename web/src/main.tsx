@@ -40,7 +40,7 @@ function page(route: string): preact.JSX.Element {
 }
 
 function NavLink({ href, route, children }: { href: string; route: string; children: string }) {
-  const current = route === href || route.startsWith(`${href}/`);
+  const current = route === href || route.startsWith(`${href}/`) || route.startsWith(`${href}?`);
   return <a href={href} aria-current={current ? 'page' : undefined}>{children}</a>;
 }
 

@@ -48,7 +48,8 @@ function overridesFrom(mdl: TemplateMdl, budget: string, seed: string, bounds: B
 /** Create a campaign from a template: pick it, read its MDL, change name, budget, seed or bounds. */
 export function NewCampaignFromTemplate() {
   const [templates, setTemplates] = useState<TemplateItem[]>([]);
-  const [templateId, setTemplateId] = useState('');
+  // the Templates page links here with #/campaigns?template=<id>
+  const [templateId, setTemplateId] = useState(() => new URLSearchParams(location.hash.split('?')[1] ?? '').get('template') ?? '');
   const [mdl, setMdl] = useState<TemplateMdl | null>(null);
   const [name, setName] = useState('');
   const [budget, setBudget] = useState('');
