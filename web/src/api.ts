@@ -29,6 +29,11 @@ export class ApiError extends Error {
   }
 }
 
+/** Any failure as a sentence for the page: an API error explained, else the error's own message (a lost connection). */
+export function explain(error: unknown): string {
+  return error instanceof ApiError ? error.explain() : String((error as Error)?.message ?? error);
+}
+
 const KEY = 'kiln.credential';
 const USER = 'kiln.user';
 

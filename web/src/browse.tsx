@@ -1,8 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, credential, download } from './api.js';
+import { api, credential, download, explain } from './api.js';
 import { NewTemplate, type CreatedTemplate } from './new-template.js';
-
-const explain = (e: unknown) => (e instanceof ApiError ? e.explain() : String(e));
 
 interface TemplateItem {
   id: string;

@@ -1,9 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError, download, subscribe, type Campaign, type Results } from './api.js';
+import { api, download, explain, subscribe, type Campaign, type Results } from './api.js';
 import { deleteCampaign } from './campaigns.js';
 import { ConvergencePlot, ParetoPlot } from './plots.js';
-
-const explain = (e: unknown) => (e instanceof ApiError ? e.explain() : String((e as Error)?.message ?? e));
 
 /**
  * Re-reads the campaign and its results on every progress or status event of its jobs. Events

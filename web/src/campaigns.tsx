@@ -1,13 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, type Campaign } from './api.js';
+import { api, explain, type Campaign } from './api.js';
 import { NewCampaignFromMdl } from './new-campaign.js';
 import { NewCampaignFromTemplate } from './new-from-template.js';
 
 const STATUSES = ['created', 'running', 'completed', 'converged', 'failed', 'stopped'];
 /** the domains of the built-in templates; any other domain can be typed */
 const DOMAINS = ['water', 'battery', 'energy', 'alloys', 'polymers', 'benchmark'];
-
-const explain = (e: unknown) => (e instanceof ApiError ? e.explain() : String((e as Error)?.message ?? e));
 
 /** Asks first, since a campaign goes with its jobs, evaluations and logs. */
 export async function deleteCampaign(c: Pick<Campaign, 'id' | 'name' | 'status' | 'evaluations_completed'>): Promise<boolean> {

@@ -1,7 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, credential, download } from './api.js';
-
-const explain = (e: unknown) => (e instanceof ApiError ? e.explain() : String(e));
+import { api, ApiError, credential, download, explain } from './api.js';
 
 interface Issue {
   row: number | null;

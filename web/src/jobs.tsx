@@ -1,7 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError, subscribe } from './api.js';
-
-const explain = (e: unknown) => (e instanceof ApiError ? e.explain() : String(e));
+import { api, explain, subscribe } from './api.js';
 
 interface Job {
   id: string;

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError } from './api.js';
+import { api, explain } from './api.js';
 
 interface KeyRecord {
   id: string;
@@ -16,7 +16,6 @@ interface KeyRecord {
 
 const SCOPES = ['campaigns:read', 'campaigns:write', 'campaigns:delete', 'datasets:read', 'datasets:write', 'templates:read', 'templates:write', 'admin'];
 
-const explain = (e: unknown) => (e instanceof ApiError ? e.explain() : String(e));
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
 /** Shown once: the secret of a new key or a new token, with a copy button. */

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, type Campaign } from './api.js';
+import { api, ApiError, explain, type Campaign } from './api.js';
 
 interface TemplateItem {
   id: string;
@@ -57,7 +57,7 @@ export function NewCampaignFromTemplate() {
   const [bounds, setBounds] = useState<Bounds>({});
   const [errors, setErrors] = useState<FieldError[]>([]);
   const [error, setError] = useState<string | null>(null);
-  const fail = (e: unknown) => setError(e instanceof ApiError ? e.explain() : String((e as Error)?.message ?? e));
+  const fail = (e: unknown) => setError(explain(e));
   useEffect(() => {
     api<TemplateItem[]>('GET', '/v1/templates?per_page=100').then((r) => setTemplates(r.data), fail);
   }, []);

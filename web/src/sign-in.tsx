@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, checkCredential, credential, type SignedInUser } from './api.js';
+import { api, checkCredential, credential, explain, type SignedInUser } from './api.js';
 
 interface LoginProvider {
   provider: 'google' | 'github' | 'orcid';
@@ -7,8 +7,6 @@ interface LoginProvider {
 }
 
 const PROVIDER_NAMES: Record<LoginProvider['provider'], string> = { google: 'Google', github: 'GitHub', orcid: 'ORCID' };
-
-const explain = (e: unknown) => (e instanceof ApiError ? e.explain() : String((e as Error)?.message ?? e));
 
 /**
  * Where a provider sends the browser back: the dashboard's own root, naming the provider, so
