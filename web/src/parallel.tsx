@@ -1,7 +1,7 @@
 import type { ResultRow } from './api.js';
 
 // Drawing units of the viewBox; the SVG is stretched to its container's width, and in the page's
-// column (at most 960 px) these are about screen pixels, so the 12–13 px text stays readable on a laptop.
+// column (at most 1200 px) these are about screen pixels, so the 12–13 px text stays readable on a laptop.
 const WIDTH = 880;
 const HEIGHT = 400;
 /** Room beside the outer axes for their centred names. */
