@@ -19,6 +19,8 @@ interface TemplateItem {
 /** Built-in templates (and, signed in, your organization's, which you may add to or delete from): guests may browse them too. */
 export function Templates() {
   const [items, setItems] = useState<TemplateItem[] | null>(null);
+  // every domain seen in an unfiltered list, so custom templates' own domains can be picked too
+  const [domains, setDomains] = useState<string[]>(['alloys', 'battery', 'energy', 'polymers', 'water']);
   const [domain, setDomain] = useState('');
   const [search, setSearch] = useState('');
   const [open, setOpen] = useState<{ id: string; mdl: unknown } | null>(null);
@@ -29,7 +31,13 @@ export function Templates() {
   const signedIn = credential.get() !== null;
   useEffect(() => {
     const query = new URLSearchParams({ per_page: '100', ...(domain ? { domain } : {}), ...(search ? { search } : {}) });
-    api<TemplateItem[]>('GET', `/v1/templates?${query}`).then((r) => setItems(r.data), (e) => setError(explain(e)));
+    api<TemplateItem[]>('GET', `/v1/templates?${query}`).then(
+      (r) => {
+        setItems(r.data);
+        setDomains((known) => [...new Set([...known, ...r.data.map((t) => t.domain)])].sort());
+      },
+      (e) => setError(explain(e)),
+    );
   }, [domain, search, revision]);
   const created = (t: CreatedTemplate) => {
     setError(null);
@@ -55,7 +63,6 @@ export function Templates() {
     }
   };
   const save = (id: string) => download(`/v1/templates/${id}/download`, 'material.yaml').catch((e) => setError(explain(e)));
-  const domains = ['water', 'battery', 'energy', 'alloys', 'polymers'];
   return (
     <main>
       <h1>Templates</h1>
