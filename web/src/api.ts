@@ -68,13 +68,17 @@ function authorization(): Record<string, string> {
 }
 
 async function failure(res: Response): Promise<ApiError> {
-  const json = await res.json().catch(() => null);
-  const error = json?.error ?? { code: 'HTTP_' + res.status, message: `${res.status} ${res.statusText}` };
-  if (res.status === 401 && credential.get()) {
+  return refusal(res.status, res.statusText, await res.json().catch(() => null));
+}
+
+/** The API's refusal as an ApiError; a refused credential also signs the tab out. */
+export function refusal(status: number, statusText: string, body: { error?: { code: string; message: string; details?: Record<string, unknown> } } | null): ApiError {
+  const error = body?.error ?? { code: 'HTTP_' + status, message: `${status} ${statusText}` };
+  if (status === 401 && credential.get()) {
     credential.clear();
     dispatchEvent(new CustomEvent(SIGNED_OUT, { detail: error.message }));
   }
-  return new ApiError(res.status, error.code, error.message, error.details);
+  return new ApiError(status, error.code, error.message, error.details);
 }
 
 export async function api<T>(method: string, path: string, body?: unknown): Promise<{ data: T; meta?: { page: number; per_page: number; total: number; total_pages: number } }> {

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, credential, download, explain } from './api.js';
+import { api, ApiError, credential, download, explain, refusal } from './api.js';
 
 interface Issue {
   row: number | null;
@@ -29,9 +29,14 @@ function upload(form: FormData, onProgress: (fraction: number) => void): Promise
     xhr.setRequestHeader('Authorization', `Bearer ${credential.get() ?? ''}`);
     xhr.upload.onprogress = (event) => event.lengthComputable && onProgress(event.loaded / event.total);
     xhr.onload = () => {
-      const body = JSON.parse(xhr.responseText || 'null');
+      let body = null;
+      try {
+        body = JSON.parse(xhr.responseText);
+      } catch {
+        // a proxy's HTML error page: the status says enough
+      }
       if (xhr.status === 201) resolve(body.data);
-      else reject(new ApiError(xhr.status, body?.error?.code ?? 'HTTP_' + xhr.status, body?.error?.message ?? xhr.statusText, body?.error?.details));
+      else reject(refusal(xhr.status, xhr.statusText, body));
     };
     xhr.onerror = () => reject(new Error('The upload failed: the connection was lost.'));
     xhr.send(form);
