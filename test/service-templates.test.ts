@@ -98,6 +98,11 @@ test('custom templates: private and team visibility within an organization, none
   assert.equal(denied.json.error.details.required_scope, 'templates:write');
 
   const builtin = (await alice('GET', '/v1/templates?per_page=1')).json.data[0];
+  const deletable = async (who: ReturnType<typeof client>, id: string) => (await who('GET', `/v1/templates/${id}`)).json.data.can_delete;
+  assert.equal(await deletable(alice, shared.id), true, 'its creator may delete it');
+  assert.equal(await deletable(bob, shared.id), false, 'another member may not');
+  assert.equal((await bob('GET', '/v1/templates?domain=benchmark')).json.data[0].can_delete, false, 'the list says so too');
+  assert.equal(await deletable(admin, builtin.id), false, 'nobody deletes a built-in');
   const builtinDelete = await admin('DELETE', `/v1/templates/${builtin.id}`);
   assert.equal(builtinDelete.status, 409);
   assert.equal((await bob('DELETE', `/v1/templates/${shared.id}`)).status, 403, 'only its creator or an admin');

@@ -31,7 +31,12 @@ function fromRow(row: TemplateRow): Template {
   return { ...row, builtin: false, organization_id: row.organization_id, created_by: row.created_by, created_at: row.created_at };
 }
 
-export function templateListItem(t: Template) {
+/** Whether `principal` may delete `t`: a custom template, by its creator or an admin (as remove() checks). */
+function deletableBy(t: Template, principal: Principal): boolean {
+  return !t.builtin && (t.created_by === principal.keyId || hasScope(principal, 'admin'));
+}
+
+export function templateListItem(t: Template, principal: Principal) {
   return {
     id: t.id,
     slug: t.slug,
@@ -44,11 +49,12 @@ export function templateListItem(t: Template) {
     tags: t.tags,
     visibility: t.visibility,
     builtin: t.builtin,
+    can_delete: deletableBy(t, principal),
   };
 }
 
-export function templateDetail(t: Template) {
-  return { ...templateListItem(t), created_at: t.created_at ? t.created_at.toISOString() : null, mdl: t.mdl };
+export function templateDetail(t: Template, principal: Principal) {
+  return { ...templateListItem(t, principal), created_at: t.created_at ? t.created_at.toISOString() : null, mdl: t.mdl };
 }
 
 /** The template as a material.yaml document: its MDL, in YAML. */
@@ -74,7 +80,7 @@ export class TemplateCatalog {
     const custom = (await listCustomTemplates(this.db, viewer(principal), { domain: query.domain, search: query.search })).map(fromRow);
     const all = [...builtins, ...custom];
     const start = (query.page - 1) * query.perPage;
-    return { data: all.slice(start, start + query.perPage).map(templateListItem), total: all.length };
+    return { data: all.slice(start, start + query.perPage).map((t) => templateListItem(t, principal)), total: all.length };
   }
 
   /** A template by id or slug, if the caller may see it. */

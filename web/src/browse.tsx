@@ -14,6 +14,7 @@ interface TemplateItem {
   objectives_count: number;
   visibility: 'public' | 'private' | 'team';
   builtin: boolean;
+  can_delete: boolean;
 }
 
 /** Built-in templates (and, signed in, your organization's, which you may add to or delete from): guests may browse them too. */
@@ -89,7 +90,7 @@ export function Templates() {
                 <button onClick={() => view(t.id)}>View MDL</button>
                 {signedIn && <button onClick={() => save(t.id)}>Download material.yaml</button>}
                 {signedIn && <a href={`#/campaigns?template=${encodeURIComponent(t.id)}`}>New campaign from it</a>}
-                {signedIn && !t.builtin && <button class="danger" aria-label={`Delete ${t.name}`} onClick={() => remove(t)}>Delete</button>}
+                {t.can_delete && <button class="danger" aria-label={`Delete ${t.name}`} onClick={() => remove(t)}>Delete</button>}
               </p>
               {open?.id === t.id && <pre data-testid="mdl">{JSON.stringify(open.mdl, null, 2)}</pre>}
             </li>

@@ -18,6 +18,7 @@ const listItem = z.object({
   tags: z.array(z.string()),
   visibility: z.enum(['public', 'private', 'team']).describe('public: built-in; private: its creator; team: the organization'),
   builtin: z.boolean(),
+  can_delete: z.boolean().describe('whether the caller may delete it: a custom template, by its creator or an admin'),
 });
 const detail = listItem.extend({ created_at: z.iso.datetime().nullable(), mdl: mdlSchema });
 
@@ -60,7 +61,7 @@ export function templateRoutes(table: RouteTable, templates: TemplateCatalog): v
     summary: 'Template detail with its full MDL (id or slug)',
     scope: 'templates:read',
     responses: { 200: { description: 'the template', data: detail } },
-    handle: async ({ params, principal }) => ({ data: templateDetail(await templates.get(principal, params.template_id)) }),
+    handle: async ({ params, principal }) => ({ data: templateDetail(await templates.get(principal, params.template_id), principal) }),
   });
 
   table.add({
@@ -91,7 +92,7 @@ export function templateRoutes(table: RouteTable, templates: TemplateCatalog): v
     body: createBody,
     bodyDoc: createBody.extend({ mdl: mdlSchema }),
     responses: { 201: { description: 'created', data: detail } },
-    handle: async ({ body, principal }) => ({ status: 201, data: templateDetail(await templates.create(principal, body)) }),
+    handle: async ({ body, principal }) => ({ status: 201, data: templateDetail(await templates.create(principal, body), principal) }),
   });
 
   table.add({
