@@ -1,62 +1,39 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
-// @ts-expect-error oidc-provider ships no type declarations
-import Provider from 'oidc-provider';
-import { ARTIFACTS, launchChromium, signedInContext } from './support/browser.js';
-import { startTestKiln, TestPostgres, type TestKiln } from './support/service.js';
+import { ARTIFACTS, signedInContext, startBrowserKiln, type BrowserKiln } from './support/browser.js';
+import { LocalOidcProvider, type OidcAccounts } from './support/oidc.js';
+import type { TestKiln } from './support/service.js';
 
 /**
  * Access in a real browser: social sign-in against a real OpenID provider on loopback
- * (oidc-provider with its development login and consent pages, as in test/social-login.test.ts),
+ * (test/support/oidc.ts),
  * a refused credential, and what the person is told about a missing scope or a rate limit.
  */
 
 /** low enough for a test to reach, high enough for the other tests' few requests */
 const PER_MINUTE = 30;
 
-const ACCOUNTS: Record<string, Record<string, unknown>> = {
+const ACCOUNTS: OidcAccounts = {
   alice: { sub: 'alice', email: 'alice@example.org', email_verified: true, name: 'Alice Example' },
   mallory: { sub: 'mallory', email: 'mallory@example.org', email_verified: false, name: 'Mallory' },
 };
 
-let postgres: TestPostgres;
-let issuerServer: Server;
+let provider: LocalOidcProvider;
+let site: BrowserKiln;
 let kiln: TestKiln;
 let browser: Browser;
 
 before(async () => {
-  postgres = await TestPostgres.start();
-  issuerServer = createServer();
-  await new Promise<void>((done) => issuerServer.listen(0, '127.0.0.1', done));
-  const issuer = `http://127.0.0.1:${(issuerServer.address() as AddressInfo).port}`;
-  kiln = await startTestKiln(await postgres.database(), {
-    WORKER_CONCURRENCY: '0',
-    API_RATE_LIMIT_PER_MINUTE: String(PER_MINUTE),
-    KILN_OIDC_GOOGLE_ISSUER: issuer,
-    KILN_OIDC_GOOGLE_CLIENT_ID: 'kiln',
-    KILN_OIDC_GOOGLE_CLIENT_SECRET: 'kiln-client-secret',
-  });
-  const provider = new Provider(issuer, {
-    clients: [{ client_id: 'kiln', client_secret: 'kiln-client-secret', redirect_uris: [`${kiln.base}/auth/google/callback`], grant_types: ['authorization_code'], response_types: ['code'] }],
-    pkce: { required: () => true },
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
-    cookies: { keys: ['browser-social-test-cookie-key'] },
-    features: { devInteractions: { enabled: true } },
-    findAccount: (_ctx: unknown, id: string) => (ACCOUNTS[id] ? { accountId: id, claims: () => ACCOUNTS[id] } : undefined),
-  });
-  issuerServer.on('request', provider.callback());
-  browser = await launchChromium();
+  provider = await LocalOidcProvider.listen();
+  site = await startBrowserKiln({ WORKER_CONCURRENCY: '0', API_RATE_LIMIT_PER_MINUTE: String(PER_MINUTE), ...provider.kilnEnv });
+  ({ kiln, browser } = site);
+  provider.attach(kiln.base, ACCOUNTS);
 });
 
 after(async () => {
-  await browser?.close();
-  await kiln?.stop();
-  issuerServer?.closeAllConnections();
-  await new Promise((done) => issuerServer?.close(done));
-  await postgres?.stop();
+  await site?.stop();
+  await provider?.close();
 });
 
 /** Plays the person at the provider: its login form, then its consent form. */

@@ -1,24 +1,19 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { ARTIFACTS, launchChromium, signedInContext } from './support/browser.js';
-import { eventually, startTestKiln, TestPostgres, type TestKiln } from './support/service.js';
+import { ARTIFACTS, signedInContext, startBrowserKiln, type BrowserKiln } from './support/browser.js';
+import { eventually, type TestKiln } from './support/service.js';
 
-let postgres: TestPostgres;
+let site: BrowserKiln;
 let kiln: TestKiln;
 let browser: Browser;
 
 before(async () => {
-  postgres = await TestPostgres.start();
-  kiln = await startTestKiln(await postgres.database());
-  browser = await launchChromium();
+  site = await startBrowserKiln();
+  ({ kiln, browser } = site);
 });
 
-after(async () => {
-  await browser?.close();
-  await kiln?.stop();
-  await postgres?.stop();
-});
+after(() => site?.stop());
 
 type Candidate = { id: string; iteration: number; parameters: { x1: number; x2: number; x3: number } };
 type Row = { id: string; objectives: Record<string, number>; is_pareto: boolean };

@@ -2,8 +2,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { parse } from 'yaml';
-import { ARTIFACTS, launchChromium, signedInContext } from './support/browser.js';
-import { startTestKiln, TestPostgres, type TestKiln } from './support/service.js';
+import { ARTIFACTS, signedInContext, startBrowserKiln, type BrowserKiln } from './support/browser.js';
+import type { TestKiln } from './support/service.js';
 
 /** a built-in template (templates/water/desalination-membrane.yaml) */
 const BUILTIN = 'Desalination membrane, water permeance vs salt rejection';
@@ -24,21 +24,16 @@ const REVERSED = mdl('[1, 0]');
 const FIXED = mdl('[280, 340]');
 const BROKEN = 'domain: water\nparameters:\n  - { name: x, type: continuous, bounds: [0, 1]\nobjectives: []\n';
 
-let postgres: TestPostgres;
+let site: BrowserKiln;
 let kiln: TestKiln;
 let browser: Browser;
 
 before(async () => {
-  postgres = await TestPostgres.start();
-  kiln = await startTestKiln(await postgres.database());
-  browser = await launchChromium();
+  site = await startBrowserKiln();
+  ({ kiln, browser } = site);
 });
 
-after(async () => {
-  await browser?.close();
-  await kiln?.stop();
-  await postgres?.stop();
-});
+after(() => site?.stop());
 
 /** Every value of `expected` is in `actual` at the same place; the server may add defaults around them. */
 function assertContains(actual: unknown, expected: unknown, at = 'mdl'): void {

@@ -2,27 +2,22 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS, launchChromium, signedInContext } from './support/browser.js';
-import { eventually, startTestKiln, TestPostgres, type TestKiln } from './support/service.js';
+import { ARTIFACTS, signedInContext, startBrowserKiln, type BrowserKiln } from './support/browser.js';
+import { eventually, type TestKiln } from './support/service.js';
 
 /** a built-in template (templates/water/desalination-membrane.yaml) */
 const TEMPLATE = 'Desalination membrane, water permeance vs salt rejection';
 
-let postgres: TestPostgres;
+let site: BrowserKiln;
 let kiln: TestKiln;
 let browser: Browser;
 
 before(async () => {
-  postgres = await TestPostgres.start();
-  kiln = await startTestKiln(await postgres.database());
-  browser = await launchChromium();
+  site = await startBrowserKiln();
+  ({ kiln, browser } = site);
 });
 
-after(async () => {
-  await browser?.close();
-  await kiln?.stop();
-  await postgres?.stop();
-});
+after(() => site?.stop());
 
 const points = async (page: Page, testId: string) => Number(await page.getByTestId(testId).getAttribute('data-points'));
 

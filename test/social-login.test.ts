@@ -1,57 +1,35 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { decodeJwt } from 'jose';
-// @ts-expect-error oidc-provider ships no type declarations
-import Provider from 'oidc-provider';
+import { LocalOidcProvider, type OidcAccounts } from './support/oidc.js';
 import { client, startTestKiln, TestPostgres, type TestKiln } from './support/service.js';
 
 /**
- * Social login end to end against a real OpenID provider (oidc-provider on loopback, with its
- * development login and consent pages driven like a browser would).
+ * Social login end to end against a real OpenID provider (test/support/oidc.ts), its login and
+ * consent pages driven like a browser would.
  */
 
 const CLIENT_CALLBACK = 'http://127.0.0.1:9/cb?app_state=xyz';
-const ACCOUNTS: Record<string, Record<string, unknown>> = {
+const ACCOUNTS: OidcAccounts = {
   alice: { sub: 'alice', email: 'Alice@Example.org', email_verified: true, name: 'Alice Example' },
   carol: { sub: 'carol', email: 'carol@example.org', email_verified: true, name: 'Carol' },
   mallory: { sub: 'mallory', email: 'mallory@example.org', email_verified: false, name: 'Mallory' },
 };
 
 let postgres: TestPostgres;
-let issuerServer: Server;
+let provider: LocalOidcProvider;
 let kiln: TestKiln;
 
 before(async () => {
   postgres = await TestPostgres.start();
-  // The provider must list Kiln's callback and Kiln must know the issuer: the issuer's port is
-  // taken first, Kiln started (it discovers lazily), then the provider attached to the port.
-  issuerServer = createServer();
-  await new Promise<void>((done) => issuerServer.listen(0, '127.0.0.1', done));
-  const issuer = `http://127.0.0.1:${(issuerServer.address() as AddressInfo).port}`;
-  kiln = await startTestKiln(await postgres.database(), {
-    WORKER_CONCURRENCY: '0',
-    KILN_OIDC_GOOGLE_ISSUER: issuer,
-    KILN_OIDC_GOOGLE_CLIENT_ID: 'kiln',
-    KILN_OIDC_GOOGLE_CLIENT_SECRET: 'kiln-client-secret',
-  });
-  const provider = new Provider(issuer, {
-    clients: [{ client_id: 'kiln', client_secret: 'kiln-client-secret', redirect_uris: [`${kiln.base}/auth/google/callback`], grant_types: ['authorization_code'], response_types: ['code'] }],
-    pkce: { required: () => true },
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
-    cookies: { keys: ['social-login-test-cookie-key'] },
-    features: { devInteractions: { enabled: true } },
-    ttl: { Interaction: 600, Session: 600, Grant: 600, AccessToken: 600, IdToken: 600 },
-    findAccount: (_ctx: unknown, id: string) => (ACCOUNTS[id] ? { accountId: id, claims: () => ACCOUNTS[id] } : undefined),
-  });
-  issuerServer.on('request', provider.callback());
+  provider = await LocalOidcProvider.listen();
+  kiln = await startTestKiln(await postgres.database(), { WORKER_CONCURRENCY: '0', ...provider.kilnEnv });
+  provider.attach(kiln.base, ACCOUNTS);
 });
 
 after(async () => {
   await kiln?.stop();
-  issuerServer?.closeAllConnections();
-  await new Promise((done) => issuerServer?.close(done));
+  await provider?.close();
   await postgres?.stop();
 });
 

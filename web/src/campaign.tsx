@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, download, explain, subscribe, type Campaign, type Results } from './api.js';
+import { Pager } from './pager.js';
 import { deleteCampaign } from './campaigns.js';
 import { ConvergencePlot, ParetoPlot } from './plots.js';
 
@@ -160,13 +161,7 @@ function EvaluationTable({ rows, parameters, objectives }: { rows: Results['eval
           ))}
         </tbody>
       </table>
-      {pages > 1 && (
-        <nav class="row" aria-label="Evaluation pages">
-          <button disabled={shown <= 1} onClick={() => setPage(shown - 1)}>Previous</button>
-          <span>rows {(shown - 1) * ROWS_PER_PAGE + 1}–{Math.min(rows.length, shown * ROWS_PER_PAGE)} of {rows.length}</span>
-          <button disabled={shown >= pages} onClick={() => setPage(shown + 1)}>Next</button>
-        </nav>
-      )}
+      <Pager page={shown} pages={pages} label="Evaluation pages" position={`rows ${(shown - 1) * ROWS_PER_PAGE + 1}–${Math.min(rows.length, shown * ROWS_PER_PAGE)} of ${rows.length}`} onPage={setPage} />
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, explain, type Campaign } from './api.js';
+import { Pager } from './pager.js';
 import { NewCampaignFromMdl } from './new-campaign.js';
 import { NewCampaignFromTemplate } from './new-from-template.js';
 
@@ -93,13 +94,7 @@ export function CampaignList() {
           </table>
         </div>
       )}
-      {pages > 1 && (
-        <nav class="row" aria-label="Pages">
-          <button disabled={page <= 1} onClick={() => setPage(page - 1)}>Previous</button>
-          <span>page {page} of {pages}</span>
-          <button disabled={page >= pages} onClick={() => setPage(page + 1)}>Next</button>
-        </nav>
-      )}
+      <Pager page={page} pages={pages} label="Pages" onPage={setPage} />
     </main>
   );
 }

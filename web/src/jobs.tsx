@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, explain, subscribe } from './api.js';
+import { Pager } from './pager.js';
 
 interface Job {
   id: string;
@@ -78,13 +79,7 @@ export function JobList() {
           </table>
         </div>
       )}
-      {pages > 1 && (
-        <nav class="row" aria-label="Pages">
-          <button disabled={page <= 1} onClick={() => setPage(page - 1)}>Previous</button>
-          <span>page {page} of {pages}</span>
-          <button disabled={page >= pages} onClick={() => setPage(page + 1)}>Next</button>
-        </nav>
-      )}
+      <Pager page={page} pages={pages} label="Pages" onPage={setPage} />
     </main>
   );
 }
