@@ -1,7 +1,7 @@
 import { paretoIndices } from '../pareto.js';
 import type { Random } from '../random.js';
 import type { SearchSpace } from '../space.js';
-import { Surrogate, type GpHyperparameters } from '../gp/surrogate.js';
+import type { Surrogate } from '../gp/surrogate.js';
 import { ExactEhvi } from './ehvi.js';
 import { MonteCarloEhvi } from './mc-ehvi.js';
 import { maximizeAcquisition } from './optimize.js';
@@ -26,14 +26,13 @@ export interface BatchRequest {
   pending: readonly Float64Array[];
   acquisition: AcquisitionChoice;
   random: Random;
-  /** last fit's hyperparameters, one per objective, to warm-start the fit */
-  hyperparameters?: GpHyperparameters[];
+  /** the fitted surrogate of the n rows; proposeBatch takes ownership and disposes it */
+  surrogate: Surrogate;
 }
 
 export interface BatchProposal {
   /** q encoded, snapped, feasible points */
   points: Float64Array[];
-  hyperparameters: GpHyperparameters[];
   acquisition: string;
 }
 
@@ -50,11 +49,7 @@ const MC_SAMPLES = 128;
 export function proposeBatch(request: BatchRequest): BatchProposal {
   const { space, m, random } = request;
   const d = space.dimension;
-  let surrogate = Surrogate.fit(request.X, request.Y, request.n, d, m, {
-    seed: random.seed(),
-    initial: request.hyperparameters,
-  });
-  const hyperparameters = surrogate.hyperparameters;
+  let surrogate = request.surrogate;
   const front: number[][] = [];
   for (let i = 0; i < request.n; i++) front.push(Array.from(request.Y.subarray(i * m, (i + 1) * m)));
   const avoid: Float64Array[] = [];
@@ -88,7 +83,7 @@ export function proposeBatch(request: BatchRequest): BatchProposal {
   } finally {
     surrogate.dispose();
   }
-  return { points, hyperparameters, acquisition: kind === 'ehvi' && m > 2 ? 'mc-ehvi' : kind };
+  return { points, acquisition: kind === 'ehvi' && m > 2 ? 'mc-ehvi' : kind };
 }
 
 function resolveAcquisition(choice: AcquisitionChoice, m: number): 'ehvi' | 'parego' {

@@ -1,9 +1,12 @@
-import { proposeBatch } from '../acquisition/batch.js';
-import { latinHypercube } from '../design.js';
+import type { GpHyperparameters } from '../gp/priors.js';
 import type { Mdl } from '../mdl/schema.js';
 import { Random } from '../random.js';
 import { SearchSpace } from '../space.js';
-import { objectiveMatrix } from './objective-space.js';
+import { chooseStrategy } from '../strategies/choice.js';
+import { fitModel } from '../strategies/fit.js';
+import { strategyNamed } from '../strategies/registry.js';
+import type { FitRequest, Strategy, StrategyContext, StrategyName } from '../strategies/types.js';
+import { observe } from './observations.js';
 import { budgetUsed } from './state.js';
 import {
   deserializeHyperparameters,
@@ -15,7 +18,7 @@ import {
 export interface StepResult {
   state: CampaignState;
   proposals: Proposal[];
-  /** how the batch was chosen: initial-design, random, lhs, ehvi, mc-ehvi or parego */
+  /** how the batch was chosen: initial-design, random, lhs, nsga2, ehvi, mc-ehvi, parego or trust-region */
   strategy: string;
 }
 
@@ -26,98 +29,99 @@ const MIN_MODEL_DATA = 2;
  * Proposes the next iteration's batch. Pure: the same MDL and state give the same proposals,
  * because every random draw comes from a generator seeded by the campaign seed and the iteration.
  * The proposals are recorded as pending in the returned state; `tell` completes the iteration.
+ *
+ * `step` fits the models inline. A caller with threads to spare runs `planStep`, spreads the
+ * returned fits over them (strategies/fit.ts, `fitModel`) and hands the results to
+ * `completeStep`: the proposals are the same either way.
  */
 export function step(mdl: Mdl, previous: CampaignState): StepResult {
+  return completeStep(mdl, previous, planStep(mdl, previous).map(fitModel));
+}
+
+/** The GP fits the next step needs (plain data, each with its own seed); empty when none. */
+export function planStep(mdl: Mdl, state: CampaignState): FitRequest[] {
+  const prepared = prepare(mdl, state);
+  return prepared ? prepared.strategy.plan(prepared.context('plan')).fits : [];
+}
+
+/** The next step from the results of `planStep`'s fits, in their order. */
+export function completeStep(mdl: Mdl, previous: CampaignState, fitted: readonly GpHyperparameters[]): StepResult {
+  const prepared = prepare(mdl, previous);
   const state: CampaignState = structuredClone(previous);
-  const remaining = mdl.optimizer.budget - budgetUsed(state);
-  if (state.status !== 'running' || remaining <= 0 || state.pending.length > 0) {
-    return { state, proposals: [], strategy: 'none' };
-  }
-  const space = new SearchSpace(mdl);
-  const iteration = state.iteration + 1;
-  const random = new Random(mixSeed(state.seed, iteration));
-  const { points, strategy } = choosePoints(mdl, state, space, random, iteration, remaining);
-  const proposals: Proposal[] = points.map((x) => ({
+  if (!prepared) return { state, proposals: [], strategy: 'none' };
+  const { strategy, space, iteration } = prepared;
+  const outcome = strategy.propose(prepared.context('propose'), fitted);
+  state.strategy = prepared.choice;
+  if (outcome.memory !== undefined) state.strategies = { ...state.strategies, [strategy.name]: outcome.memory };
+  if (outcome.hyperparameters) state.hyperparameters = outcome.hyperparameters.map(serializeHyperparameters);
+  const proposals: Proposal[] = outcome.points.map((x) => ({
     id: `${state.idPrefix ?? 'eval_'}${state.nextId++}`,
     iteration,
     parameters: space.decode(x),
   }));
   state.pending = proposals;
-  return { state, proposals, strategy };
+  return { state, proposals, strategy: outcome.label };
 }
 
-function choosePoints(
-  mdl: Mdl,
-  state: CampaignState,
-  space: SearchSpace,
-  random: Random,
-  iteration: number,
-  remaining: number,
-): { points: Float64Array[]; strategy: string } {
-  const { method, batch_size: batchSize } = mdl.optimizer;
-  const hasWarmStart = state.evaluations.some((e) => e.iteration === 0);
-  const isDesign = iteration === 1 && !(hasWarmStart && method === 'cma-es');
-  const q = Math.min(isDesign ? initialSamples(mdl, space) : batchSize, remaining);
+interface PreparedStep {
+  strategy: Strategy;
+  choice: NonNullable<CampaignState['strategy']>;
+  space: SearchSpace;
+  iteration: number;
+  context(phase: 'plan' | 'propose'): StrategyContext;
+}
 
-  if (method === 'lhs') {
-    const design = latinHypercube(space, mdl.optimizer.budget, new Random(state.seed));
-    const used = budgetUsed(state);
-    return { points: rows(design, space.dimension, used, used + q), strategy: 'lhs' };
-  }
-  if (method === 'random') return { points: randomPoints(space, q, random), strategy: 'random' };
-  if (isDesign) {
-    return { points: rows(latinHypercube(space, q, random), space.dimension, 0, q), strategy: 'initial-design' };
-  }
+/** Everything a step decides before any model is fitted; null when nothing is to be proposed. */
+function prepare(mdl: Mdl, state: CampaignState): PreparedStep | null {
+  const remaining = mdl.optimizer.budget - budgetUsed(state);
+  if (state.status !== 'running' || remaining <= 0 || state.pending.length > 0) return null;
+  const space = new SearchSpace(mdl);
+  const iteration = state.iteration + 1;
+  const warmRows = state.evaluations.filter((e) => e.iteration === 0).length;
+  const choice = state.strategy ?? chooseStrategy(mdl, space, warmRows);
+  const observations = observe(mdl, state, space);
+  const modelBased = choice.name === 'global' || choice.name === 'trust-region';
+  // A warm start replaces the initial design; random and lhs have none of their own.
+  const isDesign = iteration === 1 && warmRows === 0 && choice.name !== 'random' && choice.name !== 'lhs';
+  const q = Math.min(isDesign ? initialSamples(mdl, space) : mdl.optimizer.batch_size, remaining);
 
-  const { Y, n, m, rows: dataRows } = objectiveMatrix(mdl, state.evaluations);
-  if (n < MIN_MODEL_DATA || state.referencePoint === null) {
-    return { points: randomPoints(space, q, random), strategy: 'random' };
-  }
-  const d = space.dimension;
-  const X = new Float64Array(n * d);
-  dataRows.forEach((r, i) => X.set(space.snap(space.encode(state.evaluations[r].parameters)), i * d));
-  const batch = proposeBatch({
+  let name: StrategyName = isDesign ? 'initial-design' : choice.name;
+  if (modelBased && !isDesign && (observations.n < MIN_MODEL_DATA || observations.ref === null)) name = 'random';
+  const strategy = strategyNamed(name);
+  // Plan and propose draw from separate streams, both fixed by the seed and the iteration.
+  const streams = new Random(mixSeed(state.seed, iteration));
+  const seeds = { plan: streams.seed(), propose: streams.seed() };
+  return {
+    strategy,
+    choice,
     space,
-    X,
-    Y,
-    n,
-    m,
-    ref: state.referencePoint,
-    q,
-    pending: [],
-    acquisition: mdl.optimizer.acquisition,
-    random,
-    hyperparameters: state.hyperparameters?.map(deserializeHyperparameters),
-  });
-  state.hyperparameters = batch.hyperparameters.map(serializeHyperparameters);
-  return { points: batch.points, strategy: batch.acquisition };
+    iteration,
+    context: (phase) => ({
+      mdl,
+      space,
+      seed: state.seed,
+      used: budgetUsed(state),
+      observations,
+      previousHyperparameters: state.hyperparameters?.map(deserializeHyperparameters) ?? null,
+      q,
+      iteration,
+      proposalIds: Array.from({ length: q }, (_, k) => `${state.idPrefix ?? 'eval_'}${state.nextId + k}`),
+      random: new Random(seeds[phase]),
+      memory: state.strategies?.[strategy.name],
+    }),
+  };
 }
 
-/** Default initial design: 2 (d + 1) points (d = number of parameters), at most half the budget. */
+/**
+ * Default initial design: 2 (d + 1) points (d = number of parameters), at most half the budget;
+ * for nsga2, one population (the batch size).
+ */
 export function initialSamples(mdl: Mdl, space: SearchSpace): number {
   const requested = mdl.optimizer.initial_samples;
   if (requested !== undefined) return requested;
+  if (mdl.optimizer.method === 'nsga2') return mdl.optimizer.batch_size;
   const byDimension = 2 * (space.parameters.length + 1);
   return Math.max(1, Math.min(byDimension, Math.floor(mdl.optimizer.budget / 2)));
-}
-
-function rows(matrix: Float64Array, d: number, from: number, to: number): Float64Array[] {
-  const out: Float64Array[] = [];
-  for (let i = from; i < to; i++) out.push(matrix.slice(i * d, (i + 1) * d));
-  return out;
-}
-
-/** Uniform random feasible points (repaired where constraints are linear, rejected otherwise). */
-function randomPoints(space: SearchSpace, count: number, random: Random): Float64Array[] {
-  const out: Float64Array[] = [];
-  for (let attempt = 0; out.length < count; attempt++) {
-    if (attempt > 1000 * count) {
-      throw new Error('Kiln could not sample feasible points: check that the constraints can all hold within the bounds.');
-    }
-    const x = space.repair(Float64Array.from({ length: space.dimension }, () => random.uniform()));
-    if (space.isFeasible(space.decode(x))) out.push(x);
-  }
-  return out;
 }
 
 /** A well-mixed 31-bit seed for one iteration, so iterations draw independent streams. */

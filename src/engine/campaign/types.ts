@@ -16,7 +16,10 @@
  * - job, worker slot, lease: the service's units of execution (src/jobs), not the engine's.
  */
 import type { ParameterValue } from '../mdl/schema.js';
-import type { GpHyperparameters } from '../gp/surrogate.js';
+import type { SerializedHyperparameters } from '../gp/priors.js';
+import type { StrategyChoice } from '../strategies/types.js';
+
+export { deserializeHyperparameters, serializeHyperparameters, type SerializedHyperparameters } from '../gp/priors.js';
 
 export type CampaignStatus = 'running' | 'completed' | 'converged' | 'failed';
 export type StopReason = 'budget' | 'stagnation' | 'error';
@@ -58,28 +61,21 @@ export interface CampaignState {
   convergenceHistory: number[];
   /** minimization-space reference point, fixed after the first data arrive */
   referencePoint: number[] | null;
-  /** last fitted GP hyperparameters per objective, to warm-start the next fit */
+  /**
+   * hyperparameters of the last model fitted, one set per objective (the global model, or the
+   * trust region holding the best point): they warm-start the next global fit and feed the logs
+   */
   hyperparameters: SerializedHyperparameters[] | null;
+  /** the strategy that proposes after the initial design and why; set on the first step */
+  strategy?: StrategyChoice;
+  /** each strategy's own state between steps (plain JSON), by strategy name */
+  strategies?: Record<string, unknown>;
   status: CampaignStatus;
   stopReason: StopReason | null;
   /** counter for evaluation ids the engine hands out when the caller does not */
   nextId: number;
   /** evaluation ids are `${idPrefix}${n}`; the service sets a per-campaign prefix so ids are unique everywhere */
   idPrefix?: string;
-}
-
-export interface SerializedHyperparameters {
-  lengthscales: number[];
-  outputScale: number;
-  noise: number;
-}
-
-export function serializeHyperparameters(h: GpHyperparameters): SerializedHyperparameters {
-  return { lengthscales: Array.from(h.lengthscales), outputScale: h.outputScale, noise: h.noise };
-}
-
-export function deserializeHyperparameters(h: SerializedHyperparameters): GpHyperparameters {
-  return { lengthscales: Float64Array.from(h.lengthscales), outputScale: h.outputScale, noise: h.noise };
 }
 
 /** What one call of `tell` reports. */

@@ -25,6 +25,21 @@ export interface GpHyperparameters {
   noise: number;
 }
 
+/** GpHyperparameters as plain JSON, the form campaign states keep. */
+export interface SerializedHyperparameters {
+  lengthscales: number[];
+  outputScale: number;
+  noise: number;
+}
+
+export function serializeHyperparameters(h: GpHyperparameters): SerializedHyperparameters {
+  return { lengthscales: Array.from(h.lengthscales), outputScale: h.outputScale, noise: h.noise };
+}
+
+export function deserializeHyperparameters(h: SerializedHyperparameters): GpHyperparameters {
+  return { lengthscales: Float64Array.from(h.lengthscales), outputScale: h.outputScale, noise: h.noise };
+}
+
 /**
  * Smallest noise variance, in standardized-output units (BoTorch's MIN_INFERRED_NOISE_LEVEL). It
  * bounds κ(K) ≤ λ_max/1e-4, which float64 (the dense path, n ≤ 256) resolves with digits to spare.

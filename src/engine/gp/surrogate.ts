@@ -57,7 +57,39 @@ export class Surrogate {
       throw new Error(`Kiln: ${options.initial.length} warm-start hyperparameter sets were given for ${m} outputs.`);
     }
     const random = new Random(options.seed);
-    const seeds = Array.from({ length: m }, () => random.seed());
+    const hyperparameters = Array.from({ length: m }, (_, o) => {
+      const seed = random.seed();
+      const y = standardizedColumn(Y, n, m, o);
+      return fitHyperparameters(X.slice(0, n * d), y, n, d, {
+        seed,
+        restarts: options.restarts,
+        maxIterations: options.maxIterations,
+        initial: options.initial?.[o],
+        blockSize: options.blockSize,
+      }).hyperparameters;
+    });
+    return Surrogate.build(X, Y, n, d, m, hyperparameters, options.blockSize);
+  }
+
+  /**
+   * The surrogate with given hyperparameters (one set per output, fitted to the standardized
+   * columns, see `standardizedColumn`): the fit may have run elsewhere, e.g. on a pool thread.
+   * X: `n x d` row-major inputs in [0, 1]; Y: `n x m` row-major outputs.
+   */
+  static build(
+    X: Float64Array,
+    Y: Float64Array,
+    n: number,
+    d: number,
+    m: number,
+    hyperparameters: readonly GpHyperparameters[],
+    blockSize?: number,
+  ): Surrogate {
+    tensorBackendName();
+    checkData(X, Y, n, d, m, 'build');
+    if (hyperparameters.length !== m) {
+      throw new Error(`Kiln: ${hyperparameters.length} hyperparameter sets were given for ${m} outputs.`);
+    }
     const inputs = X.slice(0, n * d);
     const transforms: OutputTransform[] = [];
     const gps: GaussianProcess[] = [];
@@ -66,15 +98,8 @@ export class Surrogate {
         const raw = Float64Array.from({ length: n }, (_, i) => Y[i * m + o]);
         const transform = standardization(raw);
         const y = raw.map((v) => (v - transform.mean) / transform.std);
-        const { hyperparameters } = fitHyperparameters(inputs, y, n, d, {
-          seed: seeds[o],
-          restarts: options.restarts,
-          maxIterations: options.maxIterations,
-          initial: options.initial?.[o],
-          blockSize: options.blockSize,
-        });
         transforms.push(transform);
-        gps.push(GaussianProcess.build(inputs, y, n, d, hyperparameters, options.blockSize));
+        gps.push(GaussianProcess.build(inputs, y, n, d, hyperparameters[o], blockSize));
       }
     } catch (error) {
       for (const gp of gps) gp.dispose();
@@ -143,8 +168,15 @@ export class Surrogate {
   }
 }
 
+/** Output column o of `n x m` row-major Y, standardized as the surrogate does (length n). */
+export function standardizedColumn(Y: Float64Array, n: number, m: number, o: number): Float64Array {
+  const raw = Float64Array.from({ length: n }, (_, i) => Y[i * m + o]);
+  const { mean, std } = standardization(raw);
+  return raw.map((v) => (v - mean) / std);
+}
+
 /** Mean and unbiased std of y; a constant y (std 0 or below 1e-10·|mean|) gets std 1. */
-function standardization(y: Float64Array): OutputTransform {
+export function standardization(y: Float64Array): OutputTransform {
   const n = y.length;
   let mean = 0;
   for (let i = 0; i < n; i++) mean += y[i];

@@ -104,9 +104,20 @@ export const stagnationSchema = z.strictObject({
 
 export const optimizerSchema = z.strictObject({
   method: z
-    .enum(['cma-es', 'random', 'lhs'])
+    .enum(['cma-es', 'nsga2', 'random', 'lhs'])
     .default('cma-es')
-    .describe('cma-es: GP surrogates with acquisition optimized by CMA-ES; random and lhs are baselines'),
+    .describe(
+      'cma-es: GP surrogates with acquisition optimized by CMA-ES (see strategy); nsga2: the NSGA-II genetic ' +
+        'algorithm, one generation per batch, for cheap evaluators and large budgets; random and lhs are baselines',
+    ),
+  strategy: z
+    .enum(['auto', 'global', 'trust-region'])
+    .default('auto')
+    .describe(
+      'for method cma-es: global fits one GP per objective to all data; trust-region runs several local ' +
+        'regions with local GPs and Thompson-sampled batches (high dimensions, large budgets); auto picks ' +
+        'trust-region from 20 encoded dimensions or above 600 evaluations, global otherwise',
+    ),
   budget: z.int().min(1).max(1_000_000).describe('total number of evaluations allowed'),
   batch_size: z.int().min(1).max(1000).default(1).describe('candidates proposed and evaluated per iteration'),
   seed: z.int().min(0).max(2 ** 31 - 1).optional().describe('makes the campaign reproducible; drawn at random when absent'),
@@ -114,7 +125,10 @@ export const optimizerSchema = z.strictObject({
     .int()
     .min(1)
     .optional()
-    .describe('size of the initial Latin hypercube design (default 2 * (parameters + 1), at most half the budget)'),
+    .describe(
+      'size of the initial Latin hypercube design (default 2 * (parameters + 1), at most half the budget; ' +
+        'for nsga2 the batch size, its population)',
+    ),
   acquisition: z
     .enum(['auto', 'ehvi', 'parego'])
     .default('auto')

@@ -1,0 +1,107 @@
+import type { Random } from '../../random.js';
+import type { SearchSpace } from '../../space.js';
+import type { Observations } from '../types.js';
+import type { RegionMemory } from './regions.js';
+
+/** Most parameters one candidate redraws (TuRBO perturbs each with probability min(1, 20 / d)). */
+const MAX_PERTURBED = 20;
+
+/**
+ * Candidates of one trust region: copies of the centre with a random subset of the parameters
+ * redrawn uniformly inside the region's box (TuRBO's perturbation mask, with the subset's size
+ * itself drawn, see perturbedParameters), so in high dimensions candidates differ from the
+ * centre in a few coordinates, as good moves there do. A categorical parameter chosen
+ * for perturbation takes a random other value; an integer's box spans at least one step either
+ * side. Candidates are repaired into the linear constraints and dropped when a nonlinear one
+ * fails. Returns `count x d` row-major (fewer rows when too many were dropped).
+ */
+export function regionCandidates(
+  space: SearchSpace,
+  center: Float64Array,
+  region: RegionMemory,
+  count: number,
+  random: Random,
+): { X: Float64Array; count: number } {
+  const d = space.dimension;
+  const layout = space.layout;
+  const most = Math.min(MAX_PERTURBED, layout.length);
+  const { lower, upper } = regionBox(space, center, region);
+  const X = new Float64Array(count * d);
+  let kept = 0;
+  for (let attempt = 0; kept < count && attempt < 4 * count; attempt++) {
+    const x = Float64Array.from(center);
+    const chosen = perturbedParameters(layout.length, most, random);
+    chosen.forEach((k) => {
+      const { parameter, offset, width } = layout[k];
+      if (parameter.type === 'categorical') {
+        if (width < 2) return;
+        let current = 0;
+        for (let j = 1; j < width; j++) if (x[offset + j] > x[offset + current]) current = j;
+        const next = (current + 1 + random.int(width - 1)) % width;
+        x.fill(0, offset, offset + width);
+        x[offset + next] = 1;
+      } else {
+        x[offset] = lower[offset] + random.uniform() * (upper[offset] - lower[offset]);
+      }
+    });
+    const repaired = space.repair(x);
+    if (space.constraints.length > 0 && !space.isFeasible(space.decode(repaired))) continue;
+    X.set(repaired, kept * d);
+    kept++;
+  }
+  return { X: X.subarray(0, kept * d), count: kept };
+}
+
+/**
+ * Which parameters one candidate redraws: a count log-uniform in [1, most] (so single-coordinate
+ * moves are as common as broad ones, and the samples pick which pays), then that many distinct
+ * parameters at random.
+ */
+function perturbedParameters(total: number, most: number, random: Random): number[] {
+  const count = Math.min(most, Math.max(1, Math.floor(Math.exp(random.uniform() * Math.log(most + 1)))));
+  const order = Array.from({ length: total }, (_, i) => i);
+  for (let i = 0; i < count; i++) {
+    const j = i + random.int(total - i);
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order.slice(0, count);
+}
+
+/** The region's box in the unit cube, per encoded coordinate. */
+export function regionBox(space: SearchSpace, center: Float64Array, region: RegionMemory): { lower: Float64Array; upper: Float64Array } {
+  const d = space.dimension;
+  const lower = new Float64Array(d);
+  const upper = new Float64Array(d).fill(1);
+  for (const { parameter, offset } of space.layout) {
+    if (parameter.type === 'categorical') continue;
+    let half = 0.5 * region.length * (region.weights?.[offset] ?? 1);
+    if (parameter.type === 'integer') half = Math.max(half, 1 / (parameter.bounds[1] - parameter.bounds[0]));
+    lower[offset] = Math.max(0, center[offset] - half);
+    upper[offset] = Math.min(1, center[offset] + half);
+  }
+  return { lower, upper };
+}
+
+/**
+ * The rows a region's local model is fitted on: the nearest to its centre in the box's scaled
+ * distance, every row inside the box up to `most`, and at least `least` rows. Returns row indices.
+ */
+export function localRows(o: Observations, centerRow: number, region: RegionMemory, least: number, most: number): number[] {
+  const { d } = o;
+  const c = o.X.subarray(centerRow * d, (centerRow + 1) * d);
+  const scaled = new Float64Array(o.n);
+  let inside = 0;
+  for (let i = 0; i < o.n; i++) {
+    let sum = 0;
+    let worst = 0;
+    for (let j = 0; j < d; j++) {
+      const t = (o.X[i * d + j] - c[j]) / (0.5 * region.length * (region.weights?.[j] ?? 1));
+      sum += t * t;
+      worst = Math.max(worst, Math.abs(t));
+    }
+    scaled[i] = sum;
+    if (worst <= 1) inside++;
+  }
+  const order = Array.from({ length: o.n }, (_, i) => i).sort((a, b) => scaled[a] - scaled[b] || a - b);
+  return order.slice(0, Math.min(o.n, Math.max(least, Math.min(most, inside))));
+}

@@ -1,0 +1,131 @@
+import { hypervolumeImprovements } from '../../hypervolume.js';
+import { paretoIndices } from '../../pareto.js';
+import type { Random } from '../../random.js';
+import { objectiveSpreads } from './centers.js';
+
+/** One region's candidates with a Thompson draw of every objective at each. */
+export interface CandidatePool {
+  region: number;
+  /** `count x d` encoded candidates */
+  X: Float64Array;
+  /** `count x m` sampled minimization-space objectives */
+  S: Float64Array;
+  count: number;
+}
+
+/**
+ * Chooses q candidates from the pools by greedy hypervolume improvement of their sampled values
+ * (MORBO's batch selection): each pick is the candidate whose draw adds the most hypervolume to
+ * the observed front plus the draws already picked, and its draw then joins that front, so the
+ * next pick goes where the samples promise something else. One draw per region and objective
+ * serves the whole batch: the cost is one evaluation per candidate plus a few re-checks per pick
+ * (the improvement of a point only shrinks as the front grows, so stale values are upper bounds
+ * and a pick is certain once its fresh value beats the next bound: lazy greedy).
+ *
+ * When fewer than q candidates promise any improvement (early on, before anything reaches the
+ * reference point), the rest go round the regions, each taking its candidate best under a
+ * random Chebyshev scalarization of the normalized draws, so every region keeps being tried.
+ *
+ * Y: `n x m` observed minimization-space objectives. Returns the picks' pool and row.
+ */
+export function selectBatch(
+  pools: readonly CandidatePool[],
+  Y: Float64Array,
+  n: number,
+  m: number,
+  ref: readonly number[],
+  q: number,
+  random: Random,
+): { pool: number; row: number }[] {
+  const front: number[] = [];
+  for (const i of paretoIndices(Y, n, m)) for (let j = 0; j < m; j++) front.push(Y[i * m + j]);
+  const entries: { pool: number; row: number; bound: number }[] = [];
+  pools.forEach((p, k) => {
+    const gains = hypervolumeImprovements(Float64Array.from(front), front.length / m, m, ref, p.S, p.count);
+    for (let row = 0; row < p.count; row++) if (gains[row] > 0) entries.push({ pool: k, row, bound: gains[row] });
+  });
+  entries.sort((a, b) => b.bound - a.bound);
+
+  const picks: { pool: number; row: number }[] = [];
+  const chosen = new Set<string>();
+  while (picks.length < q && entries.length > 0) {
+    const top = entries[0];
+    const s = pools[top.pool].S.subarray(top.row * m, (top.row + 1) * m);
+    const fresh = hypervolumeImprovements(Float64Array.from(front), front.length / m, m, ref, s, 1)[0];
+    if (fresh <= 0) {
+      entries.shift();
+      continue;
+    }
+    if (entries.length > 1 && fresh < entries[1].bound) {
+      top.bound = fresh;
+      entries.shift();
+      insertSorted(entries, top);
+      continue;
+    }
+    entries.shift();
+    picks.push({ pool: top.pool, row: top.row });
+    chosen.add(`${top.pool}:${top.row}`);
+    for (let j = 0; j < m; j++) front.push(s[j]);
+  }
+  if (picks.length < q) fillByScalarization(pools, Y, n, m, ref, q, random, picks, chosen);
+  return picks;
+}
+
+function insertSorted(entries: { bound: number }[], entry: { bound: number }): void {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (entries[mid].bound >= entry.bound) lo = mid + 1;
+    else hi = mid;
+  }
+  entries.splice(lo, 0, entry);
+}
+
+/** The remaining picks round the regions, each by a random Chebyshev scalarization of its draws. */
+function fillByScalarization(
+  pools: readonly CandidatePool[],
+  Y: Float64Array,
+  n: number,
+  m: number,
+  ref: readonly number[],
+  q: number,
+  random: Random,
+  picks: { pool: number; row: number }[],
+  chosen: Set<string>,
+): void {
+  const spread = objectiveSpreads(Y, n, m, ref);
+  const ideal = new Float64Array(m).fill(Infinity);
+  for (let i = 0; i < n; i++) for (let j = 0; j < m; j++) ideal[j] = Math.min(ideal[j], Y[i * m + j]);
+  const order = pools.map((_, k) => k).filter((k) => pools[k].count > 0);
+  for (let turn = 0; picks.length < q && order.length > 0; turn++) {
+    const k = order[turn % order.length];
+    const pool = pools[k];
+    const weights = simplexWeights(m, random);
+    let best = -1;
+    let bestValue = Infinity;
+    for (let row = 0; row < pool.count; row++) {
+      if (chosen.has(`${k}:${row}`)) continue;
+      let value = -Infinity;
+      for (let j = 0; j < m; j++) value = Math.max(value, (weights[j] * (pool.S[row * m + j] - ideal[j])) / spread[j]);
+      if (value < bestValue) {
+        bestValue = value;
+        best = row;
+      }
+    }
+    if (best < 0) {
+      order.splice(turn % order.length, 1);
+      turn--;
+      continue;
+    }
+    picks.push({ pool: k, row: best });
+    chosen.add(`${k}:${best}`);
+  }
+}
+
+/** Uniform weights on the simplex (normalized exponential draws). */
+function simplexWeights(m: number, random: Random): Float64Array {
+  const w = Float64Array.from({ length: m }, () => -Math.log(1 - random.uniform()));
+  const total = w.reduce((a, b) => a + b, 0);
+  return w.map((v) => v / total);
+}

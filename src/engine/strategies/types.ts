@@ -1,0 +1,104 @@
+import type { GpHyperparameters } from '../gp/priors.js';
+import type { Mdl } from '../mdl/schema.js';
+import type { Random } from '../random.js';
+import type { SearchSpace } from '../space.js';
+
+/**
+ * A strategy (a "designer" in OSS Vizier's sense) turns the campaign's observations into the next
+ * batch. Every strategy sees the same `Observations`, so what later enters the data (outcome
+ * constraints, failure models, pending points) reaches all of them in one place.
+ *
+ * Proposing is split in two so that the expensive part, fitting GP hyperparameters, can run on
+ * several threads: `plan` names the fits the strategy needs (plain data, each with its own seed),
+ * the caller runs them (inline or on a pool), and `propose` builds the batch from their results.
+ * Both are pure: the same context and fits give the same batch.
+ */
+export type StrategyName = 'initial-design' | 'random' | 'lhs' | 'global' | 'trust-region' | 'nsga2';
+
+/** The strategy that proposes after the initial design, and why; fixed for the whole campaign. */
+export interface StrategyChoice {
+  name: Exclude<StrategyName, 'initial-design'>;
+  reason: string;
+}
+
+export interface Observations {
+  /** encoded parameter dimension */
+  d: number;
+  /** objectives */
+  m: number;
+  /** successful evaluations */
+  n: number;
+  /** `n x d` encoded, snapped inputs of the successful evaluations */
+  X: Float64Array;
+  /** `n x m` minimization-space objectives */
+  Y: Float64Array;
+  /** evaluation id of each row */
+  ids: string[];
+  /** iteration of each row (0 = warm start) */
+  iterations: Int32Array;
+  /** encoded inputs of evaluations that failed, one per row */
+  failed: Float64Array[];
+  /** minimization-space reference point; null before any data */
+  ref: number[] | null;
+}
+
+export interface StrategyContext {
+  mdl: Mdl;
+  space: SearchSpace;
+  /** the campaign seed */
+  seed: number;
+  /** evaluations spent so far (warm-start rows excluded) */
+  used: number;
+  observations: Observations;
+  /** the hyperparameters of the last model fitted in this campaign, one set per objective */
+  previousHyperparameters: GpHyperparameters[] | null;
+  /** candidates to propose */
+  q: number;
+  /** the iteration being proposed (state.iteration + 1) */
+  iteration: number;
+  /** the evaluation ids the proposals will get, in order (q of them) */
+  proposalIds: string[];
+  /** seeded by the campaign seed and the iteration; `plan` and `propose` each get a fresh copy */
+  random: Random;
+  /** this strategy's own state from the previous step (JSON), undefined on its first step */
+  memory: unknown;
+}
+
+/** One GP hyperparameter fit: one output over a set of rows, with its own seed. */
+export interface FitRequest {
+  /** `n x d` inputs in [0, 1] */
+  X: Float64Array;
+  /** length n standardized outputs (mean 0, std 1) */
+  y: Float64Array;
+  n: number;
+  d: number;
+  seed: number;
+  /** warm start, e.g. the previous fit of the same model */
+  initial?: GpHyperparameters;
+  restarts?: number;
+  maxIterations?: number;
+}
+
+export interface StrategyPlan {
+  fits: FitRequest[];
+}
+
+export interface StrategyOutcome {
+  /** encoded, snapped, feasible points; at most q */
+  points: Float64Array[];
+  /** how the batch was chosen, for logs (e.g. ehvi, trust-region, nsga2) */
+  label: string;
+  /** this strategy's state for its next step; must survive JSON */
+  memory?: unknown;
+  /** hyperparameters of the model behind the batch, one set per objective, for logs and diagnostics */
+  hyperparameters?: GpHyperparameters[];
+}
+
+export interface Strategy {
+  readonly name: StrategyName;
+  plan(context: StrategyContext): StrategyPlan;
+  propose(context: StrategyContext, fitted: readonly GpHyperparameters[]): StrategyOutcome;
+}
+
+/** A strategy that fits nothing. */
+export const NO_FITS: StrategyPlan = Object.freeze({ fits: [] }) as StrategyPlan;

@@ -1,0 +1,222 @@
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { initialState, tell } from '../src/engine/campaign/state.js';
+import { completeStep, planStep, step } from '../src/engine/campaign/step.js';
+import type { CampaignState } from '../src/engine/campaign/types.js';
+import { choleskyInPlace, solveLowerInPlace, solveLowerTransposedInPlace } from '../src/engine/gp/dense64.js';
+import { maternCorrelation } from '../src/engine/gp/matern.js';
+import { gammaDraw, samplePosteriorPath } from '../src/engine/gp/pathwise.js';
+import { mdlSchema, type Mdl } from '../src/engine/mdl/schema.js';
+import { testProblem } from '../src/engine/problems/registry.js';
+import { Random } from '../src/engine/random.js';
+import { SearchSpace } from '../src/engine/space.js';
+import { chooseStrategy } from '../src/engine/strategies/choice.js';
+import { fitModel } from '../src/engine/strategies/fit.js';
+import { LENGTH_INIT, LENGTH_MIN, type TrustRegionMemory } from '../src/engine/strategies/trust-region/regions.js';
+import { initTensorBackend } from '../src/engine/tensor/backend.js';
+
+await initTensorBackend('wasm');
+
+/** Exact posterior mean and variance at x by the textbook formulas (Rasmussen & Williams, Alg. 2.1). */
+function exactPosterior(X: number[][], y: number[], x: number[], ls: number[], s2: number, noise: number): { mean: number; variance: number } {
+  const n = X.length;
+  const k = (a: number[], b: number[]): number => s2 * maternCorrelation(Math.sqrt(a.reduce((t, v, j) => t + ((v - b[j]) / ls[j]) ** 2, 0)));
+  const K = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) K[i * n + j] = k(X[i], X[j]) + (i === j ? noise : 0);
+  assert.ok(choleskyInPlace(K, n));
+  const alpha = Float64Array.from(y);
+  solveLowerInPlace(K, n, alpha);
+  solveLowerTransposedInPlace(K, n, alpha);
+  const kx = Float64Array.from(X, (xi) => k(xi, x));
+  const mean = kx.reduce((t, v, i) => t + v * alpha[i], 0);
+  const v = Float64Array.from(kx);
+  solveLowerInPlace(K, n, v);
+  return { mean, variance: s2 - v.reduce((t, a) => t + a * a, 0) };
+}
+
+test('pathwise Thompson draws have the exact posterior mean and variance (Monte Carlo, 3 sigma)', () => {
+  const random = new Random(7);
+  const d = 2;
+  const X = [[0.1, 0.2], [0.5, 0.9], [0.8, 0.3], [0.3, 0.6], [0.9, 0.9]];
+  const y = [0.5, -1, 0.3, 1.2, -0.4];
+  const h = { lengthscales: Float64Array.of(0.3, 0.5), outputScale: 1.3, noise: 0.01 };
+  const probes = [[0.2, 0.3], [0.6, 0.6], [0.95, 0.05]];
+  const draws = 3000;
+  const sums = probes.map(() => ({ s: 0, s2: 0 }));
+  for (let k = 0; k < draws; k++) {
+    const values = samplePosteriorPath(Float64Array.from(X.flat()), Float64Array.from(y), X.length, d, h, Float64Array.from(probes.flat()), probes.length, random, 1024);
+    values.forEach((v, i) => {
+      sums[i].s += v;
+      sums[i].s2 += v * v;
+    });
+  }
+  probes.forEach((x, i) => {
+    const exact = exactPosterior(X, y, x, Array.from(h.lengthscales), h.outputScale, h.noise);
+    const mean = sums[i].s / draws;
+    const variance = sums[i].s2 / draws - mean * mean;
+    assert.ok(Math.abs(mean - exact.mean) < 3 * Math.sqrt(exact.variance / draws) + 0.02, `mean at ${x}: ${mean} vs ${exact.mean}`);
+    assert.ok(Math.abs(variance - exact.variance) < 0.15 * exact.variance + 0.01, `variance at ${x}: ${variance} vs ${exact.variance}`);
+  });
+});
+
+test('Gamma draws have the mean and variance of their shape', () => {
+  const random = new Random(1);
+  const n = 20000;
+  let s = 0;
+  let s2 = 0;
+  for (let i = 0; i < n; i++) {
+    const g = gammaDraw(2.5, random);
+    assert.ok(g > 0);
+    s += g;
+    s2 += g * g;
+  }
+  const mean = s / n;
+  assert.ok(Math.abs(mean - 2.5) < 0.05);
+  assert.ok(Math.abs(s2 / n - mean * mean - 2.5) < 0.15);
+});
+
+function dtlzMdl(d: number, overrides: Record<string, unknown> = {}, budget = 120): Mdl {
+  return mdlSchema.parse({
+    parameters: Array.from({ length: d }, (_, i) => ({ name: `x${i + 1}`, type: 'continuous', bounds: [0, 1] })),
+    objectives: [
+      { name: 'f1', direction: 'minimize', reference: 1.1 },
+      { name: 'f2', direction: 'minimize', reference: 1.1 },
+    ],
+    optimizer: { budget, batch_size: 20, initial_samples: 40, seed: 3, strategy: 'trust-region', ...overrides },
+  });
+}
+
+function dtlz2(parameters: Record<string, number | string>, d: number): Record<string, number> {
+  const f = testProblem('dtlz2')!.evaluate(Float64Array.from({ length: d }, (_, i) => Number(parameters[`x${i + 1}`])), 2);
+  return { f1: f[0], f2: f[1] };
+}
+
+function runCampaign(mdl: Mdl, d: number, options: { revive?: boolean; retryEvery?: number } = {}): { state: CampaignState; batches: string[] } {
+  let state = initialState(mdl);
+  const batches: string[] = [];
+  while (state.status === 'running') {
+    let next = step(mdl, state);
+    if (options.retryEvery && state.iteration % options.retryEvery === 1) {
+      // a retried job proposes again from the same saved state: nothing may differ
+      const again = step(mdl, JSON.parse(JSON.stringify(state)) as CampaignState);
+      assert.deepEqual(again.proposals, next.proposals);
+      next = again;
+    }
+    if (next.proposals.length === 0) break;
+    batches.push(JSON.stringify(next.proposals));
+    state = tell(mdl, next.state, next.proposals.map((p) => ({ id: p.id, objectives: dtlz2(p.parameters, d) }))).state;
+    if (options.revive) state = JSON.parse(JSON.stringify(state)) as CampaignState;
+  }
+  return { state, batches };
+}
+
+test('trust regions: same seed, same batches; the state survives JSON round trips (worker restarts) and retries', () => {
+  const mdl = dtlzMdl(8);
+  const plain = runCampaign(mdl, 8);
+  const revived = runCampaign(mdl, 8, { revive: true, retryEvery: 2 });
+  assert.deepEqual(revived.batches, plain.batches);
+  assert.equal(plain.state.status, 'completed');
+  assert.equal(plain.state.evaluations.length, 120);
+  assert.equal(plain.state.strategy?.name, 'trust-region');
+  const memory = plain.state.strategies?.['trust-region'] as TrustRegionMemory;
+  assert.equal(memory.regions.length, 5);
+  for (const region of memory.regions) {
+    assert.ok(region.length >= LENGTH_MIN && region.length <= 1.6);
+    assert.ok(plain.state.evaluations.some((e) => e.id === region.center));
+    assert.equal(region.weights?.length, 8);
+  }
+  assert.deepEqual(memory.lastBatch?.ids, plain.state.evaluations.slice(-20).map((e) => e.id).sort((a, b) => Number(a.slice(5)) - Number(b.slice(5))));
+  const other = runCampaign(dtlzMdl(8, { seed: 4 }), 8);
+  assert.notDeepEqual(other.batches[2], plain.batches[2]);
+});
+
+test('fits planned for a pool give exactly the proposals of an inline step', () => {
+  const mdl = dtlzMdl(8);
+  let state = initialState(mdl);
+  for (let i = 0; i < 3; i++) {
+    const next = step(mdl, state);
+    state = tell(mdl, next.state, next.proposals.map((p) => ({ id: p.id, objectives: dtlz2(p.parameters, 8) }))).state;
+  }
+  const fits = planStep(mdl, state);
+  assert.equal(fits.length, 5 * 2);
+  // the requests are plain data: they survive structured cloning to another thread
+  const fitted = structuredClone(fits).map(fitModel);
+  assert.deepEqual(completeStep(mdl, state, fitted).proposals, step(mdl, state).proposals);
+});
+
+test('trust regions beat random search on a 30-dimensional problem at the same budget', () => {
+  const d = 30;
+  const best = (s: CampaignState): number =>
+    Math.min(...s.evaluations.filter((e) => e.iteration > 1).map((e) => Math.hypot(e.objectives!.f1, e.objectives!.f2)));
+  const tr = runCampaign(dtlzMdl(d, {}, 300), d).state;
+  const random = runCampaign(dtlzMdl(d, { method: 'random' }, 300), d).state;
+  // on DTLZ2, |f| = 1 + g: the distance to the front
+  assert.ok(best(tr) < best(random) - 0.3, `trust region 1 + g = ${best(tr)}, random ${best(random)}`);
+});
+
+test('trust regions handle integers, categoricals, parameter constraints and a warm start', () => {
+  const mdl = mdlSchema.parse({
+    parameters: [
+      ...Array.from({ length: 18 }, (_, i) => ({ name: `x${i + 1}`, type: 'continuous', bounds: [0, 1] })),
+      { name: 'layers', type: 'integer', bounds: [1, 6] },
+      { name: 'solvent', type: 'categorical', values: ['water', 'ethanol', 'acetone'] },
+    ],
+    objectives: [
+      { name: 'f1', direction: 'minimize' },
+      { name: 'f2', direction: 'minimize' },
+    ],
+    constraints: [{ expression: 'x1 + x2 <= 1' }, { expression: 'x3 * x4 <= 0.2' }],
+    optimizer: { budget: 60, batch_size: 10, seed: 9 },
+  });
+  const space = new SearchSpace(mdl);
+  assert.equal(chooseStrategy(mdl, space, 0).name, 'trust-region');
+  const objectives = (p: Record<string, number | string>): Record<string, number> => {
+    const x = Array.from({ length: 18 }, (_, i) => Number(p[`x${i + 1}`]));
+    const penalty = p.solvent === 'ethanol' ? 0 : 0.5;
+    const g = x.slice(2).reduce((t, v) => t + (v - 0.4) ** 2, 0) + 0.1 * Number(p.layers) + penalty;
+    return { f1: x[0] + g, f2: 1 - Math.sqrt(x[0]) + g };
+  };
+  const random = new Random(2);
+  const warmStart = Array.from({ length: 12 }, () => {
+    const u = space.repair(Float64Array.from({ length: space.dimension }, () => random.uniform()));
+    const parameters = space.decode(u);
+    return { parameters, objectives: objectives(parameters) };
+  }).filter((row) => space.isFeasible(row.parameters));
+  let state = initialState(mdl, { warmStart });
+  let sawTrustRegion = false;
+  while (state.status === 'running') {
+    const next = step(mdl, state);
+    if (next.proposals.length === 0) break;
+    sawTrustRegion ||= next.strategy === 'trust-region';
+    for (const p of next.proposals) {
+      assert.ok(space.isFeasible(p.parameters), JSON.stringify(p.parameters));
+      assert.ok(Number.isInteger(p.parameters.layers) && Number(p.parameters.layers) >= 1 && Number(p.parameters.layers) <= 6);
+      assert.ok(['water', 'ethanol', 'acetone'].includes(String(p.parameters.solvent)));
+    }
+    state = tell(mdl, next.state, next.proposals.map((p) => ({ id: p.id, objectives: objectives(p.parameters) }))).state;
+  }
+  assert.ok(sawTrustRegion, 'the warm start replaces the initial design, so trust regions propose from the first batch');
+  assert.equal(state.evaluations.filter((e) => e.iteration > 0).length, 60);
+});
+
+test('auto chooses by dimension and budget and says why; the choice is kept in the state', () => {
+  const space = (mdl: Mdl): SearchSpace => new SearchSpace(mdl);
+  const small = dtlzMdl(6, { strategy: 'auto' }, 90);
+  assert.equal(chooseStrategy(small, space(small), 0).name, 'global');
+  assert.match(chooseStrategy(small, space(small), 0).reason, /auto: 6 encoded dimensions/);
+  const wide = dtlzMdl(30, { strategy: 'auto' }, 90);
+  assert.equal(chooseStrategy(wide, space(wide), 0).name, 'trust-region');
+  const long = dtlzMdl(6, { strategy: 'auto' }, 2000);
+  assert.match(chooseStrategy(long, space(long), 0).reason, /2000 evaluations/);
+  assert.equal(chooseStrategy(long, space(long), 0).name, 'trust-region');
+  const warm = dtlzMdl(6, { strategy: 'auto' }, 500);
+  assert.equal(chooseStrategy(warm, space(warm), 200).name, 'trust-region');
+  const pinned = dtlzMdl(30, { strategy: 'global' }, 90);
+  assert.deepEqual(chooseStrategy(pinned, space(pinned), 0), { name: 'global', reason: 'optimizer.strategy is global' });
+  const nsga2 = dtlzMdl(30, { method: 'nsga2' }, 90);
+  assert.equal(chooseStrategy(nsga2, space(nsga2), 0).name, 'nsga2');
+  const first = step(wide, initialState(wide));
+  assert.equal(first.strategy, 'initial-design');
+  assert.equal(first.state.strategy?.name, 'trust-region');
+  assert.equal(LENGTH_INIT, 0.8);
+});
