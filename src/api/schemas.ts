@@ -152,6 +152,11 @@ export const resultsSchema = z.object({
   hypervolume: z.number().optional(),
   convergence_history: z.array(z.number()).optional(),
   reference_point: z.record(z.string(), z.number()).nullable().optional(),
+  strategy: z
+    .object({ name: z.string(), reason: z.string() })
+    .nullable()
+    .optional()
+    .describe('the strategy that proposes after the initial design (global, trust-region, nsga2, random, lhs) and why; null before the first step'),
   failed_evaluations: z
     .array(z.object({ id: z.string(), iteration: z.int(), parameters: parameterValues, error: z.string() }))
     .optional()

@@ -21,6 +21,8 @@ export interface CampaignResults {
   convergence_history: number[];
   /** objective name → reference value in MDL units; null before any data */
   reference_point: Record<string, number> | null;
+  /** the strategy that proposes after the initial design and why; null before the first step */
+  strategy: { name: string; reason: string } | null;
 }
 
 /**
@@ -48,6 +50,7 @@ export function campaignResults(mdl: Mdl, state: CampaignState): CampaignResults
     hypervolume: hv,
     convergence_history: [...history],
     reference_point: state.referencePoint ? toObjectiveRecord(mdl, state.referencePoint) : null,
+    strategy: state.strategy ? { name: state.strategy.name, reason: state.strategy.reason } : null,
   };
 }
 
