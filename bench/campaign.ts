@@ -3,6 +3,7 @@ import { mdlSchema, type Mdl } from '../src/engine/mdl/schema.js';
 import { testProblem } from '../src/engine/problems/registry.js';
 import { createEvaluator } from '../src/jobs/evaluators/create.js';
 import { runLocalCampaign, type IterationReport } from '../src/jobs/local-runner.js';
+import { runLargeCampaigns } from './campaign-large.js';
 import { median, type BenchSuite } from './common.js';
 
 /**
@@ -105,3 +106,13 @@ export const suite: BenchSuite = {
     return { rows, notes };
   },
 };
+
+/** Part of `npm run bench -- campaign`, after the small protocol; `--quick` shortens it. */
+export const more: BenchSuite[] = [
+  {
+    name: 'campaign-large',
+    description:
+      'users\' scale: DTLZ2 d=30 and d=100 to 2,000 evaluations (batches of 50), 3-objective d=7 at 90; cma-es (auto) vs nsga2 vs random',
+    run: () => runLargeCampaigns(process.argv.includes('--quick')),
+  },
+];

@@ -2,7 +2,7 @@ import { initTensorBackend, type TensorBackendName } from '../src/engine/tensor/
 import { machineInfo, printTable, writeReport, type BenchSuite } from './common.js';
 
 /** Suites in the order `npm run bench` runs them; `npm run bench -- <name> ...` picks some. */
-const SUITES: Record<string, () => Promise<{ suite: BenchSuite }>> = {
+const SUITES: Record<string, () => Promise<{ suite: BenchSuite; more?: BenchSuite[] }>> = {
   hypervolume: () => import('./hypervolume.js'),
   cmaes: () => import('./cmaes.js'),
   gp: () => import('./gp.js'),
@@ -25,12 +25,14 @@ const machine = machineInfo(backend);
 console.log(`Kiln benchmarks on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}, tensor backend ${backend}`);
 
 for (const name of names) {
-  const { suite } = await SUITES[name]();
-  console.log(`\n== ${suite.name}: ${suite.description}`);
-  const started = performance.now();
-  const report = await suite.run();
-  printTable(report.rows);
-  for (const note of report.notes ?? []) console.log(`note: ${note}`);
-  const file = writeReport(suite.name, machine, report);
-  console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s; written to ${file})`);
+  const { suite, more = [] } = await SUITES[name]();
+  for (const part of [suite, ...more]) {
+    console.log(`\n== ${part.name}: ${part.description}`);
+    const started = performance.now();
+    const report = await part.run();
+    printTable(report.rows);
+    for (const note of report.notes ?? []) console.log(`note: ${note}`);
+    const file = writeReport(part.name, machine, report);
+    console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s; written to ${file})`);
+  }
 }
