@@ -40,3 +40,34 @@ test('a step on a worker thread gives exactly the proposals of the same step in-
     await pool.destroy();
   }
 });
+
+test('with two threads the fits of a trust-region step run in parallel and the proposals stay the same', async () => {
+  await initTensorBackend('wasm');
+  const d = 24;
+  const mdl = mdlSchema.parse({
+    parameters: Array.from({ length: d }, (_, i) => ({ name: `x${i + 1}`, type: 'continuous', bounds: [0, 1] })),
+    objectives: [
+      { name: 'f1', direction: 'minimize' },
+      { name: 'f2', direction: 'minimize' },
+    ],
+    optimizer: { budget: 100, batch_size: 12, initial_samples: 40, seed: 8 },
+  });
+  const first = step(mdl, initialState(mdl));
+  const results = first.proposals.map((p) => {
+    const x = Array.from({ length: d }, (_, i) => Number(p.parameters[`x${i + 1}`]));
+    const g = x.slice(1).reduce((t, v) => t + (v - 0.5) ** 2, 0);
+    return { id: p.id, objectives: { f1: x[0] + g, f2: 1 - x[0] + g } };
+  });
+  const state = tell(mdl, first.state, results).state;
+  const pool = new EnginePool({ threads: 2, backend: 'wasm' });
+  try {
+    const remote = await pool.step(mdl, state);
+    const local = step(mdl, state);
+    assert.equal(remote.strategy, 'trust-region');
+    assert.equal(remote.proposals.length, 12);
+    assert.deepEqual(remote.proposals, local.proposals);
+    assert.deepEqual(remote.state, local.state);
+  } finally {
+    await pool.destroy();
+  }
+});

@@ -123,6 +123,7 @@ function summary(mdl: Mdl, state: CampaignState, results: ReturnType<typeof camp
       (failed > 0 ? `, ${failed} failed` : ''),
     `Hypervolume ${formatNumber(results.hypervolume)} against reference ` +
       JSON.stringify(results.reference_point),
+    ...(results.strategy ? [`Strategy: ${results.strategy.name} (${results.strategy.reason})`] : []),
     `Pareto front (${results.pareto_front.length} points${sorted.length > shown.length ? `, first ${shown.length} shown` : ''}):`,
     table,
   ];

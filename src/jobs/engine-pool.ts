@@ -19,10 +19,12 @@ export interface EnginePoolOptions {
 export class EnginePool {
   private readonly pool: Piscina<StepTask, StepTaskResult>;
   private readonly backend: TensorBackendName | 'auto';
+  private readonly threads: number;
   private resolved: TensorBackendName | null = null;
 
   constructor(options: EnginePoolOptions = {}) {
     const threads = options.threads ?? 1;
+    this.threads = threads;
     this.backend = options.backend ?? 'auto';
     this.pool = new Piscina({
       // under tsx (development) the worker is the .ts source, which the thread loads with tsx too
@@ -33,11 +35,31 @@ export class EnginePool {
     });
   }
 
-  /** step(mdl, state) on a pool thread; the result also names the thread's tensor backend. */
+  /**
+   * step(mdl, state) on the pool; the result also names the threads' tensor backend. With more
+   * than one thread the step's GP fits (one per objective, and per trust region) run in parallel
+   * on all threads, between planning and completing the step on one of them: the proposals are
+   * those of the same step in one piece.
+   */
   async step(mdl: Mdl, state: CampaignState): Promise<StepResult & { backend: TensorBackendName }> {
-    const result: StepResult & { backend: TensorBackendName } = await this.pool.run({ mdl, state, backend: this.backend });
-    this.resolved = result.backend;
-    return result;
+    const backend = this.backend;
+    if (this.threads === 1) return this.finish(await this.pool.run({ kind: 'step', mdl, state, backend }));
+    const plan = await this.pool.run({ kind: 'plan', mdl, state, backend });
+    const fits = plan.kind === 'plan' ? plan.fits : [];
+    const fitted = await Promise.all(
+      fits.map(async (request) => {
+        const done = await this.pool.run({ kind: 'fit', request, backend });
+        if (done.kind !== 'fit') throw new Error('Kiln: an engine thread answered a fit with something else.');
+        return done.hyperparameters;
+      }),
+    );
+    return this.finish(await this.pool.run({ kind: 'complete', mdl, state, fitted, backend }));
+  }
+
+  private finish(done: StepTaskResult): StepResult & { backend: TensorBackendName } {
+    if (done.kind !== 'step') throw new Error('Kiln: an engine thread answered a step with something else.');
+    this.resolved = done.backend;
+    return { ...done.result, backend: done.backend };
   }
 
   /** The backend the pool's threads run on, once a step has run (null before). */

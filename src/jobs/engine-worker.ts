@@ -1,26 +1,45 @@
-import { step, type StepResult } from '../engine/campaign/step.js';
+import { completeStep, planStep, step, type StepResult } from '../engine/campaign/step.js';
 import type { CampaignState } from '../engine/campaign/types.js';
+import type { GpHyperparameters } from '../engine/gp/priors.js';
 import type { Mdl } from '../engine/mdl/schema.js';
+import { fitModel } from '../engine/strategies/fit.js';
+import type { FitRequest } from '../engine/strategies/types.js';
 import { initTensorBackend, type TensorBackendName } from '../engine/tensor/backend.js';
 
-/** One unit of engine work sent to a pool thread. */
-export interface StepTask {
-  mdl: Mdl;
-  state: CampaignState;
-  backend: TensorBackendName | 'auto';
-}
+/**
+ * One unit of engine work sent to a pool thread: a whole step, or one of its three phases (plan
+ * the fits, run one fit, complete the step from all of them), which lets the pool spread the fits
+ * of one step over its threads.
+ */
+export type StepTask = { backend: TensorBackendName | 'auto' } & (
+  | { kind: 'step'; mdl: Mdl; state: CampaignState }
+  | { kind: 'plan'; mdl: Mdl; state: CampaignState }
+  | { kind: 'fit'; request: FitRequest }
+  | { kind: 'complete'; mdl: Mdl; state: CampaignState; fitted: GpHyperparameters[] }
+);
 
-export interface StepTaskResult extends StepResult {
-  backend: TensorBackendName;
-}
+export type StepTaskResult = { backend: TensorBackendName } & (
+  | { kind: 'step'; result: StepResult }
+  | { kind: 'plan'; fits: FitRequest[] }
+  | { kind: 'fit'; hyperparameters: GpHyperparameters }
+);
 
 /**
  * Entry point of a piscina worker thread: the tensor backend and the WASM kernels are set up once
- * per thread (on its first task) and reused by every later task. The task carries only the MDL
- * and the campaign state, both plain JSON; the surrogate is refitted from the state inside the
- * thread, so no tensors or kernel memory ever cross threads.
+ * per thread (on its first task) and reused by every later task. Tasks carry only plain data (the
+ * MDL, the campaign state, fit requests and hyperparameters); models are rebuilt inside the thread,
+ * so no tensors or kernel memory ever cross threads.
  */
 export default async function runStep(task: StepTask): Promise<StepTaskResult> {
   const backend = await initTensorBackend(task.backend);
-  return { ...step(task.mdl, task.state), backend };
+  switch (task.kind) {
+    case 'step':
+      return { kind: 'step', result: step(task.mdl, task.state), backend };
+    case 'plan':
+      return { kind: 'plan', fits: planStep(task.mdl, task.state), backend };
+    case 'fit':
+      return { kind: 'fit', hyperparameters: fitModel(task.request), backend };
+    case 'complete':
+      return { kind: 'step', result: completeStep(task.mdl, task.state, task.fitted), backend };
+  }
 }

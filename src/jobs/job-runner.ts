@@ -96,6 +96,7 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
       const next = await ctx.pool.step(mdl, state);
       proposeSeconds = (performance.now() - stepStarted) / 1000;
       if (next.proposals.length === 0) break;
+      const chosen = state.strategy === undefined ? next.state.strategy : undefined;
       state = next.state;
       proposals = next.proposals;
       strategy = next.strategy;
@@ -104,6 +105,7 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
       await ctx.db.transaction(async (trx) => {
         await relaxedCommit(trx);
         await updateCampaign(trx, campaign.id, { engine_state: storedEngineState(state) });
+        if (chosen) await logJob(trx, claimed, 'info', `Strategy: ${chosen.name} (${chosen.reason}).`);
         await logSurrogate(trx, claimed, mdl, state);
         await announce(trx, claimed, lease, state, mdl, phase);
       });
