@@ -5,13 +5,14 @@ import { completeStep, planStep, step } from '../src/engine/campaign/step.js';
 import type { CampaignState } from '../src/engine/campaign/types.js';
 import { choleskyInPlace, solveLowerInPlace, solveLowerTransposedInPlace } from '../src/engine/gp/dense64.js';
 import { maternCorrelation } from '../src/engine/gp/matern.js';
-import { gammaDraw, samplePosteriorPath } from '../src/engine/gp/pathwise.js';
+import { gammaDraw, posteriorPath } from '../src/engine/gp/pathwise.js';
 import { mdlSchema, type Mdl } from '../src/engine/mdl/schema.js';
 import { testProblem } from '../src/engine/problems/registry.js';
 import { Random } from '../src/engine/random.js';
 import { SearchSpace } from '../src/engine/space.js';
 import { chooseStrategy } from '../src/engine/strategies/choice.js';
 import { fitModel } from '../src/engine/strategies/fit.js';
+import { REFINE_REACH, refineCandidate, type RegionDraw } from '../src/engine/strategies/trust-region/refine.js';
 import { LENGTH_INIT, LENGTH_MIN, type TrustRegionMemory } from '../src/engine/strategies/trust-region/regions.js';
 import { initTensorBackend } from '../src/engine/tensor/backend.js';
 
@@ -44,7 +45,7 @@ test('pathwise Thompson draws have the exact posterior mean and variance (Monte 
   const draws = 3000;
   const sums = probes.map(() => ({ s: 0, s2: 0 }));
   for (let k = 0; k < draws; k++) {
-    const values = samplePosteriorPath(Float64Array.from(X.flat()), Float64Array.from(y), X.length, d, h, Float64Array.from(probes.flat()), probes.length, random, 1024);
+    const values = posteriorPath(Float64Array.from(X.flat()), Float64Array.from(y), X.length, d, h, random, 1024).at(Float64Array.from(probes.flat()), probes.length);
     values.forEach((v, i) => {
       sums[i].s += v;
       sums[i].s2 += v * v;
@@ -57,6 +58,53 @@ test('pathwise Thompson draws have the exact posterior mean and variance (Monte 
     assert.ok(Math.abs(mean - exact.mean) < 3 * Math.sqrt(exact.variance / draws) + 0.02, `mean at ${x}: ${mean} vs ${exact.mean}`);
     assert.ok(Math.abs(variance - exact.variance) < 0.15 * exact.variance + 0.01, `variance at ${x}: ${variance} vs ${exact.variance}`);
   });
+});
+
+test('a pathwise draw\'s gradient matches central differences of its values', () => {
+  const random = new Random(3);
+  const d = 4;
+  const n = 12;
+  const X = Float64Array.from({ length: n * d }, () => random.uniform());
+  const y = Float64Array.from({ length: n }, () => random.normal());
+  const h = { lengthscales: Float64Array.of(0.3, 0.5, 0.8, 0.2), outputScale: 1.3, noise: 0.01 };
+  const path = posteriorPath(X, y, n, d, h, random, 256);
+  for (const x of [Float64Array.of(0.3, 0.4, 0.5, 0.6), Float64Array.from(X.subarray(0, d))]) {
+    const gradient = new Float64Array(d);
+    const value = path.withGradient(x, gradient);
+    assert.ok(Math.abs(value - path.at(x, 1)[0]) < 1e-9);
+    for (let k = 0; k < d; k++) {
+      const step = 1e-6;
+      const up = Float64Array.from(x);
+      const down = Float64Array.from(x);
+      up[k] += step;
+      down[k] -= step;
+      const numeric = (path.at(up, 1)[0] - path.at(down, 1)[0]) / (2 * step);
+      assert.ok(Math.abs(gradient[k] - numeric) < 1e-5 * Math.max(1, Math.abs(numeric)), `coordinate ${k}: ${gradient[k]} vs ${numeric}`);
+    }
+  }
+});
+
+test('refinement moves a candidate downhill on every objective\'s draw and stays inside its reach', () => {
+  const random = new Random(5);
+  const d = 3;
+  const space = new SearchSpace(dtlzMdl(d));
+  // draws of two objectives with known bowls: (x − a)² summed, fitted exactly by a GP on 60 points
+  const n = 60;
+  const X = Float64Array.from({ length: n * d }, () => random.uniform());
+  const bowl = (x: ArrayLike<number>, a: number): number => Array.from(x).reduce((t, v) => t + (v - a) ** 2, 0);
+  const h = { lengthscales: Float64Array.of(0.6, 0.6, 0.6), outputScale: 1, noise: 1e-6 };
+  const draw: RegionDraw = { paths: [], mean: [0, 0], std: [1, 1], lower: new Float64Array(d), upper: new Float64Array(d).fill(1) };
+  for (const a of [0.3, 0.7]) {
+    const y = Float64Array.from({ length: n }, (_, i) => bowl(X.subarray(i * d, (i + 1) * d), a));
+    draw.paths.push(posteriorPath(X, y, n, d, h, random, 256));
+  }
+  const start = Float64Array.of(0.9, 0.1, 0.9);
+  const before = draw.paths.map((p) => p.at(start, 1)[0]);
+  const refined = refineCandidate(space, draw, start, Float64Array.of(-0.5, -0.5), Float64Array.of(1, 1));
+  assert.ok(refined);
+  const after = draw.paths.map((p) => p.at(refined, 1)[0]);
+  assert.ok(after[0] < before[0] && after[1] < before[1], `draws ${before} → ${after}`);
+  for (let k = 0; k < d; k++) assert.ok(Math.abs(refined[k] - start[k]) <= REFINE_REACH + 1e-12);
 });
 
 test('Gamma draws have the mean and variance of their shape', () => {

@@ -25,28 +25,34 @@ import type { GpHyperparameters } from './priors.js';
 export const DEFAULT_FEATURES = 512;
 
 const MATERN_NU = 2.5;
+const SQRT5 = Math.sqrt(5);
+
+/** One posterior draw as a function: values at many points, or value and gradient at one. */
+export interface PosteriorPath {
+  /** the draw at `count x d` points (standardized units: the caller un-standardizes) */
+  at(points: Float64Array, count: number): Float64Array;
+  /** the draw at x (length d); its gradient with respect to x is written into `gradient` */
+  withGradient(x: Float64Array, gradient: Float64Array): number;
+}
 
 /**
- * X: `n x d` inputs of the model; y: length n standardized outputs; candidates: `N x d`.
- * Returns the draw at the candidates (standardized units: the caller un-standardizes).
+ * Draws one posterior function of the GP with these hyperparameters on X: `n x d` inputs and
+ * y: length n standardized outputs.
  */
-export function samplePosteriorPath(
+export function posteriorPath(
   X: Float64Array,
   y: Float64Array,
   n: number,
   d: number,
   hyperparameters: GpHyperparameters,
-  candidates: Float64Array,
-  count: number,
   random: Random,
   features = DEFAULT_FEATURES,
-): Float64Array {
+): PosteriorPath {
   const { lengthscales, outputScale, noise } = hyperparameters;
   const prior = priorDraw(d, lengthscales, outputScale, features, random);
-  const atData = prior(X, n);
-  const residual = new Float64Array(n);
+  const residual = prior.at(X, n);
   const noiseStd = Math.sqrt(noise);
-  for (let i = 0; i < n; i++) residual[i] = y[i] - atData[i] - noiseStd * random.normal();
+  for (let i = 0; i < n; i++) residual[i] = y[i] - residual[i] - noiseStd * random.normal();
 
   const Z = scaleInputs(X, n, d, lengthscales);
   const K = new Float64Array(n * n);
@@ -64,16 +70,43 @@ export function samplePosteriorPath(
   solveLowerInPlace(factor, n, residual);
   solveLowerTransposedInPlace(factor, n, residual);
 
-  const values = prior(candidates, count);
-  const Zc = scaleInputs(candidates, count, d, lengthscales);
-  const cross = maternCross(Zc, count, Z, n, d, outputScale);
-  for (let a = 0; a < count; a++) {
-    let s = 0;
-    const row = a * n;
-    for (let i = 0; i < n; i++) s += cross[row + i] * residual[i];
-    values[a] += s;
-  }
-  return values;
+  const inverseSquared = Float64Array.from(lengthscales, (l) => 1 / (l * l));
+  return {
+    at(points, count) {
+      const values = prior.at(points, count);
+      const Zc = scaleInputs(points, count, d, lengthscales);
+      const cross = maternCross(Zc, count, Z, n, d, outputScale);
+      for (let a = 0; a < count; a++) {
+        let s = 0;
+        const row = a * n;
+        for (let i = 0; i < n; i++) s += cross[row + i] * residual[i];
+        values[a] += s;
+      }
+      return values;
+    },
+    withGradient(x, gradient) {
+      let value = prior.withGradient(x, gradient);
+      // data term Σ_i v_i k(x, x_i): ∂k/∂x_k = −H (x_k − x_ik) / l_k², H = s²·5/3 (1 + √5 r) e^{−√5 r}
+      for (let i = 0; i < n; i++) {
+        let r2 = 0;
+        for (let k = 0; k < d; k++) {
+          const t = x[k] - X[i * d + k];
+          r2 += t * t * inverseSquared[k];
+        }
+        const r = Math.sqrt(r2);
+        const e = outputScale * Math.exp(-SQRT5 * r);
+        value += residual[i] * (1 + SQRT5 * r + (5 / 3) * r2) * e;
+        const h = residual[i] * (5 / 3) * (1 + SQRT5 * r) * e;
+        for (let k = 0; k < d; k++) gradient[k] -= h * (x[k] - X[i * d + k]) * inverseSquared[k];
+      }
+      return value;
+    },
+  };
+}
+
+interface PriorDraw {
+  at(points: Float64Array, rows: number): Float64Array;
+  withGradient(x: Float64Array, gradient: Float64Array): number;
 }
 
 /** A prior draw f̃(x) = √(2s²/F) Σ_f w_f cos(ω_fᵀx + b_f) as a function of `rows x d` inputs. */
@@ -83,7 +116,7 @@ function priorDraw(
   outputScale: number,
   features: number,
   random: Random,
-): (points: Float64Array, rows: number) => Float64Array {
+): PriorDraw {
   const omega = new Float64Array(features * d);
   const phase = new Float64Array(features);
   const weight = new Float64Array(features);
@@ -94,20 +127,33 @@ function priorDraw(
     phase[f] = 2 * Math.PI * random.uniform();
     weight[f] = amplitude * random.normal();
   }
-  return (points, rows) => {
-    const out = new Float64Array(rows);
-    for (let a = 0; a < rows; a++) {
-      const p = a * d;
+  const argument = (points: Float64Array, p: number, f: number): number => {
+    const o = f * d;
+    let t = phase[f];
+    for (let k = 0; k < d; k++) t += omega[o + k] * points[p + k];
+    return t;
+  };
+  return {
+    at(points, rows) {
+      const out = new Float64Array(rows);
+      for (let a = 0; a < rows; a++) {
+        let s = 0;
+        for (let f = 0; f < features; f++) s += weight[f] * Math.cos(argument(points, a * d, f));
+        out[a] = s;
+      }
+      return out;
+    },
+    withGradient(x, gradient) {
+      gradient.fill(0);
       let s = 0;
       for (let f = 0; f < features; f++) {
-        const o = f * d;
-        let t = phase[f];
-        for (let k = 0; k < d; k++) t += omega[o + k] * points[p + k];
+        const t = argument(x, 0, f);
         s += weight[f] * Math.cos(t);
+        const slope = -weight[f] * Math.sin(t);
+        for (let k = 0; k < d; k++) gradient[k] += slope * omega[f * d + k];
       }
-      out[a] = s;
-    }
-    return out;
+      return s;
+    },
   };
 }
 
