@@ -1,7 +1,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { campaignResults } from '../src/engine/campaign/results.js';
-import { initialState, tell } from '../src/engine/campaign/state.js';
+import { budgetUsed, initialState, tell } from '../src/engine/campaign/state.js';
 import { step } from '../src/engine/campaign/step.js';
 import type { CampaignState, EvaluationResult } from '../src/engine/campaign/types.js';
 import { hypervolume } from '../src/engine/hypervolume.js';
@@ -114,16 +114,53 @@ test('stagnation stops a campaign whose hypervolume no longer grows', () => {
   assert.ok(state.evaluations.length < 40);
 });
 
-test('failed evaluations are recorded, not dropped; repeated total failure fails the campaign', () => {
+test('failed evaluations are recorded, not dropped; max_failed_iterations of total failure fail the campaign', () => {
   const mdl = toyMdl();
+  assert.equal(mdl.optimizer.max_failed_iterations, 3);
   let state = initialState(mdl);
-  for (let k = 0; k < 2; k++) {
+  for (let k = 0; k < 3; k++) {
+    assert.equal(state.status, 'running', `still running after ${k} failed iterations`);
     const next = step(mdl, state);
-    state = tell(mdl, next.state, next.proposals.map((p) => ({ id: p.id, error: 'simulator crashed' }))).state;
+    state = tell(mdl, next.state, next.proposals.map((p) => ({ id: p.id, error: `simulator crashed ${k}` }))).state;
   }
   assert.equal(state.status, 'failed');
   assert.equal(state.stopReason, 'error');
-  assert.ok(state.evaluations.every((e) => e.objectives === null && e.error === 'simulator crashed'));
+  assert.match(state.stopMessage ?? '', /failed in the last 3 iterations .*simulator crashed 2/);
+  assert.ok(state.evaluations.every((e) => e.objectives === null && e.error?.startsWith('simulator crashed')));
+
+  const patient = toyMdl({ budget: 40, max_failed_iterations: 0 });
+  let kept = initialState(patient);
+  for (let k = 0; k < 5; k++) {
+    const next = step(patient, kept);
+    kept = tell(patient, next.state, next.proposals.map((p) => ({ id: p.id, error: 'simulator crashed' }))).state;
+  }
+  assert.equal(kept.status, 'running', 'max_failed_iterations 0 never stops for failures');
+});
+
+test('stagnation is judged only after min_budget_share of the budget and only above a zero hypervolume', () => {
+  // every batch lands on the same point: the hypervolume is flat from the first iteration on
+  const mdl = toyMdl({ budget: 40, batch_size: 2, initial_samples: 4, stagnation: { window: 2, tolerance: 0.5, min_budget_share: 0.6 } });
+  let state = initialState(mdl);
+  const stoppedAt: number[] = [];
+  while (state.status === 'running') {
+    const next = step(mdl, state);
+    state = tell(mdl, next.state, next.proposals.map((p) => ({ id: p.id, objectives: { f1: 0.5, f2: 0.5 } }))).state;
+    stoppedAt.push(budgetUsed(state));
+  }
+  assert.equal(state.status, 'converged');
+  assert.equal(budgetUsed(state), 24, 'the first iteration at or past 60 % of 40 evaluations');
+  assert.match(state.stopMessage ?? '', /grew by 0\.0 % over the last 2 iterations .*after 24 of 40 evaluations/);
+
+  // nothing inside the reference box: a flat zero is never convergence
+  const outside = toyMdl({ budget: 20, batch_size: 2, initial_samples: 4, stagnation: { window: 2, tolerance: 0.5, min_budget_share: 0 } });
+  let zero = initialState(outside);
+  while (zero.status === 'running') {
+    const next = step(outside, zero);
+    zero = tell(outside, next.state, next.proposals.map((p) => ({ id: p.id, objectives: { f1: 5, f2: 5 } }))).state;
+  }
+  assert.equal(zero.status, 'completed');
+  assert.equal(zero.stopReason, 'budget');
+  assert.ok(zero.convergenceHistory.every((v) => v === 0));
 });
 
 test('tell rejects results for unknown candidates and waits for every pending one', () => {

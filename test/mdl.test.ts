@@ -93,6 +93,7 @@ test('a YAML campaign and its JSON twin parse to the same MDL, with defaults fil
     budget: 60,
     batch_size: 4,
     seed: 7,
+    max_failed_iterations: 3,
     acquisition: 'auto',
   });
   const x = fromYaml.mdl.parameters[0];
@@ -211,7 +212,7 @@ test('structural problems are rewritten into plain sentences', () => {
     [variant((d) => delete d.parameters[0].type), 'parameters[0].type', 'type is required: one of continuous, integer, categorical'],
     [variant((d) => delete d.optimizer.budget), 'optimizer.budget', 'budget is required (a whole number)'],
     [variant((d) => (d.optimizer.budget = 2.5)), 'optimizer.budget', 'expected a whole number, got 2.5'],
-    [variant((d) => (d.optimizer.metod = 'lhs')), 'optimizer.metod', 'unknown member "metod" (did you mean "method"? allowed: method, strategy, budget, batch_size, seed, initial_samples, acquisition, stagnation)'],
+    [variant((d) => (d.optimizer.metod = 'lhs')), 'optimizer.metod', 'unknown member "metod" (did you mean "method"? allowed: method, strategy, budget, batch_size, seed, initial_samples, max_failed_iterations, acquisition, stagnation)'],
     [variant((d) => (d.parameters[0].bounds = [0])), 'parameters[0].bounds', 'bounds must be a list of two numbers [lower, upper]'],
     [variant((d) => (d.parameters[0].name = '2theta')), 'parameters[0].name', '"2theta" is not a valid name: it must start with a letter or underscore and contain only letters, digits and underscores'],
     [variant((d) => (d.objectives = [])), 'objectives', 'needs at least one item'],

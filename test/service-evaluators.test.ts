@@ -323,19 +323,20 @@ describe('http evaluator', () => {
       assert.equal(job.status, 'failed');
       assert.ok(job.error, 'a failed job says why');
       assert.ok(job.finished_at);
-      // iterations 1 (design of 4) and 2 succeed, 3 and 4 fail entirely: the engine's stop rule
-      assert.equal(failed.current_iteration, 4);
-      assert.equal(failed.evaluations_completed, 10, 'failed candidates count against the budget');
+      // iterations 1 (design of 4) and 2 succeed, 3 to 5 fail entirely: the engine's stop rule
+      // (optimizer.max_failed_iterations, default 3)
+      assert.equal(failed.current_iteration, 5);
+      assert.equal(failed.evaluations_completed, 12, 'failed candidates count against the budget');
       assert.equal(lab.batches, 2);
-      assert.equal(lab.failedRequests, 6, 'two iterations, each tried 1 + 2 times');
+      assert.equal(lab.failedRequests, 9, 'three iterations, each tried 1 + 2 times');
       const logs = await jobLogs(failedJob);
       const dump = logs.map((l) => `${l.level}: ${l.message}`).join('\n');
       assert.ok(logs.some((l) => l.level === 'warning' && /failed for the whole batch of iteration 3/.test(l.message) && /500/.test(l.message)), dump);
-      assert.ok(logs.some((l) => l.level === 'warning' && /whole batch of iteration 4/.test(l.message)), dump);
-      assert.ok(logs.some((l) => l.level === 'error'), dump);
+      assert.ok(logs.some((l) => l.level === 'warning' && /whole batch of iteration 5/.test(l.message)), dump);
+      assert.ok(logs.some((l) => l.level === 'error' && /failed in the last 3 iterations \(optimizer\.max_failed_iterations\)/.test(l.message)), dump);
       const saved = await results(id);
       assert.equal(saved.evaluations.length, 6);
-      assert.equal(saved.convergence_history.length, 4);
+      assert.equal(saved.convergence_history.length, 5);
 
       lab.failing = false;
       lab.failAfterBatches = Infinity;
@@ -364,17 +365,17 @@ describe('http evaluator', () => {
         assert.deepEqual(now.objectives, kept.objectives);
         assert.equal(now.iteration, kept.iteration);
       }
-      assert.equal(final.evaluations.length, 12, '16 minus the 4 failed candidates');
-      assert.equal((final as any).failed_evaluations.length, 4);
-      assert.ok(final.evaluations.filter((e) => !saved.evaluations.some((b) => b.id === e.id)).every((e) => e.iteration >= 5));
-      assert.equal(lab.evaluated.length, 12, 'the lab measured each kept evaluation once');
+      assert.equal(final.evaluations.length, 10, '16 minus the 6 failed candidates');
+      assert.equal((final as any).failed_evaluations.length, 6);
+      assert.ok(final.evaluations.filter((e) => !saved.evaluations.some((b) => b.id === e.id)).every((e) => e.iteration >= 6));
+      assert.equal(lab.evaluated.length, 10, 'the lab measured each kept evaluation once');
       assert.equal(new Set(lab.evaluated).size, lab.evaluated.length, `no candidate evaluated twice: ${lab.evaluated.join(' ')}`);
 
       const newLogs = await jobLogs(newJob);
-      assert.ok(newLogs.some((l) => /resuming after iteration 4\b/.test(l.message)), newLogs.map((l) => `${l.level}: ${l.message}`).join('\n'));
+      assert.ok(newLogs.some((l) => /resuming after iteration 5\b/.test(l.message)), newLogs.map((l) => `${l.level}: ${l.message}`).join('\n'));
       assert.equal(final.convergence_history.length, done.current_iteration);
       assert.equal(done.current_iteration, 7);
-      assert.deepEqual(final.convergence_history.slice(0, 4), saved.convergence_history);
+      assert.deepEqual(final.convergence_history.slice(0, 5), saved.convergence_history);
       assert.equal(final.convergence_history.at(-1), final.hypervolume);
       assert.equal(final.hypervolume, done.hypervolume);
     } finally {

@@ -121,6 +121,7 @@ function summary(mdl: Mdl, state: CampaignState, results: ReturnType<typeof camp
     `Finished: ${state.status} (${state.stopReason}) after ${state.iteration} iterations, ` +
       `${state.evaluations.filter((e) => e.iteration > 0).length} evaluations` +
       (failed > 0 ? `, ${failed} failed` : ''),
+    ...(state.stopMessage ? [state.stopMessage] : []),
     `Hypervolume ${formatNumber(results.hypervolume)} against reference ` +
       JSON.stringify(results.reference_point),
     ...(results.strategy ? [`Strategy: ${results.strategy.name} (${results.strategy.reason})`] : []),

@@ -68,7 +68,7 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
   const mdl = campaign.mdl;
   let state = await loadCampaignState(ctx.db, campaign);
   // Only a retry runs a campaign the engine stopped for failing evaluations: it tries again.
-  if (state.status === 'failed') state = { ...state, status: 'running', stopReason: null };
+  if (state.status === 'failed') state = { ...state, status: 'running', stopReason: null, stopMessage: undefined };
   let stored = (await ctx.db('evaluations').where({ campaign_id: campaign.id }).count({ n: '*' }))[0].n as number;
   const external = (mdl.evaluator ?? { type: 'external' }).type === 'external';
   const evaluator = external ? null : createEvaluator(mdl, ctx.evaluatorOptions);
@@ -136,7 +136,7 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
   }
   const converged = state.status === 'converged';
   if (state.status === 'failed') {
-    await finish(ctx, claimed, lease, { job: 'failed', campaign: 'failed', level: 'error', message: 'Every evaluation failed in consecutive iterations; see the warnings above for the reasons.', error: 'evaluations failing' });
+    await finish(ctx, claimed, lease, { job: 'failed', campaign: 'failed', level: 'error', message: `Failed: ${state.stopMessage ?? 'every evaluation failed in consecutive iterations'} See the warnings above for each failure.`, error: 'evaluations failing' });
     return 'failed';
   }
   await finish(ctx, claimed, lease, {
@@ -144,7 +144,7 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
     campaign: converged ? 'converged' : 'completed',
     level: 'info',
     message: converged
-      ? `Converged: the hypervolume stagnated (final ${fmt(state.convergenceHistory.at(-1) ?? 0)}) after ${budgetUsed(state)} of ${mdl.optimizer.budget} evaluations.`
+      ? `Converged: ${state.stopMessage ?? 'the hypervolume stagnated.'} Final hypervolume ${fmt(state.convergenceHistory.at(-1) ?? 0)}.`
       : `Completed: the budget of ${mdl.optimizer.budget} evaluations is spent; final hypervolume ${fmt(state.convergenceHistory.at(-1) ?? 0)}.`,
   });
   return 'completed';

@@ -24,9 +24,6 @@ export interface InitialStateOptions {
   idPrefix?: string;
 }
 
-/** Consecutive iterations in which every evaluation failed before the campaign fails. */
-const MAX_FAILED_ITERATIONS = 2;
-
 export function initialState(mdl: Mdl, options: InitialStateOptions = {}): CampaignState {
   const seed = options.seed ?? mdl.optimizer.seed;
   if (seed === undefined) {
@@ -118,6 +115,7 @@ export function tell(
       paretoSize,
       status: state.status,
       stopReason: state.stopReason,
+      ...(state.stopMessage ? { stopMessage: state.stopMessage } : {}),
     },
   };
 }
@@ -144,34 +142,50 @@ function fixReferencePoint(mdl: Mdl, state: CampaignState): void {
 
 /**
  * Budget: every allowed evaluation made. Stagnation: the hypervolume grew by less than
- * `tolerance` (relative) over the last `window` iterations; not judged while the hypervolume is
- * still zero, when nothing has yet reached the reference point. Error: every evaluation failed in
- * several consecutive iterations.
+ * `tolerance` (relative) over the last `window` iterations, judged only once `min_budget_share`
+ * of the budget is spent and while something dominates the reference point (a flat zero, or a
+ * flat start, is no optimum). Failures: every evaluation failed in `max_failed_iterations`
+ * consecutive iterations. Each sets `stopMessage` to say which and why.
  */
 function applyStopRules(mdl: Mdl, state: CampaignState): void {
-  if (budgetUsed(state) >= mdl.optimizer.budget) {
+  const { budget } = mdl.optimizer;
+  const used = budgetUsed(state);
+  if (used >= budget) {
     state.status = 'completed';
     state.stopReason = 'budget';
+    state.stopMessage = `The budget of ${budget} evaluations is spent.`;
     return;
   }
-  const stagnation = mdl.optimizer.stagnation ?? { window: 10, tolerance: 1e-4 };
+  const stagnation = mdl.optimizer.stagnation ?? { window: 10, tolerance: 1e-4, min_budget_share: 0.5 };
   const history = state.convergenceHistory;
-  if (history.length > stagnation.window) {
+  if (history.length > stagnation.window && used >= stagnation.min_budget_share * budget) {
     const before = history[history.length - 1 - stagnation.window];
     const now = history[history.length - 1];
     if (before > 0 && (now - before) / before < stagnation.tolerance) {
       state.status = 'converged';
       state.stopReason = 'stagnation';
+      state.stopMessage =
+        `The hypervolume grew by ${formatShare((now - before) / before)} over the last ${stagnation.window} iterations ` +
+        `(stagnation.tolerance ${stagnation.tolerance}), after ${used} of ${budget} evaluations.`;
       return;
     }
   }
-  const recent = Array.from({ length: MAX_FAILED_ITERATIONS }, (_, k) => state.iteration - k).filter((i) => i > 0);
-  const allFailed = recent.length === MAX_FAILED_ITERATIONS && recent.every((i) => {
+  const limit = mdl.optimizer.max_failed_iterations;
+  if (limit === 0 || state.iteration < limit) return;
+  const recent = Array.from({ length: limit }, (_, k) => state.iteration - k);
+  const allFailed = recent.every((i) => {
     const evals = state.evaluations.filter((e) => e.iteration === i);
     return evals.length > 0 && evals.every((e) => e.objectives === null);
   });
   if (allFailed) {
+    const last = [...state.evaluations].reverse().find((e) => e.error)?.error ?? 'unknown error';
     state.status = 'failed';
     state.stopReason = 'error';
+    state.stopMessage =
+      `Every evaluation failed in the last ${limit} iterations (optimizer.max_failed_iterations); the last error: ${last}`;
   }
+}
+
+function formatShare(share: number): string {
+  return `${(100 * share).toPrecision(2)} %`;
 }

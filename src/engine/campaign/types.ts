@@ -72,6 +72,8 @@ export interface CampaignState {
   strategies?: Record<string, unknown>;
   status: CampaignStatus;
   stopReason: StopReason | null;
+  /** why the campaign stopped, in a sentence a person can act on; absent while it runs */
+  stopMessage?: string;
   /** counter for evaluation ids the engine hands out when the caller does not */
   nextId: number;
   /** evaluation ids are `${idPrefix}${n}`; the service sets a per-campaign prefix so ids are unique everywhere */
@@ -87,4 +89,5 @@ export interface IterationSummary {
   paretoSize: number;
   status: CampaignStatus;
   stopReason: StopReason | null;
+  stopMessage?: string;
 }

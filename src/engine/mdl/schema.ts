@@ -100,6 +100,12 @@ export const stagnationSchema = z.strictObject({
     .min(0)
     .default(1e-4)
     .describe('stop when the relative hypervolume improvement over the window is below this'),
+  min_budget_share: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.5)
+    .describe('never stop for stagnation before this share of the budget is spent'),
 });
 
 export const optimizerSchema = z.strictObject({
@@ -128,6 +134,15 @@ export const optimizerSchema = z.strictObject({
     .describe(
       'size of the initial Latin hypercube design (default 2 * (parameters + 1), at most half the budget; ' +
         'for nsga2 the batch size, its population)',
+    ),
+  max_failed_iterations: z
+    .int()
+    .min(0)
+    .max(1000)
+    .default(3)
+    .describe(
+      'stop the campaign as failed after this many consecutive iterations in which every evaluation failed; ' +
+        '0 never stops for failures',
     ),
   acquisition: z
     .enum(['auto', 'ehvi', 'parego'])
