@@ -156,7 +156,7 @@ function applyStopRules(mdl: Mdl, state: CampaignState): void {
     state.stopMessage = `The budget of ${budget} evaluations is spent.`;
     return;
   }
-  const stagnation = mdl.optimizer.stagnation ?? { window: 10, tolerance: 1e-4, min_budget_share: 0.5 };
+  const stagnation = mdl.optimizer.stagnation ?? { window: 10, tolerance: 1e-5, min_budget_share: 0.5 };
   const history = state.convergenceHistory;
   if (history.length > stagnation.window && used >= stagnation.min_budget_share * budget) {
     const before = history[history.length - 1 - stagnation.window];

@@ -98,7 +98,7 @@ export const stagnationSchema = z.strictObject({
   tolerance: z
     .number()
     .min(0)
-    .default(1e-4)
+    .default(1e-5)
     .describe('stop when the relative hypervolume improvement over the window is below this'),
   min_budget_share: z
     .number()
@@ -148,7 +148,7 @@ export const optimizerSchema = z.strictObject({
     .enum(['auto', 'ehvi', 'parego'])
     .default('auto')
     .describe('auto: expected hypervolume improvement for up to 4 objectives, ParEGO beyond'),
-  stagnation: stagnationSchema.optional().describe('early stop on a flat hypervolume; default window 10, tolerance 1e-4'),
+  stagnation: stagnationSchema.optional().describe('early stop on a flat hypervolume; default window 10, tolerance 1e-5, after half the budget'),
 });
 
 export const builtinEvaluatorSchema = z.strictObject({
