@@ -70,8 +70,9 @@ test('a test problem reads MDL parameters in order on the unit cube and fills ob
       evaluator: { type: 'builtin', name: 'zdt1' },
     }),
   );
-  const out = fn({ p: 0, q: 100 });
+  const { objectives: out, outcomes } = fn({ p: 0, q: 100 });
   assert.deepEqual(Object.keys(out), ['first', 'second']);
+  assert.deepEqual(outcomes, {});
   assert.ok(Math.abs(out.first - 0.5) < 1e-15);
   assert.ok(Math.abs(out.second - 5.5 * (1 - Math.sqrt(0.5 / 5.5))) < 1e-12);
 });
@@ -86,7 +87,7 @@ test('builtinEvaluatorIssues reports each mismatch with a path', () => {
   const unknown = issues({ evaluator: { type: 'builtin', name: 'zdt9' } });
   assert.equal(unknown.length, 1);
   assert.equal(unknown[0].path, 'evaluator.name');
-  assert.match(unknown[0].message, /unknown builtin evaluator 'zdt9'; known: zdt1, zdt2, zdt3, dtlz1, dtlz2, branin-currin, bnh, water-membrane, battery-cathode, water-splitting-catalyst, electrolyte-formulation, perovskite-solar-cell, alloy-design, polymer-membrane/);
+  assert.match(unknown[0].message, /unknown builtin evaluator 'zdt9'; known: zdt1, zdt2, zdt3, dtlz1, dtlz2, branin-currin, bnh, c2-dtlz2, constrained-branin-currin, water-membrane, battery-cathode, water-splitting-catalyst, electrolyte-formulation, perovskite-solar-cell, alloy-design, polymer-membrane/);
 
   const count = issues({ objectives: minimize('a', 'b', 'c'), evaluator: { type: 'builtin', name: 'zdt1' } });
   assert.deepEqual(count.map((i) => i.path), ['objectives']);
@@ -194,7 +195,7 @@ test('protocol errors point at the line and column of broken JSON', () => {
     ['[{"f1": tru}]', /line 1, column 9:/],
   ];
   for (const [text, where] of cases) {
-    assert.throws(() => parseCommandOutput(text, 1, ['f1']), { code: 'protocol', message: where }, text);
+    assert.throws(() => parseCommandOutput(text, 1, { objectives: ['f1'], outcomes: [] }), { code: 'protocol', message: where }, text);
   }
 });
 
@@ -211,7 +212,7 @@ function script(name: string, body: string): string {
 }
 
 function commandEvaluator(file: string, settings: { timeoutSeconds?: number; maxOutputBytes?: number; killGraceMs?: number } = {}) {
-  return new CommandEvaluator({ argv: [process.execPath, file], objectiveNames: ['f1', 'f2'], timeoutSeconds: settings.timeoutSeconds ?? 20, cwd: dir, ...settings });
+  return new CommandEvaluator({ argv: [process.execPath, file], names: { objectives: ['f1', 'f2'], outcomes: [] }, timeoutSeconds: settings.timeoutSeconds ?? 20, cwd: dir, ...settings });
 }
 
 const batch = [{ parameters: { x: 1, solvent: 'water' } }, { parameters: { x: -1, solvent: 'ethanol' } }, { parameters: { x: 3, solvent: 'water' } }];
@@ -268,7 +269,7 @@ test('command evaluator: whole-batch failures reject with actionable messages', 
   await assert.rejects(commandEvaluator(silent).evaluate(batch), { code: 'protocol', message: /printed nothing on stdout/ });
   const loud = script('loud.mjs', `  process.stdout.write('x'.repeat(5000));`);
   await assert.rejects(commandEvaluator(loud, { maxOutputBytes: 1000 }).evaluate(batch), { code: 'protocol', message: /more than 1000 bytes on stdout/ });
-  await assert.rejects(new CommandEvaluator({ argv: [join(dir, 'no-such-program')], objectiveNames: ['f1'], timeoutSeconds: 5 }).evaluate(batch), {
+  await assert.rejects(new CommandEvaluator({ argv: [join(dir, 'no-such-program')], names: { objectives: ['f1'], outcomes: [] }, timeoutSeconds: 5 }).evaluate(batch), {
     code: 'failed',
     message: /could not run .*no-such-program.*ENOENT/,
   });

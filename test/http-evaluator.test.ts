@@ -48,7 +48,7 @@ function evaluator(settings: Partial<HttpEvaluatorSettings> = {}): HttpEvaluator
   return new HttpEvaluator({
     url: `http://127.0.0.1:${port}/evaluate`,
     timeoutSeconds: 2,
-    objectiveNames: ['f1', 'f2'],
+    names: { objectives: ['f1', 'f2'], outcomes: [] },
     allowHosts: ['127.0.0.1'],
     backoffMs: 5,
     ...settings,

@@ -94,7 +94,11 @@ export const postEvaluationsBody = z.strictObject({
   evaluations: z
     .array(
       z.union([
-        z.strictObject({ id: z.string().min(1), objectives: objectiveValues.describe('objective name → measured value') }),
+        z.strictObject({
+          id: z.string().min(1),
+          objectives: objectiveValues.describe('objective name → measured value'),
+          outcomes: objectiveValues.optional().describe('outcome name → measured value, for campaigns that declare outcomes'),
+        }),
         z.strictObject({ id: z.string().min(1), error: z.string().min(1).max(2000).describe('why the candidate could not be measured') }),
       ]),
     )
@@ -141,11 +145,24 @@ export const jobDetailSchema = jobListItemSchema.extend({
   attempt: z.int(),
   timeout_hours: z.number(),
   error: z.string().nullable(),
-  progress: progressSchema.extend({ current_phase: z.string(), hypervolume: z.number(), best_objectives: z.record(z.string(), z.number()) }),
+  progress: progressSchema.extend({
+    current_phase: z.string(),
+    hypervolume: z.number(),
+    best_objectives: z.record(z.string(), z.number()).describe('best value of each objective among the feasible evaluations'),
+    feasible_evaluations: z.int().optional().describe('evaluations that succeeded and meet every outcome constraint'),
+  }),
   timing: z.object({ elapsed_seconds: z.number(), avg_iteration_seconds: z.number(), estimated_remaining_seconds: z.number() }),
 });
 export const logEntrySchema = z.object({ timestamp, level: logLevel, message: z.string() });
-const resultRow = z.object({ id: z.string(), parameters: parameterValues, objectives: z.record(z.string(), z.number()), iteration: z.int(), is_pareto: z.boolean() });
+const resultRow = z.object({
+  id: z.string(),
+  parameters: parameterValues,
+  objectives: z.record(z.string(), z.number()),
+  outcomes: z.record(z.string(), z.number()).optional().describe('measured outcomes, when the campaign declares any'),
+  iteration: z.int(),
+  feasible: z.boolean().describe('meets every outcome constraint (always true for a campaign without them)'),
+  is_pareto: z.boolean().describe('on the Pareto front of the feasible evaluations'),
+});
 export const resultsSchema = z.object({
   pareto_front: z.array(resultRow),
   evaluations: z.array(resultRow).optional().describe('absent when pareto_only=true'),

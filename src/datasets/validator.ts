@@ -17,9 +17,10 @@ export interface FlaggedRow {
 const MAX_LISTED = 200;
 
 /**
- * The upload rules of interface.md 4.5 against an MDL: (1) every parameter and objective column
- * present, (2) values parse as the declared parameter types, (3) values outside the bounds are
- * warnings, (4) rows with NaN or empty objective values are flagged and excluded from training.
+ * The upload rules against an MDL: (1) every parameter and objective column present (and every
+ * outcome column, when the MDL declares outcomes), (2) values parse as the declared parameter
+ * types, (3) values outside the bounds are warnings, (4) rows with NaN or empty objective or
+ * outcome values are flagged and excluded from training.
  */
 export class DatasetValidator {
   readonly errors: DatasetIssue[] = [];
@@ -33,7 +34,7 @@ export class DatasetValidator {
   /** Rule 1, once the columns are known. */
   checkColumns(columns: readonly string[]): void {
     const present = new Set(columns);
-    for (const name of [...this.mdl.parameters.map((p) => p.name), ...this.mdl.objectives.map((o) => o.name)]) {
+    for (const name of [...this.mdl.parameters.map((p) => p.name), ...this.measured().map((o) => o.name)]) {
       if (!present.has(name)) this.error({ row: null, column: name, message: `column "${name}" of the MDL is missing` });
     }
   }
@@ -45,7 +46,7 @@ export class DatasetValidator {
       this.checkParameter(rowNumber, parameter, row[parameter.name]);
     }
     const missing: string[] = [];
-    for (const objective of this.mdl.objectives) {
+    for (const objective of this.measured()) {
       if (!(objective.name in row)) continue;
       const value = row[objective.name];
       if (value === null || (typeof value === 'number' && Number.isNaN(value))) missing.push(objective.name);
@@ -54,6 +55,11 @@ export class DatasetValidator {
       }
     }
     if (missing.length > 0) this.flagged.push({ row: rowNumber, reason: `no value for ${missing.join(', ')}` });
+  }
+
+  /** The columns that hold measurements: the objectives, then the outcomes. */
+  private measured(): { name: string }[] {
+    return [...this.mdl.objectives, ...(this.mdl.outcomes ?? [])];
   }
 
   get ok(): boolean {

@@ -18,7 +18,7 @@ export async function loadCampaignState(db: Db, campaign: CampaignRow): Promise<
   if (campaign.engine_state === null) {
     const warmStart = evaluations
       .filter((e) => e.iteration === 0 && e.objectives !== null)
-      .map((e) => ({ id: e.id, parameters: e.parameters, objectives: e.objectives! }));
+      .map((e) => ({ id: e.id, parameters: e.parameters, objectives: e.objectives!, ...(e.outcomes ? { outcomes: e.outcomes } : {}) }));
     return initialState(campaign.mdl, { seed: campaign.seed, warmStart, idPrefix: evaluationIdPrefix(campaign.id) });
   }
   const iterations = await loadIterations(db, campaign.id);

@@ -9,6 +9,15 @@ export async function postedResults(db: Db, campaignId: string, proposals: reado
   const rows = (await db('external_results')
     .where({ campaign_id: campaignId })
     .whereIn('candidate_id', proposals.map((p) => p.id))
-    .select('candidate_id', 'objectives', 'error')) as { candidate_id: string; objectives: Record<string, number> | null; error: string | null }[];
-  return rows.map((r) => (r.objectives !== null ? { id: r.candidate_id, objectives: r.objectives } : { id: r.candidate_id, error: r.error ?? 'no result' }));
+    .select('candidate_id', 'objectives', 'outcomes', 'error')) as {
+    candidate_id: string;
+    objectives: Record<string, number> | null;
+    outcomes: Record<string, number> | null;
+    error: string | null;
+  }[];
+  return rows.map((r) =>
+    r.objectives !== null
+      ? { id: r.candidate_id, objectives: r.objectives, ...(r.outcomes ? { outcomes: r.outcomes } : {}) }
+      : { id: r.candidate_id, error: r.error ?? 'no result' },
+  );
 }

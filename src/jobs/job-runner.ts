@@ -9,6 +9,7 @@ import type { Db } from '../store/db.js';
 import { LeaseLost, readFenced, updateFenced, type JobRow, type Lease } from '../store/jobs.js';
 import { announceJobs, publishEvent } from '../store/notify.js';
 import { loadCampaignState, storedEngineState } from './campaign-state.js';
+import { evaluationResult } from './evaluators/result.js';
 import type { EnginePool } from './engine-pool.js';
 import { createEvaluator, type ServiceEvaluatorOptions } from './evaluators/create.js';
 import { EvaluatorError, type Evaluator } from './evaluators/types.js';
@@ -153,7 +154,7 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
 async function evaluateBatch(ctx: JobRunContext, job: JobRow, evaluator: Evaluator, proposals: readonly Proposal[]): Promise<EvaluationResult[]> {
   try {
     const outcomes = await evaluator.evaluate(proposals.map((p) => ({ parameters: p.parameters as Record<string, number | string> })), { signal: ctx.shutdown });
-    return proposals.map((p, i) => (outcomes[i].ok ? { id: p.id, objectives: outcomes[i].objectives } : { id: p.id, error: outcomes[i].error }));
+    return proposals.map((p, i) => evaluationResult(p.id, outcomes[i]));
   } catch (error) {
     if (error instanceof EvaluatorError && error.code === 'cancelled') throw new Released();
     if (error instanceof EvaluatorError && (error.code === 'refused' || error.code === 'invalid')) throw error;

@@ -2,6 +2,7 @@ import { initialState, tell, type WarmStartRow } from '../engine/campaign/state.
 import { step } from '../engine/campaign/step.js';
 import type { CampaignState, EvaluationResult, IterationSummary } from '../engine/campaign/types.js';
 import type { Mdl } from '../engine/mdl/schema.js';
+import { evaluationResult } from './evaluators/result.js';
 import type { Evaluator } from './evaluators/types.js';
 
 export interface IterationReport extends IterationSummary {
@@ -41,10 +42,7 @@ export async function runLocalCampaign(
       { signal: options.signal },
     );
     const t2 = performance.now();
-    const results: EvaluationResult[] = next.proposals.map((p, i) => {
-      const outcome = outcomes[i];
-      return outcome.ok ? { id: p.id, objectives: outcome.objectives } : { id: p.id, error: outcome.error };
-    });
+    const results: EvaluationResult[] = next.proposals.map((p, i) => evaluationResult(p.id, outcomes[i]));
     const told = tell(mdl, next.state, results);
     state = told.state;
     if (told.summary && options.onIteration) {

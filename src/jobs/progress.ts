@@ -1,3 +1,4 @@
+import { isFeasible } from '../engine/campaign/feasibility.js';
 import { plannedIterations } from '../engine/campaign/progress.js';
 import type { CampaignState } from '../engine/campaign/types.js';
 import type { Mdl } from '../engine/mdl/schema.js';
@@ -12,6 +13,7 @@ export function progressOf(mdl: Mdl, state: CampaignState, best: Record<string, 
     budget: mdl.optimizer.budget,
     hypervolume: state.convergenceHistory.at(-1) ?? 0,
     best_objectives: best,
+    feasible_evaluations: state.evaluations.filter((e) => e.iteration > 0 && isFeasible(mdl, e)).length,
   };
 }
 

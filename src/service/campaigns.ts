@@ -96,7 +96,7 @@ async function storeCampaign(db: Db, principal: Principal, input: { name: string
     // the rows are copied: deleting the dataset later leaves the campaign intact
     if (warm) {
       const prefix = `${evaluationIdPrefix(id)}w`;
-      await insertEvaluations(trx, row, warm.rows.map((r, i) => ({ id: `${prefix}${i + 1}`, iteration: 0, parameters: r.parameters, objectives: r.objectives })), 0);
+      await insertEvaluations(trx, row, warm.rows.map((r, i) => ({ id: `${prefix}${i + 1}`, iteration: 0, parameters: r.parameters, objectives: r.objectives, ...(r.outcomes ? { outcomes: r.outcomes } : {}) })), 0);
     }
     return row;
   });

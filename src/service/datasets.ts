@@ -133,10 +133,10 @@ export function datasetCsv(db: Db, dataset: DatasetRow): Readable {
   );
 }
 
-/** Rows a campaign starts from: each a known evaluation (parameters and objectives). */
+/** Rows a campaign starts from: each a known evaluation (parameters, objectives and any outcomes). */
 export interface WarmStart {
   dataset_id: string;
-  rows: { parameters: Record<string, ParameterValue>; objectives: Record<string, number> }[];
+  rows: { parameters: Record<string, ParameterValue>; objectives: Record<string, number>; outcomes?: Record<string, number> }[];
   flagged: number;
   warnings: { row: number | null; column: string | null; message: string }[];
   warningCount: number;
@@ -166,6 +166,7 @@ export async function warmStartFrom(db: Db, principal: Principal, datasetId: str
       rows.push({
         parameters: Object.fromEntries(mdl.parameters.map((p) => [p.name, p.type === 'categorical' ? String(data[p.name]) : Number(data[p.name])])),
         objectives: Object.fromEntries(mdl.objectives.map((o) => [o.name, Number(data[o.name])])),
+        ...(mdl.outcomes.length > 0 ? { outcomes: Object.fromEntries(mdl.outcomes.map((o) => [o.name, Number(data[o.name])])) } : {}),
       });
     }
   }

@@ -8,7 +8,7 @@ import { invalidState, notFound, validationFailed, type FieldError } from './val
 import type { StoredEngineState } from '../store/campaigns.js';
 
 /** One posted result: objective values, or why the candidate could not be measured. */
-export type PostedResult = { id: string; objectives: Record<string, unknown> } | { id: string; error: string };
+export type PostedResult = { id: string; objectives: Record<string, unknown>; outcomes?: Record<string, unknown> } | { id: string; error: string };
 
 async function externalCampaign(db: Db | Knex.Transaction, principal: Principal, id: string) {
   const campaign = await findCampaign(db, principal.organizationId, id);
@@ -43,9 +43,8 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
     const campaign = await externalCampaign(trx, principal, id);
     await trx('campaigns').where({ id: campaign.id }).forUpdate().first('id');
     const pending = new Map(pendingOf(campaign.engine_state).map((p) => [p.id, p]));
-    const objectives = campaign.mdl.objectives.map((o) => o.name);
     const errors: FieldError[] = [];
-    const clean: { id: string; objectives: Record<string, number> | null; error: string | null }[] = [];
+    const clean: StoredResult[] = [];
     const stored = new Map(
       ((await trx('evaluations').where({ campaign_id: campaign.id }).whereIn('id', results.map((r) => r.id)).select('id', 'objectives', 'error')) as {
         id: string;
@@ -60,19 +59,12 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
         return;
       }
       if ('error' in result) {
-        clean.push({ id: result.id, objectives: null, error: result.error });
+        clean.push({ id: result.id, objectives: null, outcomes: null, error: result.error });
         return;
       }
-      const values: Record<string, number> = {};
-      for (const name of objectives) {
-        const v = result.objectives[name];
-        if (typeof v !== 'number' || !Number.isFinite(v)) errors.push({ path: `${path}.objectives.${name}`, message: 'must be a finite number' });
-        else values[name] = v;
-      }
-      for (const extra of Object.keys(result.objectives).filter((k) => !objectives.includes(k))) {
-        errors.push({ path: `${path}.objectives.${extra}`, message: `is not an objective of this campaign (${objectives.join(', ')})` });
-      }
-      clean.push({ id: result.id, objectives: values, error: null });
+      const objectives = measuredValues(result.objectives, campaign.mdl.objectives, `${path}.objectives`, 'an objective', errors);
+      const outcomes = measuredValues(result.outcomes ?? {}, campaign.mdl.outcomes, `${path}.outcomes`, 'an outcome', errors);
+      clean.push({ id: result.id, objectives, outcomes: campaign.mdl.outcomes.length > 0 ? outcomes : null, error: null });
     });
     if (errors.length > 0) throw validationFailed(errors);
 
@@ -92,6 +84,7 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
         candidate_id: entry.id,
         organization_id: campaign.organization_id,
         objectives: entry.objectives === null ? null : JSON.stringify(entry.objectives),
+        outcomes: entry.outcomes === null ? null : JSON.stringify(entry.outcomes),
         error: entry.error,
       });
       accepted += 1;
@@ -100,6 +93,35 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
     const [{ n }] = (await trx('external_results').where({ campaign_id: campaign.id }).whereIn('candidate_id', [...pending.keys()]).count({ n: '*' })) as [{ n: number }];
     return { accepted, duplicates, awaiting: Math.max(0, pending.size - Number(n)) };
   });
+}
+
+interface StoredResult {
+  id: string;
+  objectives: Record<string, number> | null;
+  outcomes: Record<string, number> | null;
+  error: string | null;
+}
+
+/** The finite values `posted` gives for every name in `wanted`; a field error for each missing, non-finite or unknown one. */
+function measuredValues(
+  posted: Record<string, unknown>,
+  wanted: readonly { name: string }[],
+  path: string,
+  noun: string,
+  errors: FieldError[],
+): Record<string, number> {
+  const names = wanted.map((w) => w.name);
+  const values: Record<string, number> = {};
+  for (const name of names) {
+    const v = posted[name];
+    if (typeof v !== 'number' || !Number.isFinite(v)) errors.push({ path: `${path}.${name}`, message: 'must be a finite number' });
+    else values[name] = v;
+  }
+  for (const extra of Object.keys(posted).filter((k) => !names.includes(k))) {
+    const known = names.length > 0 ? names.join(', ') : 'none';
+    errors.push({ path: `${path}.${extra}`, message: `is not ${noun} of this campaign (${known})` });
+  }
+  return values;
 }
 
 function sameResult(a: { objectives: Record<string, number> | null; error: string | null }, b: { objectives: Record<string, number> | null; error: string | null }): boolean {

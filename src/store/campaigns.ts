@@ -114,12 +114,13 @@ export async function loadEvaluations(db: Executor, campaignId: string): Promise
   const rows = await db('evaluations')
     .where({ campaign_id: campaignId })
     .orderBy('position')
-    .select('id', 'iteration', 'parameters', 'objectives', 'error');
+    .select('id', 'iteration', 'parameters', 'objectives', 'outcomes', 'error');
   return rows.map((r) => ({
     id: r.id,
     iteration: r.iteration,
     parameters: r.parameters,
     objectives: r.objectives,
+    ...(r.outcomes !== null ? { outcomes: r.outcomes } : {}),
     ...(r.error !== null ? { error: r.error } : {}),
   }));
 }
@@ -140,6 +141,7 @@ export async function insertEvaluations(
       iteration: e.iteration,
       parameters: JSON.stringify(e.parameters),
       objectives: e.objectives === null ? null : JSON.stringify(e.objectives),
+      outcomes: e.outcomes ? JSON.stringify(e.outcomes) : null,
       error: e.error ?? null,
     })),
   );

@@ -14,6 +14,8 @@ export interface JobProgress {
   budget: number;
   hypervolume: number;
   best_objectives: Record<string, number>;
+  /** evaluations that succeeded and meet every outcome constraint (absent in progress saved before outcome constraints) */
+  feasible_evaluations?: number;
 }
 
 export interface JobRow {

@@ -4,6 +4,7 @@ import * as serviceCore from './migrations/001-service-core.js';
 import * as rateLimits from './migrations/002-rate-limits.js';
 import * as datasetsTemplates from './migrations/003-datasets-templates.js';
 import * as access from './migrations/004-access.js';
+import * as outcomes from './migrations/005-outcomes.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -19,6 +20,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['002-rate-limits', rateLimits],
   ['003-datasets-templates', datasetsTemplates],
   ['004-access', access],
+  ['005-outcomes', outcomes],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

@@ -1,11 +1,12 @@
 import { paretoIndices } from '../pareto.js';
 import type { Random } from '../random.js';
 import type { SearchSpace } from '../space.js';
-import type { Surrogate } from '../gp/surrogate.js';
+import { ConstrainedAcquisition } from './constrained.js';
 import { ExactEhvi } from './ehvi.js';
 import { MonteCarloEhvi } from './mc-ehvi.js';
 import { maximizeAcquisition } from './optimize.js';
 import { ParegoAcquisition } from './parego.js';
+import type { Posterior } from './posterior.js';
 import type { AcquisitionFunction } from './types.js';
 
 export type AcquisitionChoice = 'auto' | 'ehvi' | 'parego';
@@ -26,8 +27,15 @@ export interface BatchRequest {
   pending: readonly Float64Array[];
   acquisition: AcquisitionChoice;
   random: Random;
-  /** the fitted surrogate of the n rows; proposeBatch takes ownership and disposes it */
-  surrogate: Surrogate;
+  /**
+   * the fitted model; proposeBatch takes ownership and disposes it. Its outputs are the m
+   * objectives, then `constraints` slack columns (≥ 0 where a constraint holds).
+   */
+  surrogate: Posterior;
+  /** modelled constraints after the objectives; 0 when absent */
+  constraints?: number;
+  /** per row of Y: 1 when it meets the outcome constraints (the front); all rows when absent */
+  feasible?: Uint8Array;
 }
 
 export interface BatchProposal {
@@ -50,8 +58,11 @@ export function proposeBatch(request: BatchRequest): BatchProposal {
   const { space, m, random } = request;
   const d = space.dimension;
   let surrogate = request.surrogate;
+  const c = request.constraints ?? 0;
   const front: number[][] = [];
-  for (let i = 0; i < request.n; i++) front.push(Array.from(request.Y.subarray(i * m, (i + 1) * m)));
+  for (let i = 0; i < request.n; i++) {
+    if (!request.feasible || request.feasible[i]) front.push(Array.from(request.Y.subarray(i * m, (i + 1) * m)));
+  }
   const avoid: Float64Array[] = [];
   for (let i = 0; i < request.n; i++) avoid.push(request.X.subarray(i * d, (i + 1) * d));
   const starts = paretoStarts(request, random);
@@ -61,7 +72,8 @@ export function proposeBatch(request: BatchRequest): BatchProposal {
     const next = surrogate.condition(x, mean, 1);
     surrogate.dispose();
     surrogate = next;
-    front.push(Array.from(mean));
+    // a believed point joins the front only where the model expects every constraint to hold
+    if (mean.subarray(m, m + c).every((slack) => slack >= 0)) front.push(Array.from(mean.subarray(0, m)));
     avoid.push(x);
   };
   for (const p of request.pending) believe(p);
@@ -70,7 +82,8 @@ export function proposeBatch(request: BatchRequest): BatchProposal {
   const points: Float64Array[] = [];
   try {
     for (let k = 0; k < request.q; k++) {
-      const acquisition = buildAcquisition(kind, front, m, request.ref, random);
+      const objective = front.length > 0 || c === 0 ? buildAcquisition(kind, front, m, request.ref, random) : null;
+      const acquisition = c > 0 ? new ConstrainedAcquisition(objective, m, c) : objective!;
       const optimum = maximizeAcquisition(surrogate, acquisition, space, {
         random,
         starts: [...starts, ...points],
@@ -83,7 +96,8 @@ export function proposeBatch(request: BatchRequest): BatchProposal {
   } finally {
     surrogate.dispose();
   }
-  return { points, acquisition: kind === 'ehvi' && m > 2 ? 'mc-ehvi' : kind };
+  const label = kind === 'ehvi' && m > 2 ? 'mc-ehvi' : kind;
+  return { points, acquisition: c > 0 ? `constrained ${label}` : label };
 }
 
 function resolveAcquisition(choice: AcquisitionChoice, m: number): 'ehvi' | 'parego' {
@@ -107,7 +121,11 @@ function buildAcquisition(
 /** Up to five Pareto-optimal inputs, good places to start a local search. */
 function paretoStarts(request: BatchRequest, random: Random): Float64Array[] {
   const d = request.space.dimension;
-  const idx = Array.from(paretoIndices(request.Y, request.n, request.m));
+  const feasible = Array.from({ length: request.n }, (_, i) => i).filter((i) => !request.feasible || request.feasible[i]);
+  const rows = feasible.length > 0 ? feasible : Array.from({ length: request.n }, (_, i) => i);
+  const Y = new Float64Array(rows.length * request.m);
+  rows.forEach((r, k) => Y.set(request.Y.subarray(r * request.m, (r + 1) * request.m), k * request.m));
+  const idx = Array.from(paretoIndices(Y, rows.length, request.m), (k) => rows[k]);
   random.shuffle(idx);
   return idx.slice(0, 5).map((i) => request.X.slice(i * d, (i + 1) * d));
 }

@@ -1,5 +1,5 @@
 import { CmaEs } from '../cmaes.js';
-import type { Surrogate } from '../gp/surrogate.js';
+import type { Posterior } from './posterior.js';
 import type { Random } from '../random.js';
 import type { SearchSpace } from '../space.js';
 import type { AcquisitionFunction } from './types.js';
@@ -37,7 +37,7 @@ const INFEASIBLE = 1e12;
  * true, piecewise-constant acquisition surface rather than a relaxation.
  */
 export function maximizeAcquisition(
-  surrogate: Surrogate,
+  surrogate: Posterior,
   acquisition: AcquisitionFunction,
   space: SearchSpace,
   options: AcquisitionOptimizerOptions,

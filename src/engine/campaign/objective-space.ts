@@ -1,4 +1,5 @@
 import type { Mdl } from '../mdl/schema.js';
+import { isFeasible } from './feasibility.js';
 import type { EvaluationRecord } from './types.js';
 
 /**
@@ -9,16 +10,21 @@ export function directionSigns(mdl: Mdl): Float64Array {
   return Float64Array.from(mdl.objectives, (o) => (o.direction === 'maximize' ? -1 : 1));
 }
 
-/** Successful evaluations as a `n x m` row-major minimization-space matrix, with their indices. */
+/**
+ * Successful (or only the feasible: outcome constraints met) evaluations as a `n x m` row-major
+ * minimization-space matrix, with their indices.
+ */
 export function objectiveMatrix(
   mdl: Mdl,
   evaluations: readonly EvaluationRecord[],
+  which: 'successful' | 'feasible' = 'successful',
 ): { Y: Float64Array; n: number; m: number; rows: number[] } {
   const m = mdl.objectives.length;
   const signs = directionSigns(mdl);
   const rows: number[] = [];
   evaluations.forEach((e, i) => {
-    if (e.objectives && mdl.objectives.every((o) => Number.isFinite(e.objectives![o.name]))) rows.push(i);
+    if (!e.objectives || !mdl.objectives.every((o) => Number.isFinite(e.objectives![o.name]))) return;
+    if (which === 'successful' || isFeasible(mdl, e)) rows.push(i);
   });
   const Y = new Float64Array(rows.length * m);
   rows.forEach((r, k) => {

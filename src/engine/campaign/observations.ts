@@ -1,3 +1,4 @@
+import { evaluationSlacks, isFeasible } from './feasibility.js';
 import { objectiveMatrix } from './objective-space.js';
 import type { CampaignState } from './types.js';
 import type { Mdl } from '../mdl/schema.js';
@@ -7,7 +8,7 @@ import type { Observations } from '../strategies/types.js';
 /**
  * The campaign's evaluations as every strategy sees them: successful rows encoded into the unit
  * cube (snapped, so a stored value and a proposal of it coincide) with minimization-space
- * objectives, and the inputs of failed evaluations apart.
+ * objectives and outcome-constraint slacks, and the inputs of failed evaluations apart.
  */
 export function observe(mdl: Mdl, state: Readonly<CampaignState>, space: SearchSpace): Observations {
   const { Y, n, m, rows } = objectiveMatrix(mdl, state.evaluations);
@@ -21,10 +22,39 @@ export function observe(mdl: Mdl, state: Readonly<CampaignState>, space: SearchS
     ids.push(e.id);
     iterations[i] = e.iteration;
   });
+  const c = mdl.outcome_constraints.length;
+  const C = new Float64Array(n * c);
+  const feasible = new Uint8Array(n);
+  rows.forEach((r, i) => {
+    C.set(evaluationSlacks(mdl, state.evaluations[r]), i * c);
+    feasible[i] = isFeasible(mdl, state.evaluations[r]) ? 1 : 0;
+  });
+  boundSlacks(C, n, c);
   const succeeded = new Set(rows);
   const failed: Float64Array[] = [];
   state.evaluations.forEach((e, i) => {
     if (!succeeded.has(i)) failed.push(space.snap(space.encode(e.parameters)));
   });
-  return { d, m, n, X, Y, ids, iterations, failed, ref: state.referencePoint ? [...state.referencePoint] : null };
+  return { d, m, n, X, Y, ids, iterations, c, C, feasible, failed, ref: state.referencePoint ? [...state.referencePoint] : null };
+}
+
+/**
+ * A constraint whose expression is undefined at a row (a square root of a negative measured
+ * value) has slack −∞ there; models need numbers, so it becomes the worst finite slack of its
+ * column less that column's range (or 1).
+ */
+function boundSlacks(C: Float64Array, n: number, c: number): void {
+  for (let k = 0; k < c; k++) {
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (let i = 0; i < n; i++) {
+      const v = C[i * c + k];
+      if (Number.isFinite(v)) {
+        lo = Math.min(lo, v);
+        hi = Math.max(hi, v);
+      }
+    }
+    const floor = Number.isFinite(lo) ? lo - Math.max(hi - lo, 1) : -1;
+    for (let i = 0; i < n; i++) if (!Number.isFinite(C[i * c + k])) C[i * c + k] = floor;
+  }
 }

@@ -3,17 +3,21 @@ import type { Mdl } from '../mdl/schema.js';
 import type { ResultRow } from './results.js';
 
 /**
- * Results as CSV (decisions.md): header `id,iteration,is_pareto,<parameters...>,<objectives...>`
- * in MDL order. String cells beginning with = + - @ are prefixed with a quote so a spreadsheet
- * never runs them as formulas; numbers are written as numbers.
+ * Results as CSV: header `id,iteration,is_pareto,<parameters...>,<objectives...>` in MDL order;
+ * a campaign with outcomes or outcome constraints adds `<outcomes...>,feasible` at the end, so
+ * the columns of an unconstrained campaign never move. String cells beginning with = + - @ are
+ * prefixed with a quote so a spreadsheet never runs them as formulas; numbers are written as
+ * numbers.
  */
 export function resultsCsv(mdl: Mdl, rows: readonly ResultRow[]): string {
+  const constrained = mdl.outcomes.length > 0 || mdl.outcome_constraints.length > 0;
   const fields = [
     'id',
     'iteration',
     'is_pareto',
     ...mdl.parameters.map((p) => p.name),
     ...mdl.objectives.map((o) => o.name),
+    ...(constrained ? [...mdl.outcomes.map((o) => o.name), 'feasible'] : []),
   ];
   const data = rows.map((r) => [
     r.id,
@@ -21,6 +25,7 @@ export function resultsCsv(mdl: Mdl, rows: readonly ResultRow[]): string {
     r.is_pareto,
     ...mdl.parameters.map((p) => r.parameters[p.name]),
     ...mdl.objectives.map((o) => r.objectives[o.name]),
+    ...(constrained ? [...mdl.outcomes.map((o) => r.outcomes?.[o.name]), r.feasible] : []),
   ]);
   return Papa.unparse({ fields, data }, { escapeFormulae: true, newline: '\n' }) + '\n';
 }

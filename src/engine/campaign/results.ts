@@ -1,5 +1,6 @@
 import { paretoMask } from '../pareto.js';
 import type { Mdl, ParameterValue } from '../mdl/schema.js';
+import { isFeasible } from './feasibility.js';
 import { objectiveMatrix, toObjectiveRecord } from './objective-space.js';
 import { frontSummary } from './state.js';
 import type { CampaignState } from './types.js';
@@ -9,7 +10,12 @@ export interface ResultRow {
   id: string;
   parameters: Record<string, ParameterValue>;
   objectives: Record<string, number>;
+  /** measured outcomes, present when the campaign declares any */
+  outcomes?: Record<string, number>;
   iteration: number;
+  /** meets every outcome constraint (always true without them) */
+  feasible: boolean;
+  /** on the Pareto front of the feasible evaluations */
   is_pareto: boolean;
 }
 
@@ -26,20 +32,26 @@ export interface CampaignResults {
 }
 
 /**
- * Results from the stored evaluations: every successful evaluation with `is_pareto` computed over
- * all of them (warm-start rows included), the current hypervolume and its history.
+ * Results from the stored evaluations: every successful evaluation, whether it meets the outcome
+ * constraints, and `is_pareto` computed over the feasible ones (warm-start rows included); the
+ * current hypervolume and its history.
  */
 export function campaignResults(mdl: Mdl, state: CampaignState): CampaignResults {
-  const { Y, n, m, rows } = objectiveMatrix(mdl, state.evaluations);
-  const mask = n > 0 ? paretoMask(Y, n, m) : new Uint8Array(0);
-  const evaluations: ResultRow[] = rows.map((r, k) => {
+  const { rows } = objectiveMatrix(mdl, state.evaluations);
+  const feasible = objectiveMatrix(mdl, state.evaluations, 'feasible');
+  const mask = feasible.n > 0 ? paretoMask(feasible.Y, feasible.n, feasible.m) : new Uint8Array(0);
+  const onFront = new Set(feasible.rows.filter((_, k) => mask[k] === 1));
+  const feasibleRows = new Set(feasible.rows);
+  const evaluations: ResultRow[] = rows.map((r) => {
     const e = state.evaluations[r];
     return {
       id: e.id,
       parameters: e.parameters,
       objectives: e.objectives!,
+      ...(e.outcomes ? { outcomes: e.outcomes } : {}),
       iteration: e.iteration,
-      is_pareto: mask[k] === 1,
+      feasible: feasibleRows.has(r),
+      is_pareto: onFront.has(r),
     };
   });
   const history = state.convergenceHistory;
@@ -54,11 +66,11 @@ export function campaignResults(mdl: Mdl, state: CampaignState): CampaignResults
   };
 }
 
-/** The best value of each objective so far, in MDL units and directions. */
+/** The best value of each objective among the feasible evaluations, in MDL units and directions. */
 export function bestObjectives(mdl: Mdl, state: CampaignState): Record<string, number> {
   const best: Record<string, number> = {};
   for (const e of state.evaluations) {
-    if (!e.objectives) continue;
+    if (!e.objectives || !isFeasible(mdl, e)) continue;
     for (const o of mdl.objectives) {
       const v = e.objectives[o.name];
       const current = best[o.name];

@@ -14,6 +14,8 @@ export interface WarmStartRow {
   id?: string;
   parameters: Record<string, ParameterValue>;
   objectives: Record<string, number>;
+  /** measured outcomes, for campaigns that declare them */
+  outcomes?: Record<string, number>;
 }
 
 export interface InitialStateOptions {
@@ -34,6 +36,7 @@ export function initialState(mdl: Mdl, options: InitialStateOptions = {}): Campa
     iteration: 0,
     parameters: { ...row.parameters },
     objectives: { ...row.objectives },
+    ...(row.outcomes ? { outcomes: { ...row.outcomes } } : {}),
   }));
   const state: CampaignState = {
     version: 1,
@@ -85,11 +88,16 @@ export function tell(
     if ('error' in result) {
       record.error = result.error;
     } else {
-      const missing = mdl.objectives.filter((o) => !Number.isFinite(result.objectives[o.name]));
+      const outcomes = result.outcomes ?? {};
+      const missing = [
+        ...mdl.objectives.filter((o) => !Number.isFinite(result.objectives[o.name])),
+        ...mdl.outcomes.filter((o) => !Number.isFinite(outcomes[o.name])),
+      ];
       if (missing.length > 0) {
         record.error = `no finite value for ${missing.map((o) => o.name).join(', ')}`;
       } else {
         record.objectives = Object.fromEntries(mdl.objectives.map((o) => [o.name, result.objectives[o.name]]));
+        if (mdl.outcomes.length > 0) record.outcomes = Object.fromEntries(mdl.outcomes.map((o) => [o.name, outcomes[o.name]]));
       }
     }
     state.evaluations.push(record);
@@ -120,9 +128,9 @@ export function tell(
   };
 }
 
-/** Hypervolume and Pareto-set size of the successful evaluations against the fixed reference. */
+/** Hypervolume and Pareto-set size of the feasible evaluations against the fixed reference. */
 export function frontSummary(mdl: Mdl, state: CampaignState): { hypervolume: number; paretoSize: number } {
-  const { Y, n, m } = objectiveMatrix(mdl, state.evaluations);
+  const { Y, n, m } = objectiveMatrix(mdl, state.evaluations, 'feasible');
   if (n === 0 || state.referencePoint === null) return { hypervolume: 0, paretoSize: 0 };
   return {
     hypervolume: hypervolume(Y, n, m, state.referencePoint),

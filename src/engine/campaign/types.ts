@@ -31,6 +31,8 @@ export interface EvaluationRecord {
   parameters: Record<string, ParameterValue>;
   /** null when the evaluator failed for this candidate (then `error` says why) */
   objectives: Record<string, number> | null;
+  /** measured outcomes (MDL `outcomes`) of a successful evaluation, when the campaign has any */
+  outcomes?: Record<string, number>;
   error?: string;
 }
 
@@ -43,7 +45,7 @@ export interface Proposal {
 
 /** What `tell` receives for each proposal, in any order, matched by id. */
 export type EvaluationResult =
-  | { id: string; objectives: Record<string, number> }
+  | { id: string; objectives: Record<string, number>; outcomes?: Record<string, number> }
   | { id: string; error: string };
 
 /**

@@ -31,6 +31,12 @@ export interface CompiledConstraint {
    * 0/0) reports Infinity. Throws when a referenced parameter has no numeric value.
    */
   violation(values: Readonly<Record<string, number>>): number;
+  /**
+   * Signed margin: how far inside (positive) or outside (negative) the constraint `values` are,
+   * right - left for `<=` and `<`, left - right for `>=` and `>`, tolerance - |left - right| for
+   * `==`; -Infinity when a side is undefined. What the engine models for outcome constraints.
+   */
+  slack(values: Readonly<Record<string, number>>): number;
   /** Set when left - right is affine in the parameters: sum(coefficient * x) + constant, compared with 0. */
   linear?: LinearForm;
 }
@@ -49,6 +55,7 @@ export function compileConstraint(
   expression: string,
   parameterNames: readonly string[],
   tolerance: number = defaultTolerance,
+  noun = 'parameter',
 ): CompileResult {
   if (!(tolerance > 0) || !Number.isFinite(tolerance)) {
     return { ok: false, errors: [{ position: 1, message: `tolerance must be a positive number, not ${tolerance}` }] };
@@ -66,8 +73,8 @@ export function compileConstraint(
       if (name === '__proto__' || !known.has(name)) {
         if (!reported.has(name)) {
           reported.add(name);
-          const list = known.size > 0 ? ` (parameters: ${listNames([...known])})` : '';
-          errors.push({ position, message: `unknown parameter "${name}" at position ${position}${list}` });
+          const list = known.size > 0 ? ` (${noun}s: ${listNames([...known])})` : '';
+          errors.push({ position, message: `unknown ${noun} "${name}" at position ${position}${list}` });
         }
       } else if (!names.includes(name)) {
         names.push(name);
@@ -76,26 +83,34 @@ export function compileConstraint(
   }
   if (errors.length > 0) return { ok: false, errors };
   if (names.length === 0) {
-    return { ok: false, errors: [{ position: 1, message: 'the constraint does not mention any parameter' }] };
+    return { ok: false, errors: [{ position: 1, message: `the constraint does not mention any ${noun}` }] };
   }
 
   const evaluateLeft = compileNode(left);
   const evaluateRight = compileNode(right);
   const violationOf = violationFunction(comparison, tolerance);
+  const slackOf = slackFunction(comparison, tolerance);
   const leftForm = affineForm(left);
   const rightForm = leftForm && affineForm(right);
+  const requireValues = (values: Readonly<Record<string, number>>): void => {
+    for (const name of names) {
+      if (typeof values[name] !== 'number') {
+        throw new Error(`constraint "${expression}" needs a numeric value for ${noun} "${name}"`);
+      }
+    }
+  };
   const constraint: CompiledConstraint = {
     source: expression,
     comparison,
     tolerance,
     names,
     violation(values) {
-      for (const name of names) {
-        if (typeof values[name] !== 'number') {
-          throw new Error(`constraint "${expression}" needs a numeric value for parameter "${name}"`);
-        }
-      }
+      requireValues(values);
       return violationOf(evaluateLeft(values) - evaluateRight(values));
+    },
+    slack(values) {
+      requireValues(values);
+      return slackOf(evaluateLeft(values) - evaluateRight(values));
     },
   };
   if (leftForm && rightForm) {
@@ -125,6 +140,20 @@ function violationFunction(comparison: Comparison, tolerance: number): (differen
       return (d) => (undefinedSide(d) ? Infinity : d <= 0 ? Math.max(-d, Number.MIN_VALUE) : 0);
     case '==':
       return (d) => (undefinedSide(d) ? Infinity : Math.abs(d) > tolerance ? Math.abs(d) - tolerance : 0);
+  }
+}
+
+function slackFunction(comparison: Comparison, tolerance: number): (difference: number) => number {
+  const defined = (f: (d: number) => number) => (d: number) => (Number.isNaN(d) ? -Infinity : f(d));
+  switch (comparison) {
+    case '<=':
+    case '<':
+      return defined((d) => -d);
+    case '>=':
+    case '>':
+      return defined((d) => d);
+    case '==':
+      return defined((d) => tolerance - Math.abs(d));
   }
 }
 

@@ -93,6 +93,25 @@ export const constraintSchema = z.strictObject({
   description: note,
 });
 
+export const outcomeSchema = z
+  .strictObject({
+    name: identifier.describe('identifier the evaluator reports the value under (in "outcomes"); distinct from other names'),
+    unit,
+    description: note,
+  })
+  .describe('a measured quantity that is not an objective, such as a cycle life to keep above a floor');
+
+export const outcomeConstraintSchema = z
+  .strictObject({
+    expression: z
+      .string()
+      .min(1)
+      .max(2000)
+      .describe('an inequality over outcome and objective names, e.g. "cycle_life >= 500"'),
+    description: note,
+  })
+  .describe('a condition measured results must meet to count: only feasible evaluations enter the Pareto front');
+
 export const stagnationSchema = z.strictObject({
   window: z.int().min(1).max(1000).default(10).describe('iterations to look back over'),
   tolerance: z
@@ -198,6 +217,16 @@ export const mdlSchema = z.strictObject({
   parameters: z.array(parameterSchema).min(1).max(1000).describe('the search space: names must be distinct'),
   objectives: z.array(objectiveSchema).min(1).max(50).describe('what the evaluator measures; names must be distinct'),
   constraints: z.array(constraintSchema).max(200).default([]).describe('feasibility rules over continuous and integer parameters'),
+  outcomes: z
+    .array(outcomeSchema)
+    .max(50)
+    .default([])
+    .describe('measured quantities besides the objectives, for outcome constraints; names must be distinct'),
+  outcome_constraints: z
+    .array(outcomeConstraintSchema)
+    .max(50)
+    .default([])
+    .describe('inequalities the measured outcomes and objectives must meet; the optimizer models each one'),
   optimizer: optimizerSchema,
   evaluator: evaluatorSchema
     .optional()
@@ -212,6 +241,8 @@ export type IntegerParameter = z.output<typeof integerParameterSchema>;
 export type CategoricalParameter = z.output<typeof categoricalParameterSchema>;
 export type Objective = z.output<typeof objectiveSchema>;
 export type Constraint = z.output<typeof constraintSchema>;
+export type Outcome = z.output<typeof outcomeSchema>;
+export type OutcomeConstraint = z.output<typeof outcomeConstraintSchema>;
 export type Optimizer = z.output<typeof optimizerSchema>;
 export type Evaluator = z.output<typeof evaluatorSchema>;
 export type ParameterValue = number | string;

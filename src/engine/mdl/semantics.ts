@@ -24,8 +24,19 @@ export function checkSemantics(document: unknown): { errors: MdlIssue[]; warning
       });
     }
   }
+  const outcomes = Array.isArray(document.outcomes) ? document.outcomes : [];
+  const outcomeNames = checkNames(outcomes, 'outcomes', 'outcome', errors);
+  for (const [name, index] of outcomeNames) {
+    if (parameterNames.has(name) || objectiveNames.has(name)) {
+      errors.push({
+        path: formatPath(['outcomes', index, 'name']),
+        message: `"${name}" is already the name of ${parameterNames.has(name) ? 'a parameter' : 'an objective'}; outcomes need names of their own`,
+      });
+    }
+  }
   parameters.forEach((parameter, index) => checkParameter(parameter, index, errors, warnings));
   checkConstraints(document.constraints, parameters, errors, warnings);
+  checkOutcomeConstraints(document.outcome_constraints, [...objectives, ...outcomes], errors);
   checkOptimizer(document.optimizer, objectives.length, errors, warnings);
   if (isRecord(document.evaluator) && document.evaluator.type === 'command') {
     warnings.push({
@@ -146,6 +157,32 @@ function checkConstraints(constraints: unknown, parameters: unknown[], errors: M
         });
       }
     }
+  });
+}
+
+/**
+ * Outcome constraints name objectives and outcomes (measured values), never parameters, and are
+ * inequalities: a measured value never lands exactly on a number.
+ */
+function checkOutcomeConstraints(constraints: unknown, measured: unknown[], errors: MdlIssue[]): void {
+  if (!Array.isArray(constraints)) return;
+  const named = measured.every((p) => isRecord(p) && typeof p.name === 'string');
+  const names = measured.map((p) => (isRecord(p) ? String(p.name) : ''));
+  constraints.forEach((constraint, index) => {
+    if (!isRecord(constraint) || typeof constraint.expression !== 'string' || constraint.expression === '') return;
+    const path = formatPath(['outcome_constraints', index, 'expression']);
+    const parsed = parseConstraint(constraint.expression);
+    if (!parsed.ok) {
+      errors.push({ path, message: parsed.error.message });
+      return;
+    }
+    if (parsed.constraint.comparison === '==') {
+      errors.push({ path, message: 'an outcome constraint must be an inequality (<=, >=, < or >): a measured value never lands exactly on a number' });
+      return;
+    }
+    if (!named) return;
+    const compiled = compileConstraint(constraint.expression, names, undefined, 'outcome or objective');
+    if (!compiled.ok) for (const error of compiled.errors) errors.push({ path, message: error.message });
   });
 }
 

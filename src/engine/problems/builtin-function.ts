@@ -3,8 +3,11 @@ import { withNoise } from './noise.js';
 import { builtinEvaluatorIssues, domainSimulator, testProblem } from './registry.js';
 import { toUnitCube } from './unit-cube.js';
 
-/** Objective values by MDL objective name for one candidate's parameter values. */
-export type BuiltinFunction = (values: Readonly<Record<string, ParameterValue>>) => Record<string, number>;
+/** Objective values, and outcome values (MDL `outcomes`), by MDL name for one candidate's parameter values. */
+export type BuiltinFunction = (values: Readonly<Record<string, ParameterValue>>) => {
+  objectives: Record<string, number>;
+  outcomes: Record<string, number>;
+};
 
 /**
  * The objective function of an MDL whose evaluator is builtin: a test problem sees the MDL's
@@ -26,17 +29,24 @@ export function createBuiltinFunction(mdl: Mdl): BuiltinFunction {
   const parameterNames = mdl.parameters.map((p) => p.name);
   const noise = evaluator.noise ?? 0;
   const seed = evaluator.seed ?? 0;
-  const finish = (objectives: Record<string, number>, values: Readonly<Record<string, ParameterValue>>) =>
-    withNoise(objectives, objectiveNames, noise, seed, parameterNames, values);
+  const outcomeNames = mdl.outcomes.map((o) => o.name);
+  const finish = (objectives: Record<string, number>, outcomes: Record<string, number>, values: Readonly<Record<string, ParameterValue>>) => ({
+    objectives: withNoise(objectives, objectiveNames, noise, seed, parameterNames, values),
+    outcomes,
+  });
 
   const problem = testProblem(evaluator.name);
   if (problem) {
     const m = objectiveNames.length;
     return (values) => {
-      const f = problem.evaluate(toUnitCube(mdl.parameters, values), m);
+      const x = toUnitCube(mdl.parameters, values);
+      const f = problem.evaluate(x, m);
       const objectives: Record<string, number> = {};
       objectiveNames.forEach((name, i) => (objectives[name] = f[i]));
-      return finish(objectives, values);
+      const measured = problem.outcomes?.evaluate(x, f) ?? new Float64Array(0);
+      const outcomes: Record<string, number> = {};
+      outcomeNames.forEach((name, i) => (outcomes[name] = measured[i]));
+      return finish(objectives, outcomes, values);
     };
   }
   const simulator = domainSimulator(evaluator.name);
@@ -45,6 +55,8 @@ export function createBuiltinFunction(mdl: Mdl): BuiltinFunction {
     const outputs = simulator.evaluate(values);
     const objectives: Record<string, number> = {};
     for (const name of objectiveNames) objectives[name] = outputs[name];
-    return finish(objectives, values);
+    const outcomes: Record<string, number> = {};
+    for (const name of outcomeNames) outcomes[name] = outputs[name];
+    return finish(objectives, outcomes, values);
   };
 }

@@ -3,6 +3,7 @@ import { alloyDesign } from './alloy-design.js';
 import { batteryCathode } from './battery-cathode.js';
 import { bnh } from './bnh.js';
 import { braninCurrin } from './branin-currin.js';
+import { c2Dtlz2, constrainedBraninCurrin } from './constrained.js';
 import { dtlz1, dtlz2 } from './dtlz.js';
 import { electrolyteFormulation } from './electrolyte-formulation.js';
 import { perovskiteSolarCell } from './perovskite-solar-cell.js';
@@ -12,7 +13,7 @@ import { waterMembrane } from './water-membrane.js';
 import { waterSplittingCatalyst } from './water-splitting-catalyst.js';
 import { zdt1, zdt2, zdt3 } from './zdt.js';
 
-const PROBLEMS: readonly TestProblem[] = [zdt1, zdt2, zdt3, dtlz1, dtlz2, braninCurrin, bnh];
+const PROBLEMS: readonly TestProblem[] = [zdt1, zdt2, zdt3, dtlz1, dtlz2, braninCurrin, bnh, c2Dtlz2, constrainedBraninCurrin];
 const SIMULATORS: readonly DomainSimulator[] = [
   waterMembrane,
   batteryCathode,
@@ -75,6 +76,16 @@ function problemIssues(problem: TestProblem, mdl: Mdl): BuiltinIssue[] {
     issues.push({ path: 'objectives', message: `${problem.name} needs ${wanted}; the MDL declares ${m}` });
     return issues;
   }
+  const reported = problem.outcomes?.names ?? [];
+  if (mdl.outcomes.length !== reported.length) {
+    issues.push({
+      path: 'outcomes',
+      message:
+        reported.length === 0
+          ? `${problem.name} measures no outcomes besides its objectives; the MDL declares ${mdl.outcomes.length}`
+          : `${problem.name} measures ${reported.length} outcome(s) besides its objectives (${reported.join(', ')}); the MDL declares ${mdl.outcomes.length}`,
+    });
+  }
   const d = mdl.parameters.length;
   const min = problem.minDimension(m);
   const max = problem.maxDimension?.(m) ?? Infinity;
@@ -107,6 +118,11 @@ function simulatorIssues(simulator: DomainSimulator, mdl: Mdl): BuiltinIssue[] {
     const output = simulator.objectives.find((s) => s.name === o.name);
     if (!output) {
       issues.push({ path: `objectives[${i}]`, message: `${simulator.name} has no output '${o.name}'; its outputs are ${outputs}` });
+    }
+  });
+  mdl.outcomes.forEach((o, i) => {
+    if (!simulator.objectives.some((s) => s.name === o.name)) {
+      issues.push({ path: `outcomes[${i}]`, message: `${simulator.name} has no output '${o.name}'; its outputs are ${outputs}` });
     }
   });
   return issues;

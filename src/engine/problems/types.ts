@@ -28,6 +28,11 @@ export interface TestProblem {
   maxHypervolume?(m: number, ref: ArrayLike<number>): number | undefined;
   /** MDL constraint expressions over parameters named x1, x2, ... in the problem's native units. */
   constraints?: string[];
+  /**
+   * Measured outcomes besides the objectives (for outcome constraints): their default names and
+   * their values at x given the objectives f; the MDL's outcomes receive them in order.
+   */
+  outcomes?: { names: string[]; evaluate(x: Float64Array, f: Float64Array): Float64Array };
 }
 
 export interface SimulatorParameter {

@@ -1,8 +1,9 @@
 import { proposeBatch } from '../acquisition/batch.js';
+import { JointPosterior } from '../acquisition/posterior.js';
 import type { GpHyperparameters } from '../gp/priors.js';
 import { Surrogate, standardizedColumn } from '../gp/surrogate.js';
 import { nondominatedRanks } from './nsga2/sorting.js';
-import type { Observations, Strategy, StrategyContext } from './types.js';
+import type { FitRequest, Observations, Strategy, StrategyContext } from './types.js';
 
 /**
  * One exact GP per objective over the campaign's data, and a batch by greedy Kriging-believer
@@ -20,20 +21,27 @@ export const globalStrategy: Strategy = {
   plan(context) {
     const data = modelData(context.observations);
     const warm = warmStart(context);
-    return {
-      fits: Array.from({ length: data.m }, (_, o) => ({
-        X: data.X,
-        y: standardizedColumn(data.Y, data.n, data.m, o),
-        n: data.n,
-        d: data.d,
-        seed: context.random.seed(),
-        ...(warm ? { initial: warm[o] } : {}),
-      })),
-    };
+    const outputs = data.m + data.c;
+    const fits: FitRequest[] = Array.from({ length: outputs }, (_, o) => ({
+      X: data.X,
+      y: standardizedColumn(data.outputs, data.n, outputs, o),
+      n: data.n,
+      d: data.d,
+      seed: context.random.seed(),
+      ...(warm && o < data.m ? { initial: warm[o] } : {}),
+    }));
+    const failures = failureData(context.observations, data);
+    if (failures) {
+      fits.push({ X: failures.X, y: standardizedColumn(failures.y, failures.n, 1, 0), n: failures.n, d: data.d, seed: context.random.seed() });
+    }
+    return { fits };
   },
   propose(context, fitted) {
     const data = modelData(context.observations);
-    const surrogate = Surrogate.build(data.X, data.Y, data.n, data.d, data.m, fitted);
+    const outputs = data.m + data.c;
+    const parts = [Surrogate.build(data.X, data.outputs, data.n, data.d, outputs, fitted.slice(0, outputs))];
+    const failures = failureData(context.observations, data);
+    if (failures) parts.push(Surrogate.build(failures.X, failures.y, failures.n, data.d, 1, [fitted[outputs]]));
     const batch = proposeBatch({
       space: context.space,
       X: data.X,
@@ -45,9 +53,11 @@ export const globalStrategy: Strategy = {
       pending: [],
       acquisition: context.mdl.optimizer.acquisition,
       random: context.random,
-      surrogate,
+      surrogate: parts.length === 1 ? parts[0] : new JointPosterior(parts),
+      constraints: data.c + (failures ? 1 : 0),
+      feasible: data.feasible,
     });
-    return { points: batch.points, label: batch.acquisition, hyperparameters: [...fitted] };
+    return { points: batch.points, label: batch.acquisition, hyperparameters: fitted.slice(0, data.m) };
   },
 };
 
@@ -59,18 +69,58 @@ function warmStart(context: StrategyContext): GpHyperparameters[] | undefined {
   return previous;
 }
 
-/** The rows the global model sees: all of them, or the best GLOBAL_MAX_POINTS. */
-function modelData(o: Observations): { X: Float64Array; Y: Float64Array; n: number; d: number; m: number } {
-  const { d, m } = o;
-  if (o.n <= GLOBAL_MAX_POINTS) return { X: o.X, Y: o.Y, n: o.n, d, m };
-  const rank = nondominatedRanks(o.Y, o.n, m);
-  const order = Array.from({ length: o.n }, (_, i) => i).sort((a, b) => rank[a] - rank[b] || b - a);
-  const keep = order.slice(0, GLOBAL_MAX_POINTS);
-  const X = new Float64Array(keep.length * d);
-  const Y = new Float64Array(keep.length * m);
+interface ModelData {
+  X: Float64Array;
+  /** `n x m` minimization-space objectives */
+  Y: Float64Array;
+  /** `n x (m + c)`: the objectives, then the outcome-constraint slacks (the model's outputs) */
+  outputs: Float64Array;
+  feasible: Uint8Array;
+  n: number;
+  d: number;
+  m: number;
+  c: number;
+}
+
+/**
+ * The rows the global model sees: all of them, or the best GLOBAL_MAX_POINTS (feasible before
+ * infeasible, then by non-dominated rank, newest first).
+ */
+function modelData(o: Observations): ModelData {
+  const { d, m, c } = o;
+  let keep = Array.from({ length: o.n }, (_, i) => i);
+  if (o.n > GLOBAL_MAX_POINTS) {
+    const rank = nondominatedRanks(o.Y, o.n, m);
+    keep = keep.sort((a, b) => o.feasible[b] - o.feasible[a] || rank[a] - rank[b] || b - a).slice(0, GLOBAL_MAX_POINTS);
+  }
+  const n = keep.length;
+  const X = new Float64Array(n * d);
+  const Y = new Float64Array(n * m);
+  const outputs = new Float64Array(n * (m + c));
+  const feasible = new Uint8Array(n);
   keep.forEach((r, i) => {
     X.set(o.X.subarray(r * d, (r + 1) * d), i * d);
     Y.set(o.Y.subarray(r * m, (r + 1) * m), i * m);
+    outputs.set(o.Y.subarray(r * m, (r + 1) * m), i * (m + c));
+    outputs.set(o.C.subarray(r * c, (r + 1) * c), i * (m + c) + m);
+    feasible[i] = o.feasible[r];
   });
-  return { X, Y, n: keep.length, d, m };
+  return { X, Y, outputs, feasible, n, d, m, c };
+}
+
+/**
+ * Failures as information: when evaluations have failed, a GP on a success indicator (+1 for the
+ * model's rows, −1 for the failed inputs, at most GLOBAL_MAX_POINTS of the latest) whose
+ * probability of a positive value weights the acquisition like an outcome constraint, so the
+ * batch moves away from where evaluations fail instead of resampling there. Null without failures.
+ */
+function failureData(o: Observations, data: ModelData): { X: Float64Array; y: Float64Array; n: number } | null {
+  if (o.failed.length === 0) return null;
+  const failed = o.failed.slice(-GLOBAL_MAX_POINTS);
+  const n = data.n + failed.length;
+  const X = new Float64Array(n * data.d);
+  X.set(data.X);
+  failed.forEach((x, i) => X.set(x, (data.n + i) * data.d));
+  const y = Float64Array.from({ length: n }, (_, i) => (i < data.n ? 1 : -1));
+  return { X, y, n };
 }

@@ -36,6 +36,12 @@ export interface Observations {
   ids: string[];
   /** iteration of each row (0 = warm start) */
   iterations: Int32Array;
+  /** outcome constraints */
+  c: number;
+  /** `n x c` signed margins of the outcome constraints (≥ 0 where one holds), finite */
+  C: Float64Array;
+  /** per row: 1 when every outcome constraint holds (the rows that form the front) */
+  feasible: Uint8Array;
   /** encoded inputs of evaluations that failed, one per row */
   failed: Float64Array[];
   /** minimization-space reference point; null before any data */

@@ -4,12 +4,13 @@ import { EvaluatorError, type EvaluateOptions, type EvaluationOutcome, type Eval
 
 /**
  * Evaluates candidates with a builtin test problem or domain simulator in this process. A candidate
- * whose values are malformed, or whose objectives come out non-finite, gets an { ok: false } outcome.
+ * whose values are malformed, or whose objectives or outcomes come out non-finite, gets an { ok: false } outcome.
  */
 export class BuiltinEvaluator implements Evaluator {
   readonly kind = 'builtin' as const;
   private readonly fn: BuiltinFunction;
   private readonly objectiveNames: string[];
+  private readonly outcomeNames: string[];
 
   /** Throws an EvaluatorError of code 'invalid' when the builtin does not fit the campaign. */
   constructor(mdl: Mdl) {
@@ -19,6 +20,7 @@ export class BuiltinEvaluator implements Evaluator {
       throw new EvaluatorError('invalid', (error as Error).message, { cause: error });
     }
     this.objectiveNames = mdl.objectives.map((o) => o.name);
+    this.outcomeNames = mdl.outcomes.map((o) => o.name);
   }
 
   async evaluate(batch: readonly EvaluationRequest[], options: EvaluateOptions = {}): Promise<EvaluationOutcome[]> {
@@ -33,17 +35,22 @@ export class BuiltinEvaluator implements Evaluator {
   }
 
   private evaluateOne(request: EvaluationRequest): EvaluationOutcome {
-    let objectives: Record<string, number>;
+    let measured: ReturnType<BuiltinFunction>;
     try {
-      objectives = this.fn(request.parameters);
+      measured = this.fn(request.parameters);
     } catch (error) {
       return { ok: false, error: (error as Error).message };
     }
-    for (const name of this.objectiveNames) {
-      if (!Number.isFinite(objectives[name])) {
-        return { ok: false, error: `objective '${name}' came out ${objectives[name]}, not a finite number.` };
+    for (const [kind, names, values] of [
+      ['objective', this.objectiveNames, measured.objectives],
+      ['outcome', this.outcomeNames, measured.outcomes],
+    ] as const) {
+      for (const name of names) {
+        if (!Number.isFinite(values[name])) {
+          return { ok: false, error: `${kind} '${name}' came out ${values[name]}, not a finite number.` };
+        }
       }
     }
-    return { ok: true, objectives };
+    return { ok: true, objectives: measured.objectives, ...(this.outcomeNames.length > 0 ? { outcomes: measured.outcomes } : {}) };
   }
 }

@@ -1,17 +1,22 @@
 import { findJsonError } from '../../engine/mdl/jsonSyntax.js';
+import { isObject, readMeasured, type MeasuredNames } from './measured.js';
 import { EvaluatorError, type EvaluationOutcome, type EvaluationRequest } from './types.js';
 
 /**
  * The stdin/stdout protocol of command evaluators (docs/evaluators.md). The program reads
  *   {"candidates": [{"parameters": {...}}, ...], "objectives": ["f1", "f2"]}
- * and prints
- *   {"results": [{"objectives": {"f1": 1.2, "f2": 3.4}} | {"error": "why"}, ...]}
+ * (plus "outcomes": ["cycle_life"] when the campaign declares outcomes) and prints
+ *   {"results": [{"objectives": {"f1": 1.2, "f2": 3.4}, "outcomes": {...}} | {"error": "why"}, ...]}
  * or a bare array of objective objects, one result per candidate, in order.
  */
 
 /** The JSON document written to the program's stdin. */
-export function commandInput(batch: readonly EvaluationRequest[], objectiveNames: readonly string[]): string {
-  return JSON.stringify({ candidates: batch.map((r) => ({ parameters: r.parameters })), objectives: objectiveNames });
+export function commandInput(batch: readonly EvaluationRequest[], names: MeasuredNames): string {
+  return JSON.stringify({
+    candidates: batch.map((r) => ({ parameters: r.parameters })),
+    objectives: names.objectives,
+    ...(names.outcomes.length > 0 ? { outcomes: names.outcomes } : {}),
+  });
 }
 
 const PREVIEW = 200;
@@ -25,7 +30,7 @@ function preview(text: string): string {
  * error or lack an objective. Throws EvaluatorError (code 'protocol') when the output as a whole is
  * unusable: empty, not JSON, of the wrong shape, or with the wrong number of results.
  */
-export function parseCommandOutput(stdout: string, count: number, objectiveNames: readonly string[]): EvaluationOutcome[] {
+export function parseCommandOutput(stdout: string, count: number, names: MeasuredNames): EvaluationOutcome[] {
   const text = stdout.charCodeAt(0) === 0xfeff ? stdout.slice(1) : stdout;
   if (text.trim() === '') {
     throw new EvaluatorError('protocol', 'the command printed nothing on stdout; it must print {"results": [...]} with one result per candidate.');
@@ -58,35 +63,22 @@ export function parseCommandOutput(stdout: string, count: number, objectiveNames
       `the command returned ${results.length} result${results.length === 1 ? '' : 's'} for ${count} candidate${count === 1 ? '' : 's'}; it must return one result per candidate, in order.`,
     );
   }
-  return results.map((entry, i) => outcome(entry, i, objectiveNames));
+  return results.map((entry, i) => outcome(entry, i, names));
 }
 
-function outcome(entry: unknown, index: number, objectiveNames: readonly string[]): EvaluationOutcome {
-  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
+function outcome(entry: unknown, index: number, names: MeasuredNames): EvaluationOutcome {
+  if (!isObject(entry)) {
     return { ok: false, error: `result ${index} is ${JSON.stringify(entry)}, not an object of objective values.` };
   }
-  const record = entry as Record<string, unknown>;
-  if ('error' in record) {
-    const reason = typeof record.error === 'string' ? record.error : JSON.stringify(record.error);
+  if ('error' in entry) {
+    const reason = typeof entry.error === 'string' ? entry.error : JSON.stringify(entry.error);
     return { ok: false, error: `the command reported: ${reason}` };
   }
-  const source = 'objectives' in record ? record.objectives : record;
-  if (source === null || typeof source !== 'object' || Array.isArray(source)) {
+  const source = 'objectives' in entry ? entry.objectives : entry;
+  if (!isObject(source)) {
     return { ok: false, error: `result ${index} has objectives ${JSON.stringify(source)}, not an object of objective values.` };
   }
-  const values = source as Record<string, unknown>;
-  const objectives: Record<string, number> = {};
-  for (const name of objectiveNames) {
-    const value = values[name];
-    if (value === undefined) {
-      return { ok: false, error: `result ${index} lacks objective '${name}' (expected ${objectiveNames.join(', ')}).` };
-    }
-    if (typeof value !== 'number' || !Number.isFinite(value)) {
-      return { ok: false, error: `objective '${name}' of result ${index} is ${JSON.stringify(value)}, not a finite number.` };
-    }
-    objectives[name] = value;
-  }
-  return { ok: true, objectives };
+  return readMeasured(source, entry, names, `result ${index}`);
 }
 
 /** 1-based line and column of a character offset. */

@@ -1,12 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { commandInput, parseCommandOutput } from './command-protocol.js';
+import type { MeasuredNames } from './measured.js';
 import { EvaluatorError, type EvaluateOptions, type EvaluationOutcome, type EvaluationRequest, type Evaluator } from './types.js';
 
 export interface CommandEvaluatorSettings {
   /** Program and arguments; run directly, without a shell. */
   argv: readonly string[];
-  /** MDL objective names, in order: sent to the program and required in every result. */
-  objectiveNames: readonly string[];
+  /** MDL objective and outcome names, in order: sent to the program and required in every result. */
+  names: MeasuredNames;
   timeoutSeconds: number;
   cwd?: string;
   /** Largest stdout accepted, in bytes (default 64 MiB). */
@@ -46,8 +47,8 @@ export class CommandEvaluator implements Evaluator {
       throw new EvaluatorError('cancelled', 'the evaluation was cancelled.', { cause: options.signal.reason });
     }
     if (batch.length === 0) return [];
-    const stdout = await this.run(commandInput(batch, this.settings.objectiveNames), options.signal);
-    return parseCommandOutput(stdout, batch.length, this.settings.objectiveNames);
+    const stdout = await this.run(commandInput(batch, this.settings.names), options.signal);
+    return parseCommandOutput(stdout, batch.length, this.settings.names);
   }
 
   /** Runs the program with `input` on stdin; resolves with its stdout when it exits with status 0. */

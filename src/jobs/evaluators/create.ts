@@ -1,3 +1,4 @@
+import type { MeasuredNames } from './measured.js';
 import type { Mdl } from '../../engine/mdl/schema.js';
 import { BuiltinEvaluator } from './builtin.js';
 import { CommandEvaluator, splitCommand } from './command.js';
@@ -36,7 +37,7 @@ export function createEvaluator(mdl: Mdl, options: ServiceEvaluatorOptions): Eva
       }
       return new CommandEvaluator({
         argv,
-        objectiveNames: mdl.objectives.map((o) => o.name),
+        names: measuredNames(mdl),
         timeoutSeconds: evaluator.timeout_seconds,
         cwd: options.cwd,
       });
@@ -47,7 +48,7 @@ export function createEvaluator(mdl: Mdl, options: ServiceEvaluatorOptions): Eva
           url: evaluator.url,
           headers: evaluator.headers,
           timeoutSeconds: evaluator.timeout_seconds,
-          objectiveNames: mdl.objectives.map((o) => o.name),
+          names: measuredNames(mdl),
           allowHosts: options.httpAllowHosts,
         });
       }
@@ -62,4 +63,9 @@ export function createEvaluator(mdl: Mdl, options: ServiceEvaluatorOptions): Eva
           'Submit it to the service, or set evaluator.type to builtin or command to evaluate it here.',
       );
   }
+}
+
+/** What every result of this campaign must report: its objectives and outcomes, in MDL order. */
+function measuredNames(mdl: Mdl): MeasuredNames {
+  return { objectives: mdl.objectives.map((o) => o.name), outcomes: mdl.outcomes.map((o) => o.name) };
 }

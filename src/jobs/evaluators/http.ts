@@ -1,3 +1,4 @@
+import { isObject, readMeasured, type MeasuredNames } from './measured.js';
 import type { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import {
@@ -20,8 +21,8 @@ export interface HttpEvaluatorSettings {
   headers?: Readonly<Record<string, string>>;
   /** Limit per attempt, from connecting to the end of the response. */
   timeoutSeconds: number;
-  /** MDL objective names, in order: sent to the service and required in every result. */
-  objectiveNames: readonly string[];
+  /** MDL objective and outcome names, in order: sent to the service and required in every result. */
+  names: MeasuredNames;
   /**
    * Hosts campaigns may reach, an administrator's choice (KILN_HTTP_EVALUATOR_HOSTS): `example.com`,
    * `*.example.com` (subdomains only), `127.0.0.1`, `localhost:9000`, `[::1]:9000`, or `*` for any
@@ -176,7 +177,8 @@ export class HttpEvaluator implements Evaluator {
     }
     const body = JSON.stringify({
       candidates: batch.map((request, i) => ({ id: ids[i], parameters: request.parameters })),
-      objectives: this.settings.objectiveNames,
+      objectives: this.settings.names.objectives,
+      ...(this.settings.names.outcomes.length > 0 ? { outcomes: this.settings.names.outcomes } : {}),
     });
     return this.parseResponse(await this.post(body, signal), ids);
   }
@@ -391,21 +393,10 @@ export class HttpEvaluator implements Evaluator {
       return { ok: false, error: `the service reported: ${this.redact(reason ?? '')}` };
     }
     const values = record.objectives;
-    if (values === null || typeof values !== 'object' || Array.isArray(values)) {
-      return { ok: false, error: `${which} has no "objectives" object (expected ${this.settings.objectiveNames.join(', ')}).` };
+    if (!isObject(values)) {
+      return { ok: false, error: `${which} has no "objectives" object (expected ${this.settings.names.objectives.join(', ')}).` };
     }
-    const objectives: Record<string, number> = {};
-    for (const name of this.settings.objectiveNames) {
-      const value = (values as Record<string, unknown>)[name];
-      if (value === undefined) {
-        return { ok: false, error: `${which} lacks objective '${name}' (expected ${this.settings.objectiveNames.join(', ')}).` };
-      }
-      if (typeof value !== 'number' || !Number.isFinite(value)) {
-        return { ok: false, error: `objective '${name}' of ${which} is ${this.clip(JSON.stringify(value) ?? String(value))}, not a finite number.` };
-      }
-      objectives[name] = value;
-    }
-    return { ok: true, objectives };
+    return readMeasured(values, record, this.settings.names, which, (v) => this.clip(JSON.stringify(v) ?? String(v)));
   }
 
   private cancelled(signal: AbortSignal | undefined): EvaluatorError {

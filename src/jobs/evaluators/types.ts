@@ -7,8 +7,13 @@ export interface EvaluationRequest {
   parameters: Record<string, number | string>;
 }
 
-/** Per candidate: its objective values by MDL objective name, or why it could not be evaluated. */
-export type EvaluationOutcome = { ok: true; objectives: Record<string, number> } | { ok: false; error: string };
+/**
+ * Per candidate: its objective values by MDL objective name (and its measured outcomes by MDL
+ * outcome name, when the campaign declares any), or why it could not be evaluated.
+ */
+export type EvaluationOutcome =
+  | { ok: true; objectives: Record<string, number>; outcomes?: Record<string, number> }
+  | { ok: false; error: string };
 
 export type EvaluatorKind = 'builtin' | 'command' | 'http' | 'external';
 

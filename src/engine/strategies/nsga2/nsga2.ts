@@ -1,3 +1,4 @@
+import { rankingObjectives } from '../feasibility.js';
 import type { Random } from '../../random.js';
 import type { SearchSpace } from '../../space.js';
 import { randomPoints } from '../space-filling.js';
@@ -61,7 +62,9 @@ function survivors(context: StrategyContext, size: number): Member[] {
   for (let i = 0; i < observations.n; i++) {
     if (!memory || previous.has(observations.ids[i]) || observations.iterations[i] > memory.seenIteration) candidates.push(i);
   }
-  const { Y, m } = observations;
+  // outcome constraints as Deb's constrained domination: feasible rows first, then by violation
+  const { Y } = rankingObjectives(observations);
+  const { m } = observations;
   const local = new Float64Array(candidates.length * m);
   candidates.forEach((r, i) => local.set(Y.subarray(r * m, (r + 1) * m), i * m));
   const ranks = nondominatedRanks(local, candidates.length, m);

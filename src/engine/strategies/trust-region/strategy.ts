@@ -7,7 +7,7 @@ import {
 import { standardization } from '../../gp/surrogate.js';
 import type { FitRequest, Observations, Strategy, StrategyContext } from '../types.js';
 import { localRows, regionBox, regionCandidates } from './candidates.js';
-import { objectiveSpreads } from './centers.js';
+import { penalizedObjectives, rankingObjectives } from '../feasibility.js';
 import { refineCandidate, utopiaPoint, type RegionDraw } from './refine.js';
 import { regionSettings, updateRegions, type RegionMemory, type TrustRegionMemory } from './regions.js';
 import { selectBatch, type CandidatePool } from './selection.js';
@@ -39,7 +39,7 @@ interface RegionData {
   centerRow: number;
   rows: number[];
   X: Float64Array;
-  /** `rows x m` */
+  /** `rows x (m + c)`: the objectives, then the outcome-constraint slacks (the local models' outputs) */
   Y: Float64Array;
 }
 
@@ -47,14 +47,16 @@ export const trustRegionStrategy: Strategy = {
   name: 'trust-region',
   plan(context) {
     const { memory, regions } = prepare(context);
-    const { m, d } = context.observations;
+    const { m, c, d } = context.observations;
+    const w = m + c;
     const fits: FitRequest[] = [];
     regions.forEach((data, r) => {
-      const warm = memory.regions[r].hyperparameters;
-      for (let o = 0; o < m; o++) {
+      const previous = memory.regions[r].hyperparameters;
+      const warm = previous?.length === w ? previous : null;
+      for (let o = 0; o < w; o++) {
         fits.push({
           X: data.X,
-          y: standardizedOutput(data.Y, data.rows.length, m, o).y,
+          y: standardizedOutput(data.Y, data.rows.length, w, o).y,
           n: data.rows.length,
           d,
           seed: context.random.seed(),
@@ -68,48 +70,75 @@ export const trustRegionStrategy: Strategy = {
   },
 
   propose(context, fitted) {
-    const { memory, regions } = prepare(context);
+    const { memory, regions, penalty } = prepare(context);
     const { observations: o, space, random, q } = context;
-    const { m, d } = o;
+    const { m, c, d } = o;
+    const w = m + c;
     const perRegion = Math.ceil(Math.min(CANDIDATES_MAX, Math.max(CANDIDATES_MIN, 100 * d)) / regions.length);
     const draws: RegionDraw[] = [];
     const pools: CandidatePool[] = regions.map((data, r) => {
-      const models = fitted.slice(r * m, (r + 1) * m);
+      const models = fitted.slice(r * w, (r + 1) * w);
       const region: RegionMemory = {
         ...data.region,
-        weights: boxWeights(models, d),
+        weights: boxWeights(models.slice(0, m), d),
         hyperparameters: models.map(serializeHyperparameters),
       };
       memory.regions[r] = region;
       const center = o.X.slice(data.centerRow * d, (data.centerRow + 1) * d);
       const draw: RegionDraw = { paths: [], mean: [], std: [], ...regionBox(space, center, region) };
-      for (let k = 0; k < m; k++) {
-        const { y, mean, std } = standardizedOutput(data.Y, data.rows.length, m, k);
+      for (let k = 0; k < w; k++) {
+        const { y, mean, std } = standardizedOutput(data.Y, data.rows.length, w, k);
         draw.paths.push(posteriorPath(data.X, y, data.rows.length, d, models[k], random));
         draw.mean.push(mean);
         draw.std.push(std);
       }
       draws.push(draw);
       const candidates = regionCandidates(space, center, region, perRegion, random);
-      return { region: r, ...sampled(draw, candidates.X, candidates.count, m) };
+      return { region: r, ...sampled(draw, candidates.X, candidates.count, m, penalty) };
     });
-    const first = selectBatch(pools, o.Y, o.n, m, o.ref!, q, random);
-    const refined = refinePicks(pools, first, draws, context, o);
-    const picks = selectBatch(refined, o.Y, o.n, m, o.ref!, q, random);
+    const first = selectBatch(pools, penalty.Y, o.n, m, o.ref!, q, random);
+    const refined = refinePicks(pools, first, draws, context, o, penalty);
+    const picks = selectBatch(refined, penalty.Y, o.n, m, o.ref!, q, random);
     const points = picks.map(({ pool, row }) => refined[pool].X.slice(row * d, (row + 1) * d));
     memory.lastBatch = { ids: context.proposalIds.slice(0, points.length), regions: picks.map((p) => refined[p.pool].region) };
     return { points, label: 'trust-region', memory, hyperparameters: fitted.slice(0, m) };
   },
 };
 
-/** The draws of every objective at `count x d` candidates X: the pool's `count x m` S. */
-function sampled(draw: RegionDraw, X: Float64Array, count: number, m: number): Omit<CandidatePool, 'region'> {
-  const S = new Float64Array(count * m);
+/**
+ * The draws of every objective and slack at `count x d` candidates X, as the pool's `count x m`
+ * S: the sampled objectives, moved beyond the reference point where a sampled slack is negative
+ * (feasibility.ts), so selection only counts candidates the draw says are feasible.
+ */
+function sampled(draw: RegionDraw, X: Float64Array, count: number, m: number, penalty: Penalty): Omit<CandidatePool, 'region'> {
+  const w = draw.paths.length;
+  const c = w - m;
+  const values = new Float64Array(count * w);
   draw.paths.forEach((path, k) => {
-    const values = path.at(X, count);
-    for (let i = 0; i < count; i++) S[i * m + k] = draw.mean[k] + draw.std[k] * values[i];
+    const at = path.at(X, count);
+    for (let i = 0; i < count; i++) values[i * w + k] = draw.mean[k] + draw.std[k] * at[i];
   });
+  const Y = new Float64Array(count * m);
+  const slacks = new Float64Array(count * c);
+  for (let i = 0; i < count; i++) {
+    Y.set(values.subarray(i * w, i * w + m), i * m);
+    slacks.set(values.subarray(i * w + m, (i + 1) * w), i * c);
+  }
+  const S = penalizedObjectives(Y, slacks, count, m, c, penalty.ref, penalty.spread, penalty.scale);
   return { X, S, count };
+}
+
+/** How infeasibility is folded into objectives this step, and the observations so folded. */
+interface Penalty {
+  ref: readonly number[];
+  spread: Float64Array;
+  scale: Float64Array;
+  /** `n x m` observed objectives with infeasible rows moved beyond the reference point */
+  Y: Float64Array;
+}
+
+function penaltyOf(o: Observations): Penalty {
+  return { ref: o.ref!, ...rankingObjectives(o) };
 }
 
 /**
@@ -122,21 +151,23 @@ function refinePicks(
   draws: readonly RegionDraw[],
   context: StrategyContext,
   o: Observations,
+  penalty: Penalty,
 ): CandidatePool[] {
   const { m, d } = o;
-  const spread = objectiveSpreads(o.Y, o.n, m, o.ref!);
+  const spread = penalty.spread;
   const utopia = utopiaPoint([o.Y.subarray(0, o.n * m), ...pools.map((p) => p.S)], m, spread);
   const added = pools.map(() => [] as Float64Array[]);
   for (const { pool, row } of picks) {
     const start = pools[pool].X.slice(row * d, (row + 1) * d);
-    const point = refineCandidate(context.space, draws[pool], start, utopia, spread);
+    const objectives = { ...draws[pool], paths: draws[pool].paths.slice(0, m), mean: draws[pool].mean.slice(0, m), std: draws[pool].std.slice(0, m) };
+    const point = refineCandidate(context.space, objectives, start, utopia, spread);
     if (point) added[pool].push(point);
   }
   return pools.map((p, k) => {
     if (added[k].length === 0) return p;
     const extra = new Float64Array(added[k].length * d);
     added[k].forEach((point, i) => extra.set(point, i * d));
-    const more = sampled(draws[k], extra, added[k].length, m);
+    const more = sampled(draws[k], extra, added[k].length, m, penalty);
     const X = new Float64Array((p.count + more.count) * d);
     X.set(p.X.subarray(0, p.count * d));
     X.set(extra, p.count * d);
@@ -147,26 +178,33 @@ function refinePicks(
   });
 }
 
-/** This step's regions (judged and re-centred) and the local data of each. */
-function prepare(context: StrategyContext): { memory: TrustRegionMemory; regions: RegionData[] } {
+/**
+ * This step's regions (judged and re-centred on the observations with infeasibility folded in)
+ * and the local data of each.
+ */
+function prepare(context: StrategyContext): { memory: TrustRegionMemory; regions: RegionData[]; penalty: Penalty } {
   const o = context.observations;
-  const memory = updateRegions(context.memory as TrustRegionMemory | undefined, o, regionSettings(o.d, context.q));
+  const penalty = penaltyOf(o);
+  const memory = updateRegions(context.memory as TrustRegionMemory | undefined, { ...o, Y: penalty.Y }, regionSettings(o.d, context.q));
   const rowOf = new Map(o.ids.map((id, i) => [id, i]));
   const regions = memory.regions.map((region) => {
     const centerRow = rowOf.get(region.center)!;
     const rows = localRows(o, centerRow, region, Math.min(LOCAL_LEAST, LOCAL_MOST), LOCAL_MOST);
     return { region, centerRow, rows, ...gather(o, rows) };
   });
-  return { memory, regions };
+  return { memory, regions, penalty };
 }
 
+/** The local rows' inputs and outputs (`rows x (m + c)`: objectives, then slacks). */
 function gather(o: Observations, rows: readonly number[]): { X: Float64Array; Y: Float64Array } {
-  const { d, m } = o;
+  const { d, m, c } = o;
+  const w = m + c;
   const X = new Float64Array(rows.length * d);
-  const Y = new Float64Array(rows.length * m);
+  const Y = new Float64Array(rows.length * w);
   rows.forEach((r, i) => {
     X.set(o.X.subarray(r * d, (r + 1) * d), i * d);
-    Y.set(o.Y.subarray(r * m, (r + 1) * m), i * m);
+    Y.set(o.Y.subarray(r * m, (r + 1) * m), i * w);
+    Y.set(o.C.subarray(r * c, (r + 1) * c), i * w + m);
   });
   return { X, Y };
 }

@@ -1,0 +1,64 @@
+import type { Surrogate } from '../gp/surrogate.js';
+
+/**
+ * What batch selection needs of a model: marginal posteriors at points, and conditioning on
+ * believed values. A Surrogate is one; a JointPosterior puts several side by side.
+ */
+export interface Posterior {
+  /** input dimension */
+  readonly d: number;
+  /** outputs */
+  readonly m: number;
+  /** X: `q x d` → mean, variance `q x m` row-major */
+  predict(X: Float64Array, q: number): { mean: Float64Array; variance: Float64Array };
+  /** a posterior with k more observations (X `k x d`, Y `k x m`); this one stays valid */
+  condition(X: Float64Array, Y: Float64Array, k: number): Posterior;
+  dispose(): void;
+}
+
+/**
+ * Surrogates fitted to different rows, read as one posterior whose outputs are theirs side by
+ * side: the objectives and outcome slacks (fitted to the successful evaluations) next to the
+ * failure model (fitted to all of them, failed ones included).
+ */
+export class JointPosterior implements Posterior {
+  readonly d: number;
+  readonly m: number;
+
+  constructor(private readonly parts: readonly (Surrogate | Posterior)[]) {
+    this.d = parts[0].d;
+    this.m = parts.reduce((total, p) => total + p.m, 0);
+  }
+
+  predict(X: Float64Array, q: number): { mean: Float64Array; variance: Float64Array } {
+    const mean = new Float64Array(q * this.m);
+    const variance = new Float64Array(q * this.m);
+    let column = 0;
+    for (const part of this.parts) {
+      const out = part.predict(X, q);
+      for (let i = 0; i < q; i++) {
+        for (let j = 0; j < part.m; j++) {
+          mean[i * this.m + column + j] = out.mean[i * part.m + j];
+          variance[i * this.m + column + j] = out.variance[i * part.m + j];
+        }
+      }
+      column += part.m;
+    }
+    return { mean, variance };
+  }
+
+  condition(X: Float64Array, Y: Float64Array, k: number): JointPosterior {
+    let column = 0;
+    const conditioned = this.parts.map((part) => {
+      const own = new Float64Array(k * part.m);
+      for (let i = 0; i < k; i++) for (let j = 0; j < part.m; j++) own[i * part.m + j] = Y[i * this.m + column + j];
+      column += part.m;
+      return part.condition(X, own, k);
+    });
+    return new JointPosterior(conditioned);
+  }
+
+  dispose(): void {
+    for (const part of this.parts) part.dispose();
+  }
+}

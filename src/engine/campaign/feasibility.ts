@@ -1,0 +1,47 @@
+import { compileConstraint, type CompiledConstraint } from '../mdl/expression.js';
+import type { Mdl } from '../mdl/schema.js';
+import type { EvaluationRecord } from './types.js';
+
+/**
+ * Outcome constraints: inequalities over measured values (objectives and outcomes) that an
+ * evaluation must meet to count. Only feasible evaluations enter the Pareto front, the
+ * hypervolume and the best values; every evaluation still teaches the models.
+ */
+
+const compiledByMdl = new WeakMap<Mdl, CompiledConstraint[]>();
+
+/** The campaign's outcome constraints, compiled once per MDL object. */
+export function outcomeConstraints(mdl: Mdl): CompiledConstraint[] {
+  let compiled = compiledByMdl.get(mdl);
+  if (!compiled) {
+    const names = [...mdl.objectives.map((o) => o.name), ...(mdl.outcomes ?? []).map((o) => o.name)];
+    compiled = (mdl.outcome_constraints ?? []).map(({ expression }) => {
+      const result = compileConstraint(expression, names, undefined, 'outcome or objective');
+      if (!result.ok) {
+        throw new Error(`outcome constraint "${expression}": ${result.errors.map((e) => e.message).join('; ')} (validate the MDL first)`);
+      }
+      return result.constraint;
+    });
+    compiledByMdl.set(mdl, compiled);
+  }
+  return compiled;
+}
+
+/** The measured values of a successful evaluation by name: objectives and outcomes. */
+function measured(record: EvaluationRecord): Record<string, number> {
+  return { ...record.objectives, ...record.outcomes };
+}
+
+/** Signed margins of a successful evaluation, one per outcome constraint (positive inside). */
+export function evaluationSlacks(mdl: Mdl, record: EvaluationRecord): number[] {
+  if (!record.objectives) throw new Error(`evaluation ${record.id} failed: it has no measured values`);
+  const values = measured(record);
+  return outcomeConstraints(mdl).map((c) => c.slack(values));
+}
+
+/** Whether an evaluation succeeded and meets every outcome constraint. */
+export function isFeasible(mdl: Mdl, record: EvaluationRecord): boolean {
+  if (!record.objectives) return false;
+  const values = measured(record);
+  return outcomeConstraints(mdl).every((c) => c.violation(values) === 0);
+}
