@@ -3,6 +3,7 @@ import { mdlSchema, type Mdl } from '../src/engine/mdl/schema.js';
 import { testProblem } from '../src/engine/problems/registry.js';
 import { createEvaluator } from '../src/jobs/evaluators/create.js';
 import { runLocalCampaign, type IterationReport } from '../src/jobs/local-runner.js';
+import { runConstrainedCampaigns } from './campaign-constrained.js';
 import { runLargeCampaigns } from './campaign-large.js';
 import { median, type BenchSuite } from './common.js';
 
@@ -114,5 +115,11 @@ export const more: BenchSuite[] = [
     description:
       'users\' scale: DTLZ2 d=30 and d=100 to 2,000 evaluations (batches of 50), 3-objective d=7 at 90; cma-es (auto) vs nsga2 vs random',
     run: () => runLargeCampaigns(process.argv.includes('--quick')),
+  },
+  {
+    name: 'campaign-constrained',
+    description:
+      'outcome constraints and failures: C2-DTLZ2 (50 evaluations, 5 seeds) and DTLZ2 d=6 with a failing region; cma-es vs nsga2 vs random',
+    run: () => runConstrainedCampaigns(),
   },
 ];

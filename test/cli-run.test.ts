@@ -43,6 +43,21 @@ test('kiln run executes an example campaign end to end and writes results.json a
   assert.ok(io.stdout.some((line) => /^iteration 2: /.test(line)));
 });
 
+test('kiln run on an outcome-constrained campaign reports feasibility in the results and the summary', async () => {
+  const out = mkdtempSync(join(tmpdir(), 'kiln-run-'));
+  const io = capture();
+  const code = await runCampaignFile('examples/c2-dtlz2.yaml', { out, budget: 20, seed: 2, backend: 'wasm' }, io);
+  assert.equal(code, 0, io.stderr.join('\n'));
+  const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
+  assert.equal(results.evaluations.length, 20);
+  for (const e of results.evaluations) assert.equal(e.feasible, e.outcomes.slack >= 0, e.id);
+  assert.ok(results.pareto_front.every((r: { feasible: boolean }) => r.feasible));
+  const feasible = results.evaluations.filter((e: { feasible: boolean }) => e.feasible).length;
+  assert.ok(io.stdout.some((line) => line.includes(`, ${feasible} feasible`)), io.stdout.join('\n'));
+  const header = readFileSync(join(out, 'results.csv'), 'utf8').split('\n')[0];
+  assert.equal(header, 'id,iteration,is_pareto,x1,x2,x3,x4,f1,f2,slack,feasible');
+});
+
 test('kiln run reports every MDL error with its location and exits 1', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'kiln-bad-'));
   const file = join(dir, 'bad.yaml');

@@ -249,7 +249,7 @@ describe('running a campaign', () => {
     assert.equal(job.status, 'completed');
     assert.match(job.worker_id, /^worker_/);
     assert.deepEqual({ ...job.progress, best_objectives: undefined, hypervolume: undefined }, {
-      iteration: 4, total_iterations: 4, evaluations_completed: 10, budget: 10, current_phase: 'completed', best_objectives: undefined, hypervolume: undefined,
+      iteration: 4, total_iterations: 4, evaluations_completed: 10, budget: 10, current_phase: 'completed', best_objectives: undefined, hypervolume: undefined, feasible_evaluations: 10,
     });
     assert.ok(job.timing.elapsed_seconds > 0 && job.timing.avg_iteration_seconds > 0);
     assert.equal(job.timing.estimated_remaining_seconds, 0);

@@ -307,6 +307,67 @@ class Lab {
   }
 }
 
+describe('outcome constraints through the API', () => {
+  test('a lab posts outcomes; results, CSV and progress say which evaluations are feasible', async () => {
+    const mdl = {
+      ...zdt1Mdl({ evaluator: null, budget: 8, batch: 2 }),
+      outcomes: [{ name: 'purity', unit: '%' }],
+      outcome_constraints: [{ expression: 'purity >= 90' }],
+    };
+    const id = await createCampaign('outcomes', mdl);
+    const jobId = await startCampaign(id);
+    const path = `/v1/campaigns/${id}/evaluations`;
+    // purity falls with x1: feasible where x1 <= 0.5
+    const purity = (c: Candidate) => 100 - 20 * c.parameters.x1;
+    let rounds = 0;
+    while ((await campaign(id)).status === 'running' && rounds < 20) {
+      const batch = await eventually(async () => {
+        const c = await campaign(id);
+        if (c.status !== 'running') return [] as Candidate[];
+        const res = await api('GET', `/v1/campaigns/${id}/candidates`);
+        return res.json.data.length > 0 ? (res.json.data as Candidate[]) : undefined;
+      }, 30_000, 'candidates');
+      if (batch.length === 0) break;
+      if (rounds === 0) {
+        const c0 = batch[0];
+        const lacking = await api('POST', path, { evaluations: [{ id: c0.id, objectives: zdt1(c0.parameters.x1, c0.parameters.x2) }] });
+        assert.equal(lacking.status, 422, lacking.text);
+        assert.deepEqual(errorPaths(lacking), ['evaluations[0].outcomes.purity']);
+        const unknown = await api('POST', path, { evaluations: [{ id: c0.id, objectives: zdt1(c0.parameters.x1, c0.parameters.x2), outcomes: { purity: 95, colour: 2 } }] });
+        assert.equal(unknown.status, 422, unknown.text);
+        assert.deepEqual(errorPaths(unknown), ['evaluations[0].outcomes.colour']);
+        assert.match(unknown.json.error.details.errors[0].message, /is not an outcome of this campaign \(purity\)/);
+      }
+      const posted = await api('POST', path, {
+        evaluations: batch.map((c) => ({ id: c.id, objectives: zdt1(c.parameters.x1, c.parameters.x2), outcomes: { purity: purity(c) } })),
+      });
+      assert.equal(posted.status, 200, posted.text);
+      rounds++;
+      await eventually(async () => {
+        const res = await api('GET', `/v1/campaigns/${id}/candidates`);
+        const c = await campaign(id);
+        return c.status !== 'running' || !res.json.data.some((x: Candidate) => batch.some((b) => b.id === x.id)) ? true : undefined;
+      }, 30_000, 'the batch to be taken');
+    }
+    const done = await waitForCampaign(id, ['completed']);
+    const res = (await api('GET', `/v1/campaigns/${id}/results`)).json.data;
+    assert.equal(res.evaluations.length, 8);
+    for (const e of res.evaluations) {
+      assert.equal(e.outcomes.purity, 100 - 20 * e.parameters.x1);
+      assert.equal(e.feasible, e.outcomes.purity >= 90, e.id);
+      if (e.is_pareto) assert.ok(e.feasible);
+    }
+    const feasible = res.evaluations.filter((e: { feasible: boolean }) => e.feasible);
+    for (const [name, value] of Object.entries(done.best_objectives)) {
+      assert.equal(value, Math.min(...feasible.map((e: Row) => e.objectives[name])), `best ${name} among feasible evaluations`);
+    }
+    const csv = await api('GET', `/v1/campaigns/${id}/results?format=csv`);
+    assert.equal(csv.text.split('\n')[0], 'id,iteration,is_pareto,x1,x2,f1,f2,purity,feasible');
+    const job = (await api('GET', `/v1/jobs/${jobId}`)).json.data;
+    assert.equal(job.progress.feasible_evaluations, feasible.length);
+  });
+});
+
 describe('http evaluator', () => {
   test('a lab that goes down fails the campaign; a retry resumes without evaluating anything twice', async () => {
     const lab = new Lab();

@@ -120,7 +120,8 @@ function summary(mdl: Mdl, state: CampaignState, results: ReturnType<typeof camp
     '',
     `Finished: ${state.status} (${state.stopReason}) after ${state.iteration} iterations, ` +
       `${state.evaluations.filter((e) => e.iteration > 0).length} evaluations` +
-      (failed > 0 ? `, ${failed} failed` : ''),
+      (failed > 0 ? `, ${failed} failed` : '') +
+      (mdl.outcome_constraints.length > 0 ? `, ${results.evaluations.filter((e) => e.feasible).length} feasible` : ''),
     ...(state.stopMessage ? [state.stopMessage] : []),
     `Hypervolume ${formatNumber(results.hypervolume)} against reference ` +
       JSON.stringify(results.reference_point),
@@ -154,7 +155,8 @@ class Progress {
     this.io.out(
       `iteration ${r.iteration}: ${r.evaluationsCompleted}/${this.budget} evaluations, hypervolume ${hv}, ` +
         `pareto ${r.paretoSize}, ${r.strategy}, propose ${r.proposeSeconds.toFixed(2)} s` +
-        (r.failed > 0 ? `, ${r.failed} failed` : ''),
+        (r.failed > 0 ? `, ${r.failed} failed` : '') +
+        (r.infeasible > 0 ? `, ${r.infeasible} infeasible` : ''),
     );
   }
 

@@ -215,7 +215,7 @@ async function storeIteration(ctx: JobRunContext, job: JobRow, lease: Lease, cam
       iteration_seconds_total: current.iteration_seconds_total + (performance.now() - timing.iterationStarted) / 1000,
     });
     await publishEvent(trx, event('job.progress', job, { ...progress, current_phase: updated.phase, timing: timingOf(updated) }));
-    const failures = summary.failed > 0 ? `, ${summary.failed} failed` : '';
+    const failures = (summary.failed > 0 ? `, ${summary.failed} failed` : '') + (summary.infeasible > 0 ? `, ${summary.infeasible} infeasible` : '');
     await logJob(trx, job, 'info', `Iteration ${summary.iteration} (${timing.strategy}): ${summary.evaluated} evaluated${failures}; hypervolume ${fmt(summary.hypervolume)}, Pareto set ${summary.paretoSize}; propose ${timing.proposeSeconds.toFixed(2)} s, evaluate ${timing.evaluateSeconds.toFixed(2)} s.`);
     for (const failed of timing.fresh.filter((e) => e.error)) {
       await logJob(trx, job, 'warning', `Evaluation ${failed.id} failed: ${failed.error}`);

@@ -68,6 +68,7 @@ export function jobDetail(j: JobRow, now = new Date()) {
       current_phase: j.phase,
       hypervolume: j.progress.hypervolume ?? 0,
       best_objectives: j.progress.best_objectives ?? {},
+      ...(j.progress.feasible_evaluations !== undefined ? { feasible_evaluations: j.progress.feasible_evaluations } : {}),
     },
     timing: timingOf(j, now),
   };

@@ -1,6 +1,7 @@
 import { hypervolume } from '../hypervolume.js';
 import { paretoIndices } from '../pareto.js';
 import type { Mdl, ParameterValue } from '../mdl/schema.js';
+import { isFeasible } from './feasibility.js';
 import { objectiveMatrix, referencePoint } from './objective-space.js';
 import type {
   CampaignState,
@@ -112,6 +113,7 @@ export function tell(
   state.convergenceHistory.push(hv);
   const ofIteration = state.evaluations.filter((e) => e.iteration === iteration);
   const failed = ofIteration.filter((e) => e.objectives === null).length;
+  const infeasible = ofIteration.filter((e) => e.objectives !== null && !isFeasible(mdl, e)).length;
   applyStopRules(mdl, state);
   return {
     state,
@@ -119,6 +121,7 @@ export function tell(
       iteration,
       evaluated: ofIteration.length,
       failed,
+      infeasible,
       hypervolume: hv,
       paretoSize,
       status: state.status,

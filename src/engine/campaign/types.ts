@@ -87,6 +87,8 @@ export interface IterationSummary {
   iteration: number;
   evaluated: number;
   failed: number;
+  /** evaluations of the iteration that succeeded but break an outcome constraint */
+  infeasible: number;
   hypervolume: number;
   paretoSize: number;
   status: CampaignStatus;
