@@ -145,3 +145,72 @@ test('four objectives: the Pareto plot becomes parallel coordinates, one axis pe
   assert.deepEqual(failures, [], 'no script errors on the page');
   await context.close();
 });
+
+test('outcome constraints: infeasible evaluations drawn apart and counted, an objective limit drawn, a Feasible column', async () => {
+  const campaign = await call('POST', '/v1/campaigns', {
+    name: 'subject to purity',
+    domain: 'benchmark',
+    mdl: {
+      parameters: ['x1', 'x2'].map((name) => ({ name, type: 'continuous', bounds: [0, 1] })),
+      objectives: [
+        { name: 'cost', direction: 'minimize' },
+        { name: 'loss', direction: 'minimize' },
+      ],
+      outcomes: [{ name: 'purity', unit: '%' }],
+      outcome_constraints: [{ expression: 'purity >= 90' }, { expression: 'cost <= 0.8' }],
+      optimizer: { method: 'random', budget: 20, batch_size: 10, initial_samples: 10, seed: 3 },
+    },
+  });
+  const id = campaign.id as string;
+  await call('POST', `/v1/campaigns/${id}/start`);
+  // purity falls with x2: infeasible where x2 > 0.5; cost = x1, so the limit cost <= 0.8 cuts too
+  const answer = async (): Promise<number> => {
+    const batch = (await call('GET', `/v1/campaigns/${id}/candidates`)) as { id: string; parameters: { x1: number; x2: number } }[];
+    if (batch.length > 0) {
+      await call('POST', `/v1/campaigns/${id}/evaluations`, {
+        evaluations: batch.map((c) => ({ id: c.id, objectives: { cost: c.parameters.x1, loss: 1 - c.parameters.x1 + c.parameters.x2 }, outcomes: { purity: 100 - 20 * c.parameters.x2 } })),
+      });
+    }
+    return batch.length;
+  };
+  await eventually(async () => {
+    if ((await call('GET', `/v1/campaigns/${id}`)).status !== 'running') return true;
+    await answer();
+    return undefined;
+  }, 90_000, 'the campaign to finish');
+  const rows = (await call('GET', `/v1/campaigns/${id}/results`)).evaluations as (Row & { feasible: boolean; outcomes: { purity: number } })[];
+  const infeasible = rows.filter((r) => !r.feasible);
+  assert.equal(rows.length, 20);
+  assert.ok(infeasible.length > 0 && infeasible.length < 20, `${infeasible.length} infeasible: the test needs both kinds`);
+  for (const r of rows) assert.equal(r.feasible, r.outcomes.purity >= 90 && r.objectives.cost <= 0.8, r.id);
+
+  const context = await signedInContext(browser, kiln.adminKey);
+  const page = await context.newPage();
+  const failures: string[] = [];
+  page.on('pageerror', (error) => failures.push(error.message));
+  await page.goto(`${kiln.base}/#/campaigns/${id}`);
+  const plot = page.getByTestId('pareto-plot');
+  await eventually(async () => ((await plot.count()) === 1 && Number(await plot.getAttribute('data-points')) === 20 ? true : undefined), 30_000, 'the plot');
+  assert.equal(Number(await plot.getAttribute('data-infeasible')), infeasible.length);
+  assert.equal(Number(await plot.getAttribute('data-limits')), 1, 'cost <= 0.8 is drawn; purity is no axis');
+  assert.match((await plot.getAttribute('aria-label'))!, new RegExp(`${infeasible.length} infeasible \\(hollow orange\\); limits cost <= 0.8 dashed`));
+  assert.match(await page.getByTestId('feasibility').innerText(), new RegExp(`${20 - infeasible.length} feasible, ${infeasible.length} infeasible \\(subject to purity >= 90, cost <= 0.8\\)`));
+  // the limit's dashed line: orange pixels down the column at cost = 0.8 inside the plot area
+  const orange = await plot.evaluate((root) => {
+    const canvas = root.querySelector('canvas')!;
+    const ctx = canvas.getContext('2d')!;
+    const { data } = ctx.getImageData(0, 0, canvas.width, canvas.height);
+    let count = 0;
+    for (let i = 0; i < data.length; i += 4) if (data[i] > 200 && data[i + 1] > 120 && data[i + 1] < 160 && data[i + 2] < 40) count++;
+    return count;
+  });
+  assert.ok(orange > 50, `orange pixels (limit line and infeasible markers): ${orange}`);
+
+  const table = page.getByTestId('evaluations');
+  const headings = await table.locator('thead th').allInnerTexts();
+  assert.deepEqual(headings.map((h) => h.trim()), ['iteration', 'Pareto', 'Feasible', 'x1', 'x2', 'cost', 'loss', 'purity']);
+  assert.equal(await table.locator('tbody tr.infeasible').count(), infeasible.length);
+  await page.screenshot({ path: `${ARTIFACTS}/outcome-constraints.png`, fullPage: true });
+  assert.deepEqual(failures, []);
+  await context.close();
+});

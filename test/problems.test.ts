@@ -63,7 +63,7 @@ function staircaseHv(points: Float64Array[], ref: [number, number]): number {
 }
 
 test('the registry lists every builtin and looks names up case-insensitively', () => {
-  assert.deepEqual(builtinNames(), ['zdt1', 'zdt2', 'zdt3', 'dtlz1', 'dtlz2', 'branin-currin', 'bnh', 'water-membrane', 'battery-cathode', 'water-splitting-catalyst', 'electrolyte-formulation', 'perovskite-solar-cell', 'alloy-design', 'polymer-membrane']);
+  assert.deepEqual(builtinNames(), ['zdt1', 'zdt2', 'zdt3', 'dtlz1', 'dtlz2', 'branin-currin', 'bnh', 'c2-dtlz2', 'constrained-branin-currin', 'water-membrane', 'battery-cathode', 'water-splitting-catalyst', 'electrolyte-formulation', 'perovskite-solar-cell', 'alloy-design', 'polymer-membrane']);
   assert.equal(testProblem('ZDT1'), zdt1);
   assert.equal(testProblem('nope'), undefined);
 });

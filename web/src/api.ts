@@ -130,14 +130,23 @@ export interface Campaign {
   created_at: string;
   best_objectives?: Record<string, number>;
   latest_job_id?: string | null;
-  mdl?: { objectives: { name: string; direction: string; unit?: string }[]; parameters: { name: string }[] };
+  mdl?: {
+    objectives: { name: string; direction: string; unit?: string }[];
+    parameters: { name: string }[];
+    outcomes?: { name: string; unit?: string }[];
+    outcome_constraints?: { expression: string }[];
+  };
 }
 
 export interface ResultRow {
   id: string;
   parameters: Record<string, number | string>;
   objectives: Record<string, number>;
+  /** measured outcomes, when the campaign declares any */
+  outcomes?: Record<string, number>;
   iteration: number;
+  /** meets every outcome constraint */
+  feasible?: boolean;
   is_pareto: boolean;
 }
 

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, download, explain, subscribe, type Campaign, type Results } from './api.js';
 import { Pager } from './pager.js';
 import { deleteCampaign } from './campaigns.js';
-import { ConvergencePlot, ParetoPlot } from './plots.js';
+import { ConvergencePlot, ParetoPlot, objectiveLimits } from './plots.js';
 
 /**
  * Re-reads the campaign and its results on every progress or status event of its jobs. Events
@@ -71,6 +71,9 @@ export function CampaignDetail({ id }: { id: string }) {
   if (!campaign || !results) return <main><p aria-live="polite">Loading…</p></main>;
   const objectives = campaign.mdl?.objectives ?? [];
   const names = objectives.map((o) => o.name);
+  const constraints = campaign.mdl?.outcome_constraints ?? [];
+  const outcomes = campaign.mdl?.outcomes?.map((o) => o.name) ?? [];
+  const infeasible = results.evaluations.filter((r) => r.feasible === false).length;
   const share = campaign.budget > 0 ? campaign.evaluations_completed / campaign.budget : 0;
   return (
     <main>
@@ -79,6 +82,11 @@ export function CampaignDetail({ id }: { id: string }) {
       <p aria-live="polite">
         <span data-testid="status" class={`status status-${campaign.status}`}>{campaign.status}</span> · {campaign.domain} · {campaign.evaluations_completed} / {campaign.budget} evaluations · iteration{' '}
         {campaign.current_iteration} · hypervolume {campaign.hypervolume.toPrecision(5)} · {campaign.pareto_size} on the Pareto front
+        {constraints.length > 0 && (
+          <span data-testid="feasibility">
+            {' '}· {results.evaluations.length - infeasible} feasible, {infeasible} infeasible (subject to {constraints.map((c) => c.expression).join(', ')})
+          </span>
+        )}
       </p>
       <progress max={1} value={share} aria-label="Evaluations done of the budget">{Math.round(share * 100)} %</progress>
       <p class="row">
@@ -97,7 +105,12 @@ export function CampaignDetail({ id }: { id: string }) {
         </section>
         <section>
           <h2>Pareto front</h2>
-          <ParetoPlot rows={results.evaluations} objectives={names} directions={objectives.map((o) => o.direction)} />
+          <ParetoPlot
+            rows={results.evaluations}
+            objectives={names}
+            directions={objectives.map((o) => o.direction)}
+            limits={objectiveLimits(constraints.map((c) => c.expression), names)}
+          />
         </section>
       </div>
       <section>
@@ -117,7 +130,13 @@ export function CampaignDetail({ id }: { id: string }) {
       </section>
       <section>
         <h2>Evaluations</h2>
-        <EvaluationTable rows={results.evaluations} parameters={campaign.mdl?.parameters.map((p) => p.name) ?? []} objectives={names} />
+        <EvaluationTable
+          rows={results.evaluations}
+          parameters={campaign.mdl?.parameters.map((p) => p.name) ?? []}
+          objectives={names}
+          outcomes={outcomes}
+          constrained={constraints.length > 0}
+        />
       </section>
     </main>
   );
@@ -129,13 +148,13 @@ const ROWS_PER_PAGE = 100;
  * Every evaluation, sortable by any column (click a heading), Pareto rows marked; a page of rows
  * at a time, since a large campaign has thousands and the table is redrawn on every iteration.
  */
-function EvaluationTable({ rows, parameters, objectives }: { rows: Results['evaluations']; parameters: string[]; objectives: string[] }) {
+function EvaluationTable({ rows, parameters, objectives, outcomes, constrained }: { rows: Results['evaluations']; parameters: string[]; objectives: string[]; outcomes: string[]; constrained: boolean }) {
   const [sort, setSort] = useState<{ key: string; descending: boolean }>({ key: 'iteration', descending: false });
   const [page, setPage] = useState(1);
   const pages = Math.max(1, Math.ceil(rows.length / ROWS_PER_PAGE));
   const shown = Math.min(page, pages);
   const value = (r: Results['evaluations'][number], key: string): number | string =>
-    key === 'iteration' ? r.iteration : key in r.objectives ? r.objectives[key] : (r.parameters[key] ?? '');
+    key === 'iteration' ? r.iteration : key in r.objectives ? r.objectives[key] : r.outcomes && key in r.outcomes ? r.outcomes[key] : (r.parameters[key] ?? '');
   const sorted = [...rows].sort((a, b) => {
     const [x, y] = [value(a, sort.key), value(b, sort.key)];
     return (x < y ? -1 : x > y ? 1 : 0) * (sort.descending ? -1 : 1);
@@ -149,14 +168,16 @@ function EvaluationTable({ rows, parameters, objectives }: { rows: Results['eval
   return (
     <div class="scroll">
       <table data-testid="evaluations">
-        <thead><tr>{heading('iteration')}<th scope="col">Pareto</th>{parameters.map(heading)}{objectives.map(heading)}</tr></thead>
+        <thead><tr>{heading('iteration')}<th scope="col">Pareto</th>{constrained && <th scope="col">Feasible</th>}{parameters.map(heading)}{objectives.map(heading)}{outcomes.map(heading)}</tr></thead>
         <tbody>
           {sorted.slice((shown - 1) * ROWS_PER_PAGE, shown * ROWS_PER_PAGE).map((r) => (
-            <tr class={r.is_pareto ? 'pareto' : ''}>
+            <tr class={r.is_pareto ? 'pareto' : r.feasible === false ? 'infeasible' : ''}>
               <td>{r.iteration}</td>
               <td>{r.is_pareto ? <span title="on the Pareto front">★<span class="visually-hidden"> Pareto</span></span> : ''}</td>
+              {constrained && <td>{r.feasible === false ? 'no' : 'yes'}</td>}
               {parameters.map((p) => <td>{typeof r.parameters[p] === 'number' ? (r.parameters[p] as number).toPrecision(4) : r.parameters[p]}</td>)}
               {objectives.map((o) => <td>{r.objectives[o].toPrecision(5)}</td>)}
+              {outcomes.map((o) => <td>{r.outcomes?.[o]?.toPrecision(5) ?? ''}</td>)}
             </tr>
           ))}
         </tbody>

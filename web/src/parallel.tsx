@@ -76,8 +76,8 @@ function Polyline({ row, axes }: { row: ResultRow; axes: Axis[] }) {
   const d = axes.map((a, i) => `${i === 0 ? 'M' : 'L'}${a.x.toFixed(1)} ${y(row.objectives[a.name], a).toFixed(1)}`).join(' ');
   const values = axes.map((a) => `${a.name} ${row.objectives[a.name].toPrecision(5)}`).join(', ');
   return (
-    <path class={row.is_pareto ? 'pareto' : 'dominated'} d={d} data-id={row.id}>
-      <title>{`iteration ${row.iteration}${row.is_pareto ? ', Pareto front' : ''}: ${values}`}</title>
+    <path class={row.is_pareto ? 'pareto' : row.feasible === false ? 'infeasible' : 'dominated'} d={d} data-id={row.id}>
+      <title>{`iteration ${row.iteration}${row.is_pareto ? ', Pareto front' : row.feasible === false ? ', infeasible' : ''}: ${values}`}</title>
     </path>
   );
 }

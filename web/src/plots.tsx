@@ -49,23 +49,53 @@ export function ConvergencePlot({ history }: { history: number[] }) {
  * highlighted over all objectives, dominated ones faded. `directions` are the MDL's
  * ('minimize' or 'maximize'), in the order of `objectives`.
  */
-export function ParetoPlot({ rows, objectives, directions }: { rows: ResultRow[]; objectives: string[]; directions: string[] }) {
+export function ParetoPlot({ rows, objectives, directions, limits = [] }: { rows: ResultRow[]; objectives: string[]; directions: string[]; limits?: Limit[] }) {
   if (objectives.length < 2) return <p>One objective: see the convergence plot.</p>;
-  if (objectives.length === 2) return <PairPlot rows={rows} fx={objectives[0]} fy={objectives[1]} testId="pareto-plot" />;
+  if (objectives.length === 2) return <PairPlot rows={rows} fx={objectives[0]} fy={objectives[1]} testId="pareto-plot" limits={limits} />;
   if (objectives.length > 3) return <ParallelCoordinates rows={rows} objectives={objectives} directions={directions} />;
   const pairs = objectives.flatMap((fx, i) => objectives.slice(i + 1).map((fy) => [fx, fy] as const));
   return (
     <div class="matrix" data-testid="pareto-matrix" data-pairs={pairs.length}>
-      {pairs.map(([fx, fy], k) => <PairPlot rows={rows} fx={fx} fy={fy} testId={k === 0 ? 'pareto-plot' : `pareto-plot-${k}`} small />)}
+      {pairs.map(([fx, fy], k) => <PairPlot rows={rows} fx={fx} fy={fy} testId={k === 0 ? 'pareto-plot' : `pareto-plot-${k}`} limits={limits} small />)}
     </div>
   );
 }
 
-function PairPlot({ rows, fx, fy, testId, small = false }: { rows: ResultRow[]; fx: string; fy: string; testId: string; small?: boolean }) {
+/**
+ * A bound an outcome constraint puts on one objective (`f1 <= 0.8`), drawn as a dashed line on
+ * every plot with that objective on an axis.
+ */
+export interface Limit {
+  name: string;
+  value: number;
+  expression: string;
+}
+
+/** The limits among outcome-constraint expressions of the simple form `name op number` (or `number op name`). */
+export function objectiveLimits(expressions: readonly string[], objectives: readonly string[]): Limit[] {
+  const limits: Limit[] = [];
+  for (const expression of expressions) {
+    const direct = /^\s*([A-Za-z_]\w*)\s*(<=|>=|<|>)\s*(-?[\d.]+(?:e[-+]?\d+)?)\s*$/i.exec(expression);
+    const flipped = /^\s*(-?[\d.]+(?:e[-+]?\d+)?)\s*(<=|>=|<|>)\s*([A-Za-z_]\w*)\s*$/i.exec(expression);
+    const [name, value] = direct ? [direct[1], Number(direct[3])] : flipped ? [flipped[3], Number(flipped[1])] : [null, NaN];
+    if (name && objectives.includes(name) && Number.isFinite(value)) limits.push({ name, value, expression: expression.trim() });
+  }
+  return limits;
+}
+
+function PairPlot({ rows, fx, fy, testId, limits, small = false }: { rows: ResultRow[]; fx: string; fy: string; testId: string; limits: Limit[]; small?: boolean }) {
+  const infeasible = rows.filter((r) => r.feasible === false).length;
   const data = useMemo<uPlot.AlignedData>(() => {
     const sorted = [...rows].sort((a, b) => a.objectives[fx] - b.objectives[fx]);
-    return [sorted.map((r) => r.objectives[fx]), sorted.map((r) => (r.is_pareto ? null : r.objectives[fy])), sorted.map((r) => (r.is_pareto ? r.objectives[fy] : null))];
+    const series = (keep: (r: ResultRow) => boolean) => sorted.map((r) => (keep(r) ? r.objectives[fy] : null));
+    return [
+      sorted.map((r) => r.objectives[fx]),
+      series((r) => !r.is_pareto && r.feasible !== false),
+      series((r) => r.is_pareto),
+      series((r) => r.feasible === false),
+    ];
   }, [rows, fx, fy]);
+  const drawn = limits.filter((l) => l.name === fx || l.name === fy);
   const ref = useUPlot(
     (width) => ({
       width: small ? 300 : Math.min(640, width),
@@ -77,10 +107,38 @@ function PairPlot({ rows, fx, fy, testId, small = false }: { rows: ResultRow[]; 
         {},
         { label: 'dominated', stroke: 'rgba(110,110,110,0.45)', paths: () => null, points: { show: true, size: 6 } },
         { label: 'Pareto front', stroke: '#c0392b', fill: 'rgba(192,57,43,0.35)', paths: () => null, points: { show: true, size: 9, fill: 'rgba(192,57,43,0.35)' } },
+        { label: 'infeasible', stroke: '#d68910', fill: 'rgba(255,255,255,0)', paths: () => null, points: { show: true, size: 7, width: 1.5, fill: 'rgba(255,255,255,0)' } },
       ],
+      hooks: { draw: [(u: uPlot) => drawLimits(u, drawn, fx)] },
     }),
     data,
-    [fx, fy, small],
+    [fx, fy, small, drawn.map((l) => l.expression).join()],
   );
-  return <div ref={ref} class="plot" data-testid={testId} data-points={rows.length} role="img" aria-label={`${fy} against ${fx}: ${rows.length} evaluations`} />;
+  const label = `${fy} against ${fx}: ${rows.length} evaluations${infeasible > 0 ? `, ${infeasible} infeasible (hollow orange)` : ''}${drawn.length > 0 ? `; limits ${drawn.map((l) => l.expression).join(', ')} dashed` : ''}`;
+  return <div ref={ref} class="plot" data-testid={testId} data-points={rows.length} data-infeasible={infeasible} data-limits={drawn.length} role="img" aria-label={label} />;
+}
+
+/** Dashed lines at the limits (vertical for the x objective, horizontal for the y one). */
+function drawLimits(u: uPlot, limits: Limit[], fx: string): void {
+  if (limits.length === 0) return;
+  const { ctx } = u;
+  const { left, top, width, height } = u.bbox;
+  ctx.save();
+  ctx.strokeStyle = '#d68910';
+  ctx.setLineDash([6, 4]);
+  ctx.lineWidth = 1.5 * devicePixelRatio;
+  for (const limit of limits) {
+    ctx.beginPath();
+    if (limit.name === fx) {
+      const x = u.valToPos(limit.value, 'x', true);
+      ctx.moveTo(x, top);
+      ctx.lineTo(x, top + height);
+    } else {
+      const y = u.valToPos(limit.value, 'y', true);
+      ctx.moveTo(left, y);
+      ctx.lineTo(left + width, y);
+    }
+    ctx.stroke();
+  }
+  ctx.restore();
 }
