@@ -1,4 +1,5 @@
-import { branin, currin } from './branin-currin.js';
+import { braninCurrin } from './branin-currin.js';
+import { dtlz2 } from './dtlz.js';
 import { hypervolume } from '../hypervolume.js';
 import type { TestProblem } from './types.js';
 
@@ -33,13 +34,6 @@ function c2Slack(f: ArrayLike<number>): number {
   return -Math.min(best, centre);
 }
 
-function dtlz2Pair(x: Float64Array): Float64Array {
-  let g = 0;
-  for (let i = 1; i < x.length; i++) g += (x[i] - 0.5) ** 2;
-  const angle = (x[0] * Math.PI) / 2;
-  return Float64Array.of((1 + g) * Math.cos(angle), (1 + g) * Math.sin(angle));
-}
-
 /** `count x 2` points of the feasible arcs of the unit quarter circle, evenly spread over them. */
 function c2Front(count: number): Float64Array {
   const fine = Math.max(8 * count, 20_000);
@@ -49,8 +43,13 @@ function c2Front(count: number): Float64Array {
     const f = [Math.cos(angle), Math.sin(angle)];
     if (c2Slack(f) >= 0) feasible.push(f);
   }
+  return evenly(feasible, count);
+}
+
+/** `count x 2` rows picked evenly along `points` (first and last included). */
+function evenly(points: readonly number[][], count: number): Float64Array {
   const out = new Float64Array(count * 2);
-  for (let i = 0; i < count; i++) out.set(feasible[Math.round((i * (feasible.length - 1)) / Math.max(1, count - 1))], i * 2);
+  for (let i = 0; i < count; i++) out.set(points[Math.round((i * (points.length - 1)) / Math.max(1, count - 1))], i * 2);
   return out;
 }
 
@@ -61,7 +60,7 @@ export const c2Dtlz2: TestProblem = {
   minDimension: () => 2,
   evaluate(x, m) {
     if (m !== 2) throw new Error(`c2-dtlz2 has 2 objectives, not ${m}.`);
-    return dtlz2Pair(x);
+    return dtlz2.evaluate(x, 2);
   },
   outcomes: {
     names: ['slack'],
@@ -87,8 +86,7 @@ export const constrainedBraninCurrin: TestProblem = {
   minDimension: () => 2,
   maxDimension: () => 2,
   evaluate(x, m) {
-    if (m !== 2) throw new Error(`constrained-branin-currin has 2 objectives, not ${m}.`);
-    return Float64Array.of(branin(15 * x[0] - 5, 15 * x[1]), currin(x[0], x[1]));
+    return braninCurrin.evaluate(x, m);
   },
   outcomes: {
     names: ['slack'],
@@ -108,8 +106,6 @@ export const constrainedBraninCurrin: TestProblem = {
     points.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     const front: number[][] = [];
     for (const p of points) if (front.length === 0 || p[1] < front[front.length - 1][1]) front.push(p);
-    const out = new Float64Array(count * 2);
-    for (let i = 0; i < count; i++) out.set(front[Math.round((i * (front.length - 1)) / Math.max(1, count - 1))], i * 2);
-    return out;
+    return evenly(front, count);
   },
 };
