@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { randomInt } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import cliProgress from 'cli-progress';
 import { campaignResults } from '../engine/campaign/results.js';
@@ -9,6 +10,7 @@ import type { CampaignState } from '../engine/campaign/types.js';
 import { formatIssue, parseMdl } from '../engine/mdl/index.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import { initTensorBackend, type TensorBackendName } from '../engine/tensor/backend.js';
+import { EnginePool } from '../jobs/engine-pool.js';
 import { createEvaluator } from '../jobs/evaluators/create.js';
 import { runLocalCampaign, type IterationReport } from '../jobs/local-runner.js';
 import { formatNumber, formatTable, processIo, type CliIo } from './io.js';
@@ -66,20 +68,24 @@ export async function runCampaignFile(file: string, opts: RunOptions, io: CliIo)
     return 1;
   }
   const backend = await initTensorBackend(requested as TensorBackendName | 'auto');
+  const threads = Math.min(2, availableParallelism());
   io.out(
     `Campaign ${mdl.name ?? file}: ${mdl.parameters.length} parameters, ${mdl.objectives.length} objectives, ` +
       `budget ${mdl.optimizer.budget}, batch ${mdl.optimizer.batch_size}, method ${mdl.optimizer.method}, ` +
-      `seed ${seed}, tensor backend ${backend}`,
+      `seed ${seed}, tensor backend ${backend}, ${threads} engine thread${threads === 1 ? '' : 's'}`,
   );
   const progress = new Progress(io, mdl.optimizer.budget);
+  // with two cores or more, a step's GP fits (per objective, per trust region) run side by side
+  const pool = threads > 1 ? new EnginePool({ threads, backend }) : undefined;
   let state: CampaignState;
   try {
-    state = await runLocalCampaign(mdl, evaluator, { seed, onIteration: (r) => progress.update(r) });
+    state = await runLocalCampaign(mdl, evaluator, { seed, pool, onIteration: (r) => progress.update(r) });
   } catch (error) {
     io.err(`kiln: the campaign failed: ${(error as Error).message}`);
     return 1;
   } finally {
     progress.stop();
+    await pool?.destroy();
   }
   const results = campaignResults(mdl, state);
   const failed = state.evaluations.filter((e) => e.objectives === null);

@@ -4,6 +4,7 @@ import type { CampaignState, EvaluationResult, IterationSummary } from '../engin
 import type { Mdl } from '../engine/mdl/schema.js';
 import { evaluationResult } from './evaluators/result.js';
 import type { Evaluator } from './evaluators/types.js';
+import type { EnginePool } from './engine-pool.js';
 
 export interface IterationReport extends IterationSummary {
   strategy: string;
@@ -18,6 +19,8 @@ export interface LocalRunOptions {
   warmStart?: readonly WarmStartRow[];
   onIteration?: (report: IterationReport, state: CampaignState) => void;
   signal?: AbortSignal;
+  /** engine threads to propose on (the step's GP fits then run in parallel); inline when absent */
+  pool?: EnginePool;
 }
 
 /**
@@ -34,7 +37,7 @@ export async function runLocalCampaign(
   while (state.status === 'running') {
     if (options.signal?.aborted) break;
     const t0 = performance.now();
-    const next = step(mdl, state);
+    const next = options.pool ? await options.pool.step(mdl, state) : step(mdl, state);
     const t1 = performance.now();
     if (next.proposals.length === 0) break;
     const outcomes = await evaluator.evaluate(
