@@ -350,6 +350,7 @@ describe('outcome constraints through the API', () => {
       }, 30_000, 'the batch to be taken');
     }
     const done = await waitForCampaign(id, ['completed']);
+    assert.equal(done.stop_message, 'The budget of 8 evaluations is spent.');
     const res = (await api('GET', `/v1/campaigns/${id}/results`)).json.data;
     assert.equal(res.evaluations.length, 8);
     for (const e of res.evaluations) {
@@ -387,6 +388,7 @@ describe('http evaluator', () => {
       // iterations 1 (design of 4) and 2 succeed, 3 to 5 fail entirely: the engine's stop rule
       // (optimizer.max_failed_iterations, default 3)
       assert.equal(failed.current_iteration, 5);
+      assert.match(failed.stop_message, /^Every evaluation failed in the last 3 iterations \(optimizer\.max_failed_iterations\); the last error: /);
       assert.equal(failed.evaluations_completed, 12, 'failed candidates count against the budget');
       assert.equal(lab.batches, 2);
       assert.equal(lab.failedRequests, 9, 'three iterations, each tried 1 + 2 times');

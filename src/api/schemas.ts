@@ -127,6 +127,10 @@ export const campaignDetailSchema = campaignListItemSchema.extend({
   mdl: mdlSchema,
   dataset_id: z.string().nullable(),
   latest_job_id: z.string().nullable(),
+  stop_message: z
+    .string()
+    .nullable()
+    .describe('why the engine ended the campaign (budget spent, stagnation, repeated failures), in a sentence; null otherwise'),
 });
 const progressSchema = z.object({ iteration: z.int(), total_iterations: z.int(), evaluations_completed: z.int(), budget: z.int() });
 export const jobListItemSchema = z.object({

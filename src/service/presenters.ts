@@ -33,6 +33,7 @@ export function campaignDetail(c: CampaignRow, latestJobId: string | null) {
     mdl: c.mdl,
     dataset_id: c.dataset_id,
     latest_job_id: latestJobId,
+    stop_message: c.status === 'running' ? null : (c.engine_state?.stopMessage ?? null),
   };
 }
 

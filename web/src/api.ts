@@ -130,6 +130,8 @@ export interface Campaign {
   created_at: string;
   best_objectives?: Record<string, number>;
   latest_job_id?: string | null;
+  /** why the engine ended the campaign, in a sentence */
+  stop_message?: string | null;
   mdl?: {
     objectives: { name: string; direction: string; unit?: string }[];
     parameters: { name: string }[];

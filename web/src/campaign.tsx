@@ -88,6 +88,7 @@ export function CampaignDetail({ id }: { id: string }) {
           </span>
         )}
       </p>
+      {campaign.stop_message && <p data-testid="stop-message">{campaign.stop_message}</p>}
       <progress max={1} value={share} aria-label="Evaluations done of the budget">{Math.round(share * 100)} %</progress>
       <p class="row">
         {(campaign.status === 'created' || campaign.status === 'stopped') && <button onClick={() => act('start')}>Start</button>}
