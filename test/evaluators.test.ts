@@ -217,6 +217,31 @@ function commandEvaluator(file: string, settings: { timeoutSeconds?: number; max
 
 const batch = [{ parameters: { x: 1, solvent: 'water' } }, { parameters: { x: -1, solvent: 'ethanol' } }, { parameters: { x: 3, solvent: 'water' } }];
 
+test('the protocol forgives what real programs print: error null, NaN and Infinity tokens, an objective named error', () => {
+  const names = { objectives: ['f1', 'f2'], outcomes: [] };
+  // Python prints None as null beside the values: success
+  assert.deepEqual(parseCommandOutput('{"results": [{"objectives": {"f1": 1, "f2": 2}, "error": null}, {"objectives": {"f1": 3, "f2": 4}, "error": false}]}', 2, names), [
+    { ok: true, objectives: { f1: 1, f2: 2 } },
+    { ok: true, objectives: { f1: 3, f2: 4 } },
+  ]);
+  // json.dump's NaN and Infinity fail their candidate only, naming the objective; a "NaN" inside a string stays text
+  const [nan, infinite, fine, failed] = parseCommandOutput(
+    '[{"f1": NaN, "f2": 1}, {"f1": 2, "f2": -Infinity}, {"f1": 0.5, "f2": 0.25}, {"error": "got NaN from \\"Infinity\\" solver"}]',
+    4,
+    names,
+  );
+  assert.deepEqual(nan, { ok: false, error: 'objective \'f1\' of result 0 is "NaN", not a finite number.' });
+  assert.deepEqual(infinite, { ok: false, error: 'objective \'f2\' of result 1 is "-Infinity", not a finite number.' });
+  assert.deepEqual(fine, { ok: true, objectives: { f1: 0.5, f2: 0.25 } });
+  assert.deepEqual(failed, { ok: false, error: 'the command reported: got NaN from "Infinity" solver' });
+  // an objective named error: a value in the bare form, the protocol word only beside "objectives"
+  const errorNamed = { objectives: ['error', 'f2'], outcomes: [] };
+  assert.deepEqual(parseCommandOutput('[{"error": 3.5, "f2": 1}]', 1, errorNamed), [{ ok: true, objectives: { error: 3.5, f2: 1 } }]);
+  assert.deepEqual(parseCommandOutput('{"results": [{"objectives": {"error": 3.5, "f2": 1}, "error": "diverged"}]}', 1, errorNamed), [
+    { ok: false, error: 'the command reported: diverged' },
+  ]);
+});
+
 test('command evaluator: a program that follows the protocol, in object and bare-array form', async () => {
   const ok = script(
     'ok.mjs',

@@ -135,6 +135,15 @@ test('a result lacking an objective, or with a non-finite one, fails that candid
   assert.match(!outcomes[3].ok ? outcomes[3].error : '', /candidate "3" is 7, not \{"objectives"/);
 });
 
+test('a service printing Python\'s NaN or "error": null is read as it meant; outcomes are read beside the objectives', async () => {
+  serve((_received, response) =>
+    reply(response, 200, '{"results": [{"objectives": {"f1": NaN, "f2": 1}, "outcomes": {"purity": 91}}, {"objectives": {"f1": 2, "f2": 3}, "outcomes": {"purity": 88}, "error": null}]}'),
+  );
+  const outcomes = await evaluator({ names: { objectives: ['f1', 'f2'], outcomes: ['purity'] } }).evaluate(batch);
+  assert.match(!outcomes[0].ok ? outcomes[0].error : '', /objective 'f1' of the result for candidate "0" is "NaN", not a finite number/);
+  assert.deepEqual(outcomes[1], { ok: true, objectives: { f1: 2, f2: 3 }, outcomes: { purity: 88 } });
+});
+
 test('a response of the wrong shape rejects the batch with a protocol error', async () => {
   serve((_received, response) => reply(response, 200, '<html>busy</html>'));
   await assert.rejects(evaluator().evaluate(batch), rejectsWith('protocol', /is not valid JSON .* begins "<html>busy<\/html>"/));

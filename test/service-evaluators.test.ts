@@ -339,7 +339,8 @@ describe('outcome constraints through the API', () => {
         assert.match(unknown.json.error.details.errors[0].message, /is not an outcome of this campaign \(purity\)/);
       }
       const posted = await api('POST', path, {
-        evaluations: batch.map((c) => ({ id: c.id, objectives: zdt1(c.parameters.x1, c.parameters.x2), outcomes: { purity: purity(c) } })),
+        // "error": null beside the values, as a Python lab prints None, means no error
+        evaluations: batch.map((c) => ({ id: c.id, objectives: zdt1(c.parameters.x1, c.parameters.x2), outcomes: { purity: purity(c) }, error: null })),
       });
       assert.equal(posted.status, 200, posted.text);
       rounds++;

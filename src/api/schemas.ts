@@ -98,6 +98,7 @@ export const postEvaluationsBody = z.strictObject({
           id: z.string().min(1),
           objectives: objectiveValues.describe('objective name → measured value'),
           outcomes: objectiveValues.optional().describe('outcome name → measured value, for campaigns that declare outcomes'),
+          error: z.union([z.null(), z.literal(false), z.literal('')]).optional().describe('null, false or "" beside values: no error'),
         }),
         z.strictObject({ id: z.string().min(1), error: z.string().min(1).max(2000).describe('why the candidate could not be measured') }),
       ]),

@@ -8,7 +8,9 @@ import { invalidState, notFound, validationFailed, type FieldError } from './val
 import type { StoredEngineState } from '../store/campaigns.js';
 
 /** One posted result: objective values, or why the candidate could not be measured. */
-export type PostedResult = { id: string; objectives: Record<string, unknown>; outcomes?: Record<string, unknown> } | { id: string; error: string };
+export type PostedResult =
+  | { id: string; objectives: Record<string, unknown>; outcomes?: Record<string, unknown>; error?: null | false | '' }
+  | { id: string; error: string };
 
 async function externalCampaign(db: Db | Knex.Transaction, principal: Principal, id: string) {
   const campaign = await findCampaign(db, principal.organizationId, id);
@@ -58,7 +60,7 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
         errors.push({ path: `${path}.id`, message: `${result.id} is not a candidate of this campaign awaiting results (see GET /v1/campaigns/${campaign.id}/candidates)` });
         return;
       }
-      if ('error' in result) {
+      if (!('objectives' in result)) {
         clean.push({ id: result.id, objectives: null, outcomes: null, error: result.error });
         return;
       }

@@ -1,5 +1,5 @@
 import { findJsonError } from '../../engine/mdl/jsonSyntax.js';
-import { isObject, readMeasured, type MeasuredNames } from './measured.js';
+import { isObject, quoteNonFiniteTokens, readMeasured, reportsFailure, type MeasuredNames } from './measured.js';
 import { EvaluatorError, type EvaluationOutcome, type EvaluationRequest } from './types.js';
 
 /**
@@ -37,7 +37,7 @@ export function parseCommandOutput(stdout: string, count: number, names: Measure
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(quoteNonFiniteTokens(text));
   } catch (error) {
     // V8's messages do not always give a position, so the text is scanned again for one
     const found = findJsonError(text) ?? { offset: 0, message: (error as Error).message };
@@ -70,11 +70,12 @@ function outcome(entry: unknown, index: number, names: MeasuredNames): Evaluatio
   if (!isObject(entry)) {
     return { ok: false, error: `result ${index} is ${JSON.stringify(entry)}, not an object of objective values.` };
   }
-  if ('error' in entry) {
+  const bare = !('objectives' in entry);
+  if (reportsFailure(entry, names, bare)) {
     const reason = typeof entry.error === 'string' ? entry.error : JSON.stringify(entry.error);
     return { ok: false, error: `the command reported: ${reason}` };
   }
-  const source = 'objectives' in entry ? entry.objectives : entry;
+  const source = bare ? entry : entry.objectives;
   if (!isObject(source)) {
     return { ok: false, error: `result ${index} has objectives ${JSON.stringify(source)}, not an object of objective values.` };
   }

@@ -1,4 +1,4 @@
-import { isObject, readMeasured, type MeasuredNames } from './measured.js';
+import { isObject, quoteNonFiniteTokens, readMeasured, reportsFailure, type MeasuredNames } from './measured.js';
 import type { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import {
@@ -348,7 +348,7 @@ export class HttpEvaluator implements Evaluator {
     const shape = `it must answer {"results": [...]} with one result per candidate`;
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = JSON.parse(quoteNonFiniteTokens(text));
     } catch (error) {
       throw new EvaluatorError(
         'protocol',
@@ -388,7 +388,7 @@ export class HttpEvaluator implements Evaluator {
       return { ok: false, error: `${which} is ${this.clip(JSON.stringify(entry) ?? String(entry))}, not {"objectives": {...}} or {"error": "..."}.` };
     }
     const record = entry as Record<string, unknown>;
-    if ('error' in record) {
+    if (reportsFailure(record, this.settings.names, false)) {
       const reason = typeof record.error === 'string' ? record.error : JSON.stringify(record.error);
       return { ok: false, error: `the service reported: ${this.redact(reason ?? '')}` };
     }

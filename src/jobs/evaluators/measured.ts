@@ -45,6 +45,51 @@ export function readMeasured(
   return names.outcomes.length > 0 ? { ok: true, objectives, outcomes } : { ok: true, objectives };
 }
 
+/**
+ * Whether a result's `error` member reports a failure. Programs often print `"error": null`
+ * beside their values (Python's None), so null, false and "" mean success; and when the campaign
+ * measures a quantity named `error` and the result carries its values bare (not under
+ * "objectives"), `error` is that value, never the protocol word.
+ */
+export function reportsFailure(record: Record<string, unknown>, names: MeasuredNames, bare: boolean): boolean {
+  if (!('error' in record)) return false;
+  if (bare && (names.objectives.includes('error') || names.outcomes.includes('error'))) return false;
+  const error = record.error;
+  return !(error === null || error === false || error === '' || error === undefined);
+}
+
+/**
+ * JSON text as Python's json.dump writes it by default, with bare NaN, Infinity and -Infinity
+ * tokens, made parseable: each such token outside a string becomes the string "NaN",
+ * "Infinity" or "-Infinity", so the one value fails its candidate with a message naming it
+ * instead of the whole output being unreadable.
+ */
+export function quoteNonFiniteTokens(text: string): string {
+  if (!/NaN|Infinity/.test(text)) return text;
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i];
+    if (ch === '"') {
+      // copy the whole string literal, escapes included
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+      continue;
+    }
+    const token = /^(-?Infinity|NaN)/.exec(text.slice(i, i + 9));
+    if (token) {
+      out += `"${token[1]}"`;
+      i += token[1].length;
+      continue;
+    }
+    out += ch;
+    i++;
+  }
+  return out;
+}
+
 export function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
