@@ -261,6 +261,10 @@ test('internal addresses are refused under wildcards and allowed when listed exa
   await assert.rejects(evaluator({ url: `http://[::ffff:10.1.2.3]:${port}/`, allowHosts: ['*'] }).evaluate(one), internal);
   await assert.rejects(evaluator({ url: 'http://100.64.0.1/', allowHosts: ['*'] }).evaluate(one), internal);
   await assert.rejects(evaluator({ url: 'http://[fd00::1]/', allowHosts: ['*'] }).evaluate(one), internal);
+  // ranges a hand-written list missed: NAT64, 6to4, benchmarking, multicast, reserved, broadcast
+  for (const url of ['http://[64:ff9b::a01:203]/', 'http://[2002:a01:203::1]/', 'http://198.18.0.1/', 'http://198.19.255.1/', 'http://224.0.0.1/', 'http://239.1.2.3/', 'http://240.0.0.1/', 'http://255.255.255.255/', 'http://[ff02::1]/']) {
+    await assert.rejects(evaluator({ url, allowHosts: ['*'] }).evaluate(one), internal, url);
+  }
   assert.equal(hits, 0);
 
   assert.equal((await evaluator({ allowHosts: ['127.0.0.1'] }).evaluate(one))[0].ok, true);

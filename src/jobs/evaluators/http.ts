@@ -1,4 +1,3 @@
-import { isObject, quoteNonFiniteTokens, readMeasured, reportsFailure, type MeasuredNames } from './measured.js';
 import type { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import {
@@ -10,8 +9,10 @@ import {
   type OutgoingHttpHeaders,
 } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import ipaddr from 'ipaddr.js';
+import { isObject, quoteNonFiniteTokens, readMeasured, reportsFailure, type MeasuredNames } from './measured.js';
 import { EvaluatorError, type EvaluateOptions, type EvaluationOutcome, type EvaluationRequest, type Evaluator } from './types.js';
 
 export interface HttpEvaluatorSettings {
@@ -51,27 +52,20 @@ const HOSTS_SETTING = 'KILN_HTTP_EVALUATOR_HOSTS';
 const RESERVED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'upgrade', 'keep-alive', 'te', 'trailer']);
 
 /**
- * Addresses a campaign must not reach unless an administrator lists the host exactly: loopback,
- * private, link-local (cloud metadata lives at 169.254.169.254), unique-local, unspecified and
- * carrier-grade NAT. BlockList matches IPv4-mapped IPv6 addresses (::ffff:127.0.0.1) against the
- * IPv4 rules, which the tests pin down.
+ * Whether a campaign must not reach this address unless an administrator lists its host exactly:
+ * anything that is not ordinary public unicast by ipaddr.js's range classification (loopback,
+ * private, link-local, where cloud metadata lives at 169.254.169.254, unique-local, carrier-grade
+ * NAT, benchmarking 198.18.0.0/15, multicast, reserved 240.0.0.0/4, unspecified, NAT64
+ * 64:ff9b::/96, 6to4 2002::/16, Teredo and the rest). IPv4-mapped IPv6 addresses
+ * (::ffff:127.0.0.1) are judged as the IPv4 address they carry. Unparseable means refused.
  */
-const INTERNAL = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-] as const) {
-  INTERNAL.addSubnet(network, prefix, 'ipv4');
+function isInternal(address: string): boolean {
+  try {
+    return ipaddr.process(address).range() !== 'unicast';
+  } catch {
+    return true;
+  }
 }
-INTERNAL.addAddress('::', 'ipv6');
-INTERNAL.addAddress('::1', 'ipv6');
-INTERNAL.addSubnet('fe80::', 10, 'ipv6');
-INTERNAL.addSubnet('fc00::', 7, 'ipv6');
 
 interface HostRule {
   /** Lower-case host without trailing dot or IPv6 brackets; `*` for any, `*.suffix` for subdomains. */
@@ -326,7 +320,7 @@ export class HttpEvaluator implements Evaluator {
     if (addresses.length === 0) throw new AttemptFailure(`${this.hostname} resolved to no addresses.`, true);
     if (!this.explicit) {
       // one internal address refuses the host: a name that mixes public and internal ones is suspect
-      const internal = addresses.find(({ address, family }) => INTERNAL.check(address, family === 6 ? 'ipv6' : 'ipv4'));
+      const internal = addresses.find(({ address }) => isInternal(address));
       if (internal) {
         throw new EvaluatorError(
           'refused',
