@@ -4,6 +4,9 @@ import { basename, dirname, join } from 'node:path';
 import test from 'node:test';
 import { parseMdl } from '../src/engine/mdl/parse.js';
 import type { Mdl } from '../src/engine/mdl/schema.js';
+import { domainSimulator } from '../src/engine/problems/registry.js';
+import { Random } from '../src/engine/random.js';
+import { SearchSpace } from '../src/engine/space.js';
 import { initTensorBackend } from '../src/engine/tensor/backend.js';
 import { createEvaluator } from '../src/jobs/evaluators/create.js';
 import { runLocalCampaign } from '../src/jobs/local-runner.js';
@@ -77,4 +80,32 @@ test('every template runs its initial design and one model-guided batch end to e
   }
   const seconds = (performance.now() - started) / 1000;
   assert.ok(seconds < 10, `all templates took ${seconds.toFixed(1)} s`);
+});
+
+test('science stays physical: every template\'s measured values stay inside their physical range, with and without noise', async () => {
+  const random = new Random(17);
+  for (const file of files) {
+    const mdl = load(file);
+    if (mdl.evaluator?.type !== 'builtin') continue;
+    const simulator = domainSimulator(mdl.evaluator.name);
+    if (!simulator) continue;
+    const space = new SearchSpace(mdl);
+    const candidates = Array.from({ length: 300 }, () => ({
+      parameters: space.decode(space.repair(Float64Array.from({ length: space.dimension }, () => random.uniform()))),
+    }));
+    for (const noise of [0, 0.2, 1]) {
+      const noisy = { ...mdl, evaluator: { ...mdl.evaluator, noise, seed: 5 } };
+      const outcomes = await createEvaluator(noisy, { allowCommand: false }).evaluate(candidates);
+      let checked = 0;
+      for (const outcome of outcomes) {
+        if (!outcome.ok) continue;
+        for (const [name, value] of Object.entries({ ...outcome.objectives, ...outcome.outcomes })) {
+          const [lo, hi] = simulator.objectives.find((o) => o.name === name)!.range;
+          assert.ok(value >= lo && value <= hi, `${file}, noise ${noise}: ${name} = ${value} outside [${lo}, ${hi}]`);
+          checked++;
+        }
+      }
+      assert.ok(checked >= 200, `${file}, noise ${noise}: only ${checked} values checked`);
+    }
+  }
 });

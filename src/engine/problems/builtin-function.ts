@@ -30,10 +30,17 @@ export function createBuiltinFunction(mdl: Mdl): BuiltinFunction {
   const noise = evaluator.noise ?? 0;
   const seed = evaluator.seed ?? 0;
   const outcomeNames = mdl.outcomes.map((o) => o.name);
-  const finish = (objectives: Record<string, number>, outcomes: Record<string, number>, values: Readonly<Record<string, ParameterValue>>) => ({
-    objectives: withNoise(objectives, objectiveNames, noise, seed, parameterNames, values),
-    outcomes,
-  });
+  const simulator = domainSimulator(evaluator.name);
+  const ranges = Object.fromEntries((simulator?.objectives ?? []).map((o) => [o.name, o.range] as const));
+  // outcomes are measurements too: the same noise, drawn after the objectives' (so adding an
+  // outcome never changes the objectives' noise)
+  const finish = (objectives: Record<string, number>, outcomes: Record<string, number>, values: Readonly<Record<string, ParameterValue>>) => {
+    const noisy = withNoise({ ...objectives, ...outcomes }, [...objectiveNames, ...outcomeNames], noise, seed, parameterNames, values, ranges);
+    return {
+      objectives: Object.fromEntries(objectiveNames.map((name) => [name, noisy[name]])),
+      outcomes: Object.fromEntries(outcomeNames.map((name) => [name, noisy[name]])),
+    };
+  };
 
   const problem = testProblem(evaluator.name);
   if (problem) {
@@ -49,7 +56,6 @@ export function createBuiltinFunction(mdl: Mdl): BuiltinFunction {
       return finish(objectives, outcomes, values);
     };
   }
-  const simulator = domainSimulator(evaluator.name);
   if (!simulator) throw new Error(`unknown builtin evaluator '${evaluator.name}'.`);
   return (values) => {
     const outputs = simulator.evaluate(values);

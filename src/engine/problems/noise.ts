@@ -25,7 +25,9 @@ export function candidateHash(seed: number, names: readonly string[], values: Re
  * Multiplies each objective by (1 + noise * z), z standard normal, drawing the z in the order of
  * `objectiveNames` from a generator seeded by candidateHash. Relative noise keeps the scale of
  * every objective, so one `noise` setting suits objectives of any magnitude (a value of exactly 0
- * stays 0).
+ * stays 0). A measurement never leaves what is physically possible: where `ranges` gives an
+ * objective's range (a rejection in [0, 100] %, a lifetime ≥ 0), the noisy value is clipped to it,
+ * as an instrument reads 100 % rather than 101.9 %.
  */
 export function withNoise(
   objectives: Readonly<Record<string, number>>,
@@ -34,10 +36,15 @@ export function withNoise(
   seed: number,
   parameterNames: readonly string[],
   values: Readonly<Record<string, ParameterValue>>,
+  ranges: Readonly<Record<string, readonly [number, number]>> = {},
 ): Record<string, number> {
   const out: Record<string, number> = { ...objectives };
   if (noise === 0) return out;
   const random = new Random(candidateHash(seed, parameterNames, values));
-  for (const name of objectiveNames) out[name] = objectives[name] * (1 + noise * random.normal());
+  for (const name of objectiveNames) {
+    const noisy = objectives[name] * (1 + noise * random.normal());
+    const [lo, hi] = ranges[name] ?? [-Infinity, Infinity];
+    out[name] = Math.min(hi, Math.max(lo, noisy));
+  }
   return out;
 }

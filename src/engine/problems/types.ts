@@ -50,6 +50,8 @@ export interface SimulatorObjective {
   name: string;
   direction: 'maximize' | 'minimize';
   unit: string;
+  /** the physically possible values [lowest, highest] (Infinity for no upper limit); noise never leaves it */
+  range: [number, number];
   description: string;
 }
 
