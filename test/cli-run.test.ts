@@ -90,3 +90,69 @@ test('kiln run refuses a campaign without a local evaluator', async () => {
   assert.equal(await runCampaignFile(file, { out: dir }, io), 1);
   assert.match(io.stderr.join('\n'), /external|service/i);
 });
+
+test('kiln run loses nothing: a batch that fails as a whole fails its candidates and the run carries on', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kiln-flaky-'));
+  // a program that crashes on its second call (a state file counts the calls), then works
+  writeFileSync(
+    join(dir, 'flaky.mjs'),
+    [
+      "import { existsSync, readFileSync, writeFileSync } from 'node:fs';",
+      "const calls = existsSync('calls') ? Number(readFileSync('calls', 'utf8')) + 1 : 1;",
+      "writeFileSync('calls', String(calls));",
+      "if (calls === 2) { console.error('segmentation fault (simulated)'); process.exit(139); }",
+      "let input = ''; process.stdin.on('data', (c) => (input += c)).on('end', () => {",
+      '  const { candidates } = JSON.parse(input);',
+      '  console.log(JSON.stringify({ results: candidates.map(({ parameters: p }) => ({ objectives: { f1: p.x, f2: (1 - p.x) ** 2 + p.y } })) }));',
+      '});',
+    ].join('\n'),
+  );
+  const file = join(dir, 'flaky.yaml');
+  writeFileSync(
+    file,
+    [
+      'parameters: [{name: x, type: continuous, bounds: [0, 1]}, {name: y, type: continuous, bounds: [0, 1]}]',
+      'objectives: [{name: f1, direction: minimize, reference: 1.1}, {name: f2, direction: minimize, reference: 2.1}]',
+      'optimizer: {budget: 12, batch_size: 2, initial_samples: 4, seed: 3}',
+      `evaluator: {type: command, command: '${process.execPath} flaky.mjs', timeout_seconds: 30}`,
+      '',
+    ].join('\n'),
+  );
+  const out = join(dir, 'out');
+  const io = capture();
+  assert.equal(await runCampaignFile(file, { out, backend: 'wasm' }, io), 0, io.stderr.join('\n'));
+  assert.match(io.stderr.join('\n'), /the whole batch of iteration 2 failed, its candidates count as failed: .*139/);
+  const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
+  assert.equal(results.campaign.status, 'completed');
+  assert.equal(results.failed_evaluations.length, 2);
+  assert.ok(results.failed_evaluations.every((e: { iteration: number; error: string }) => e.iteration === 2 && /whole batch failed/.test(e.error)));
+  assert.equal(results.evaluations.length, 10);
+});
+
+test('kiln run --resume continues an interrupted run from its checkpoint and ends where an uninterrupted run ends', async () => {
+  const whole = mkdtempSync(join(tmpdir(), 'kiln-whole-'));
+  assert.equal(await runCampaignFile('examples/zdt1.yaml', { out: whole, budget: 16, seed: 9, backend: 'wasm' }, capture()), 0);
+  const reference = JSON.parse(readFileSync(join(whole, 'results.json'), 'utf8'));
+
+  const out = mkdtempSync(join(tmpdir(), 'kiln-interrupted-'));
+  const controller = new AbortController();
+  const io = capture();
+  const interrupting = { ...io, out: (line: string) => { io.out(line); if (/^iteration 2: /.test(line)) controller.abort(); } };
+  assert.equal(await runCampaignFile('examples/zdt1.yaml', { out, budget: 16, seed: 9, backend: 'wasm', signal: controller.signal }, interrupting), 130);
+  assert.ok(io.stdout.some((line) => line.includes(`Continue with: kiln run --resume ${out}`)));
+  const partial = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
+  assert.equal(partial.campaign.status, 'running');
+  assert.equal(partial.campaign.iterations, 2, 'results are written after every iteration');
+
+  const resumed = capture();
+  assert.equal(await runCampaignFile(undefined, { out: 'ignored', resume: out, backend: 'wasm' }, resumed), 0, resumed.stderr.join('\n'));
+  assert.ok(resumed.stdout.some((line) => /^Resuming after iteration 2 /.test(line)));
+  const final = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
+  const shape = (r: { evaluations: { id: string; parameters: unknown; objectives: unknown }[] }) => r.evaluations.map((e) => [e.id, e.parameters, e.objectives]);
+  assert.deepEqual(shape(final), shape(reference), 'the same evaluations as the uninterrupted run');
+  assert.equal(final.hypervolume, reference.hypervolume);
+
+  const nothing = capture();
+  assert.equal(await runCampaignFile(undefined, { out: 'x', resume: mkdtempSync(join(tmpdir(), 'kiln-empty-')) }, nothing), 1);
+  assert.match(nothing.stderr.join('\n'), /cannot resume: .* holds no checkpoint\.json: resume from the --out folder of an earlier kiln run/);
+});

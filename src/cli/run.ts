@@ -1,11 +1,11 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { randomInt } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import cliProgress from 'cli-progress';
 import { campaignResults } from '../engine/campaign/results.js';
-import { resultsCsv } from '../engine/campaign/results-csv.js';
+import { initialState } from '../engine/campaign/state.js';
 import type { CampaignState } from '../engine/campaign/types.js';
 import { formatIssue, parseMdl } from '../engine/mdl/index.js';
 import type { Mdl } from '../engine/mdl/schema.js';
@@ -13,6 +13,7 @@ import { initTensorBackend, type TensorBackendName } from '../engine/tensor/back
 import { EnginePool } from '../jobs/engine-pool.js';
 import { createEvaluator } from '../jobs/evaluators/create.js';
 import { runLocalCampaign, type IterationReport } from '../jobs/local-runner.js';
+import { CHECKPOINT, loadCheckpoint, saveRun, type Checkpoint } from './checkpoint.js';
 import { formatNumber, formatTable, processIo, type CliIo } from './io.js';
 
 const BACKENDS: readonly string[] = ['auto', 'tensorflow', 'wasm', 'cpu'];
@@ -22,42 +23,78 @@ export interface RunOptions {
   budget?: number;
   out: string;
   backend?: TensorBackendName | 'auto';
+  /** continue the run whose output folder this is */
+  resume?: string;
+  /** aborting (Ctrl-C) stops after the last completed iteration, which stays resumable */
+  signal?: AbortSignal;
 }
 
 /** `kiln run campaign.yaml`: a whole campaign locally, with progress, a summary and result files. */
 export function runCommand(io: CliIo = processIo): Command {
   return new Command('run')
-    .description('run a campaign locally and write results.json and results.csv')
-    .argument('<campaign>', 'MDL document (YAML or JSON)')
+    .description('run a campaign locally and write results.json and results.csv (after every iteration)')
+    .argument('[campaign]', 'MDL document (YAML or JSON); not needed with --resume')
     .option('--seed <n>', 'random seed (default: optimizer.seed, else a fresh one)', nonNegativeInt)
     .option('--budget <n>', 'override optimizer.budget', positiveInt)
     .option('--out <dir>', 'output folder', 'kiln-out')
-    .action(async (file: string, opts: RunOptions) => {
-      process.exitCode = await runCampaignFile(file, opts, io);
+    .option('--resume <dir>', 'continue an interrupted run (Ctrl-C, a crash, a reboot) from the checkpoint in its output folder')
+    .action(async (file: string | undefined, opts: RunOptions) => {
+      const controller = new AbortController();
+      const interrupt = () => controller.abort();
+      process.once('SIGINT', interrupt);
+      try {
+        process.exitCode = await runCampaignFile(file, { ...opts, signal: controller.signal }, io);
+      } finally {
+        process.off('SIGINT', interrupt);
+      }
     });
 }
 
-/** Runs the campaign in `file`; returns the process exit code (0 ok, 1 invalid input or failure). */
-export async function runCampaignFile(file: string, opts: RunOptions, io: CliIo): Promise<number> {
+/** The campaign to run: from its file, or from the checkpoint of an interrupted run. */
+function prepare(file: string | undefined, opts: RunOptions, io: CliIo): Checkpoint | null {
+  if (opts.resume !== undefined) {
+    try {
+      return loadCheckpoint(opts.resume);
+    } catch (error) {
+      io.err(`kiln: cannot resume: ${(error as Error).message}`);
+      return null;
+    }
+  }
+  if (file === undefined) {
+    io.err('kiln: name a campaign file (kiln run campaign.yaml), or --resume DIR to continue an interrupted run');
+    return null;
+  }
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     io.err(`kiln: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-    return 1;
+    return null;
   }
   const parsed = parseMdl(text, /\.json$/i.test(file) ? 'json' : undefined);
   if (!parsed.ok) {
     io.err(`${file} is not a valid campaign:`);
     for (const issue of parsed.errors) io.err(`  ${file}:${formatIssue(issue)}`);
-    return 1;
+    return null;
   }
   const mdl: Mdl = structuredClone(parsed.mdl);
   if (opts.budget !== undefined) mdl.optimizer.budget = opts.budget;
   const seed = opts.seed ?? mdl.optimizer.seed ?? randomInt(2 ** 31 - 1);
+  return { version: 1, mdl, seed, cwd: dirname(resolve(file)), state: initialState(mdl, { seed }) };
+}
+
+/**
+ * Runs the campaign in `file` (or resumes one); returns the process exit code: 0 done, 1 invalid
+ * input or a campaign that failed, 130 interrupted (resumable).
+ */
+export async function runCampaignFile(file: string | undefined, opts: RunOptions, io: CliIo): Promise<number> {
+  const start = prepare(file, opts, io);
+  if (!start) return 1;
+  const { mdl, seed, cwd } = start;
+  const out = opts.resume ?? opts.out;
   let evaluator;
   try {
-    evaluator = createEvaluator(mdl, { allowCommand: true, cwd: dirname(resolve(file)) });
+    evaluator = createEvaluator(mdl, { allowCommand: true, cwd });
   } catch (error) {
     io.err(`kiln: ${(error as Error).message}`);
     return 1;
@@ -74,39 +111,39 @@ export async function runCampaignFile(file: string, opts: RunOptions, io: CliIo)
       `budget ${mdl.optimizer.budget}, batch ${mdl.optimizer.batch_size}, method ${mdl.optimizer.method}, ` +
       `seed ${seed}, tensor backend ${backend}, ${threads} engine thread${threads === 1 ? '' : 's'}`,
   );
+  if (opts.resume !== undefined) io.out(`Resuming after iteration ${start.state.iteration} from ${join(out, CHECKPOINT)}`);
+  const save = (state: CampaignState) => saveRun(out, { ...start, state }, { tensor_backend: backend });
+  save(start.state);
   const progress = new Progress(io, mdl.optimizer.budget);
   // with two cores or more, a step's GP fits (per objective, per trust region) run side by side
   const pool = threads > 1 ? new EnginePool({ threads, backend }) : undefined;
   let state: CampaignState;
   try {
-    state = await runLocalCampaign(mdl, evaluator, { seed, pool, onIteration: (r) => progress.update(r) });
+    state = await runLocalCampaign(mdl, evaluator, {
+      state: start.state,
+      pool,
+      signal: opts.signal,
+      onIteration: (r, s) => {
+        progress.update(r);
+        save(s);
+      },
+      onBatchFailure: (iteration, error) => io.err(`kiln: the whole batch of iteration ${iteration} failed, its candidates count as failed: ${error.message}`),
+    });
   } catch (error) {
-    io.err(`kiln: the campaign failed: ${(error as Error).message}`);
+    io.err(`kiln: the campaign failed: ${(error as Error).message}; what was done so far is in ${out}, and kiln run --resume ${out} continues it`);
     return 1;
   } finally {
     progress.stop();
     await pool?.destroy();
   }
-  const results = campaignResults(mdl, state);
+  if (opts.signal?.aborted && state.status === 'running') {
+    io.out(`Interrupted after iteration ${state.iteration}; results so far are in ${out}. Continue with: kiln run --resume ${out}`);
+    return 130;
+  }
+  const results = save(state);
   const failed = state.evaluations.filter((e) => e.objectives === null);
-  mkdirSync(opts.out, { recursive: true });
-  const json = {
-    ...results,
-    campaign: {
-      name: mdl.name ?? null,
-      status: state.status,
-      stop_reason: state.stopReason,
-      seed,
-      iterations: state.iteration,
-      evaluations_completed: state.evaluations.filter((e) => e.iteration > 0).length,
-      tensor_backend: backend,
-    },
-    failed_evaluations: failed.map((e) => ({ id: e.id, iteration: e.iteration, parameters: e.parameters, error: e.error })),
-  };
-  writeFileSync(join(opts.out, 'results.json'), JSON.stringify(json, null, 2) + '\n');
-  writeFileSync(join(opts.out, 'results.csv'), resultsCsv(mdl, results.evaluations));
   io.out(summary(mdl, state, results, failed.length));
-  io.out(`Wrote ${join(opts.out, 'results.json')} and ${join(opts.out, 'results.csv')}`);
+  io.out(`Wrote ${join(out, 'results.json')} and ${join(out, 'results.csv')}`);
   return state.status === 'failed' ? 1 : 0;
 }
 

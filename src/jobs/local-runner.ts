@@ -3,7 +3,7 @@ import { step } from '../engine/campaign/step.js';
 import type { CampaignState, EvaluationResult, IterationSummary } from '../engine/campaign/types.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import { evaluationResult } from './evaluators/result.js';
-import type { Evaluator } from './evaluators/types.js';
+import { EvaluatorError, type Evaluator } from './evaluators/types.js';
 import type { EnginePool } from './engine-pool.js';
 
 export interface IterationReport extends IterationSummary {
@@ -21,31 +21,44 @@ export interface LocalRunOptions {
   signal?: AbortSignal;
   /** engine threads to propose on (the step's GP fits then run in parallel); inline when absent */
   pool?: EnginePool;
+  /** continue this saved state (a checkpoint) instead of starting afresh */
+  state?: CampaignState;
+  /** told when a whole batch failed (the program crashed, timed out, printed invalid JSON) */
+  onBatchFailure?: (iteration: number, error: Error) => void;
 }
 
 /**
  * Runs a whole campaign in this process: step, evaluate, tell, until a stop rule fires. The CLI
- * and the benchmarks use it; the service runs the same engine calls from its job loop, saving the
- * state after every iteration instead.
+ * and the benchmarks use it; the service runs the same engine calls from its job loop. A batch
+ * that fails as a whole fails its candidates, not the run: the campaign's failure rule
+ * (`optimizer.max_failed_iterations`) decides when to stop. An abort ends the loop after the last
+ * completed iteration, whose state `onIteration` has seen.
  */
 export async function runLocalCampaign(
   mdl: Mdl,
   evaluator: Evaluator,
   options: LocalRunOptions = {},
 ): Promise<CampaignState> {
-  let state = initialState(mdl, { seed: options.seed, warmStart: options.warmStart });
+  let state = options.state ?? initialState(mdl, { seed: options.seed, warmStart: options.warmStart });
   while (state.status === 'running') {
     if (options.signal?.aborted) break;
     const t0 = performance.now();
     const next = options.pool ? await options.pool.step(mdl, state) : step(mdl, state);
     const t1 = performance.now();
     if (next.proposals.length === 0) break;
-    const outcomes = await evaluator.evaluate(
-      next.proposals.map((p) => ({ parameters: p.parameters })),
-      { signal: options.signal },
-    );
+    let results: EvaluationResult[];
+    try {
+      const outcomes = await evaluator.evaluate(
+        next.proposals.map((p) => ({ parameters: p.parameters })),
+        { signal: options.signal },
+      );
+      results = next.proposals.map((p, i) => evaluationResult(p.id, outcomes[i]));
+    } catch (error) {
+      if (options.signal?.aborted || (error instanceof EvaluatorError && error.code === 'cancelled')) break;
+      options.onBatchFailure?.(next.proposals[0].iteration, error as Error);
+      results = next.proposals.map((p) => ({ id: p.id, error: `the whole batch failed: ${(error as Error).message}` }));
+    }
     const t2 = performance.now();
-    const results: EvaluationResult[] = next.proposals.map((p, i) => evaluationResult(p.id, outcomes[i]));
     const told = tell(mdl, next.state, results);
     state = told.state;
     if (told.summary && options.onIteration) {
