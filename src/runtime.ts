@@ -158,6 +158,7 @@ async function startApi(config: Config, db: Db, databaseUrl: string, logger: Log
     rateLimits,
     version: packageVersion(),
     authenticate: auth.http,
+    clientIp: (ctx) => clientIp(ctx.req, config.KILN_TRUSTED_PROXIES),
     health: () => health(db, backend),
   });
   const server: Server = createServer(app.callback());

@@ -102,16 +102,18 @@ test('molar masses match hand computation from the IUPAC 2021 abridged weights',
   });
 });
 
-test('reduced formulas divide whole-number counts by their divisor and print in Hill order', () => {
-  assert.equal(reduced('C6H12O6'), 'CH2O');
+test('reduced formulas divide whole-number counts by their divisor and print by electronegativity, as pymatgen does', () => {
+  assert.equal(reduced('C6H12O6'), 'H2CO'); // pymatgen: Composition('C6H12O6').reduced_formula == 'H2CO'
   assert.equal(reduced('Fe2O3'), 'Fe2O3');
   assert.equal(reduced('O2'), 'O');
   assert.equal(reduced('H2O'), 'H2O');
-  assert.equal(reduced('NaCl'), 'ClNa'); // no carbon: alphabetical
-  assert.equal(reduced('CH3NH3PbI3'), 'CH6I3NPb');
-  assert.equal(reduced('Ti2O4'), 'O2Ti');
-  assert.equal(reduced('LiNi0.8Mn0.1Co0.1O2'), 'Co0.1LiMn0.1Ni0.8O2');
-  assert.equal(only('C6H12O6').reduced_formula, 'CH2O');
+  assert.equal(reduced('NaCl'), 'NaCl');
+  assert.equal(reduced('FePO4Li'), 'LiFePO4');
+  assert.equal(reduced('CH3NH3PbI3'), 'H6PbCI3N'); // H 2.20 < Pb 2.33 < C 2.55 < I 2.66 < N 3.04
+  assert.equal(reduced('Ti2O4'), 'TiO2');
+  assert.equal(reduced('LiNi0.8Mn0.1Co0.1O2'), 'LiMn0.1Co0.1Ni0.8O2');
+  assert.equal(reduced('HeH'), 'HHe'); // helium has no Pauling value: last
+  assert.equal(only('C6H12O6').reduced_formula, 'H2CO');
 });
 
 test('element and weight fractions sum to 1; water is 11.19 % hydrogen by mass', () => {
@@ -194,7 +196,7 @@ test('lookups return every polymorph, or one computed record', () => {
   assert.ok(names.some((n) => /anatase/.test(n)) && names.some((n) => /rutile/.test(n)), names.join('; '));
   for (const r of titania) {
     assert.equal(r.source, 'catalog');
-    assert.equal(r.reduced_formula, 'O2Ti');
+    assert.equal(r.reduced_formula, 'TiO2');
     assert.match(r.id, /^mat_[0-9a-z]{20}$/);
   }
   assert.equal(new Set(titania.map((r) => r.id)).size, titania.length);
@@ -240,7 +242,14 @@ test('GET /v1/materials answers records, and 422 with the position for a bad for
     const [record] = lfp.body.data;
     assert.equal(record.source, 'catalog');
     assert.match(record.id, /^mat_/);
-    assert.equal(record.reduced_formula, 'FeLiO4P');
+    assert.equal(record.reduced_formula, 'LiFePO4');
+    assert.equal(record.formula, 'LiFePO4', 'formula as given');
+    const reordered = await get('O4PFeLi');
+    assert.equal(reordered.body.data[0].id, record.id, 'any ordering finds the same record');
+    assert.equal(reordered.body.data[0].formula, 'LiFePO4', 'a catalog record keeps its own formula');
+    const computedOrder = await get('O2Zn');
+    assert.equal(computedOrder.body.data[0].formula, 'O2Zn', 'a computed record keeps the formula as given');
+    assert.equal(computedOrder.body.data[0].reduced_formula, 'ZnO2');
     assert.deepEqual(record.elements, ['Fe', 'Li', 'O', 'P']);
     assert.ok(Math.abs(record.molar_mass - 157.755) <= 0.01);
     assert.equal(record.properties.theoretical_capacity_mah_g.value, 170);

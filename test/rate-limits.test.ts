@@ -97,6 +97,20 @@ test('plan limits: per-endpoint minute windows, headers for the binding window, 
     // the enterprise bootstrap admin has its own counters
     const admin = await client(kiln.base, kiln.adminKey)('GET', '/v1/campaigns');
     assert.equal(admin.headers.get('x-ratelimit-limit'), '1000');
+    // refusals before any route's limiter count in the guest window of the address, and say so
+    const refusals = [
+      await client(kiln.base, 'svc_live_not_a_real_key_at_all_000000')('GET', '/v1/campaigns'),
+      await client(kiln.base, '')('GET', '/v1/campaigns'),
+      await api('GET', '/v1/no-such-route'),
+    ];
+    assert.deepEqual(refusals.map((r) => r.status), [401, 401, 404]);
+    const remaining = refusals.map((r) => Number(r.headers.get('x-ratelimit-remaining')));
+    for (const r of refusals) {
+      assert.equal(r.headers.get('x-ratelimit-limit'), '100', 'the guest window: 100 per hour per address');
+      assert.ok(Number(r.headers.get('x-ratelimit-reset')) > Date.now() / 1000);
+      assert.equal(r.headers.get('retry-after'), null, 'Retry-After only on 429');
+    }
+    assert.deepEqual(remaining, [remaining[0], remaining[0] - 1, remaining[0] - 2], 'each refusal counted once');
   } finally {
     await kiln.stop();
   }

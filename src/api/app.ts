@@ -3,6 +3,7 @@ import Koa, { type Context } from 'koa';
 import { koaBody } from 'koa-body';
 import type { Logger } from 'pino';
 import { KilnError } from '../errors.js';
+import { GUEST_PLAN } from './auth.js';
 import type { DatasetServices } from '../service/datasets.js';
 import type { Principal } from '../service/principal.js';
 import type { SocialLoginServices } from '../service/social-login.js';
@@ -47,6 +48,8 @@ export interface AppDependencies {
   socialLogin: SocialLoginServices;
   /** absent: no rate limiting (e.g. API_RATE_LIMIT_PER_MINUTE=0) */
   rateLimits?: RateLimits;
+  /** the caller's address (behind the configured proxies): the guest window a refused request counts in */
+  clientIp?: (ctx: Context) => string;
   version: string;
 }
 
@@ -85,6 +88,7 @@ export function createApp(deps: AppDependencies): { app: Koa; routes: RouteTable
   table.mount(router, { authenticate: deps.authenticate, parseBody, limit: limiter(deps.rateLimits) });
 
   app.use(requestId);
+  app.use(refusalLimits(deps));
   app.use(errorEnvelope(deps.logger));
   app.use(async (ctx, next) => {
     if (ctx.method === 'GET' && (ctx.path === '/docs' || ctx.path === '/docs/')) {
@@ -105,6 +109,26 @@ export function createApp(deps: AppDependencies): { app: Koa; routes: RouteTable
     }),
   );
   return { app, routes: table };
+}
+
+/**
+ * Every API response carries the rate-limit headers, refusals included: a request that never
+ * reached a route's limiter (no or bad credentials: 401; a path no route serves: 404; a bad
+ * method or body before authentication) counts in the guest window of its address, and that
+ * window is reported. It only reports: the refusal's own status stands.
+ */
+function refusalLimits(deps: AppDependencies) {
+  return async (ctx: Context, next: () => Promise<unknown>): Promise<void> => {
+    await next();
+    const limits = deps.rateLimits;
+    if (!limits?.enabled || !deps.clientIp || !ctx.path.startsWith('/v1/') || ctx.status < 400 || ctx.response.get('X-RateLimit-Limit')) return;
+    try {
+      setRateLimitHeaders(ctx, await limits.consume(`ip:${deps.clientIp(ctx)}`, GUEST_PLAN));
+    } catch (error) {
+      if (error instanceof KilnError && error.status === 429) setRateLimitHeaders(ctx, error.cause as RateLimitState);
+      else deps.logger.warn({ err: error }, 'could not count a refused request against its guest window');
+    }
+  };
 }
 
 function limiter(limits: RateLimits | undefined) {

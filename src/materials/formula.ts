@@ -1,7 +1,7 @@
 import { elementBySymbol } from './elements.js';
 
 /**
- * Chemical formulas: parsing into a composition, and the reduced formula in Hill order.
+ * Chemical formulas: parsing into a composition, and the reduced formula in electronegativity order.
  *
  * Accepted: element symbols with integer or decimal counts (LiNi0.8Mn0.1Co0.1O2), nested groups
  * in parentheses or square brackets with a count ((CH3NH3)PbI3, Ca10(PO4)6(OH)2, [Cu(NH3)4]SO4),
@@ -157,9 +157,19 @@ export function reduceComposition(composition: Composition): Composition {
   return new Map([...composition].map(([symbol, amount]) => [symbol, amount / divisor]));
 }
 
-/** The composition written out in Hill order, counts of 1 omitted. */
+/**
+ * Element order of a written formula the way materials scientists, the Materials Project and
+ * pymatgen write it: by Pauling electronegativity, lowest first (LiFePO4, Fe2O3, NaCl), ties by
+ * symbol, elements without a value last.
+ */
+export function electronegativityOrder(symbols: Iterable<string>): string[] {
+  const x = (s: string) => elementBySymbol(s)?.electronegativity ?? Infinity;
+  return [...symbols].sort((a, b) => x(a) - x(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The composition written out in electronegativity order, counts of 1 omitted. */
 export function formatFormula(composition: Composition): string {
-  return hillOrder(composition.keys())
+  return electronegativityOrder(composition.keys())
     .map((symbol) => {
       const amount = composition.get(symbol) as number;
       return amount === 1 ? symbol : `${symbol}${amount}`;
