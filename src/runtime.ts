@@ -159,6 +159,7 @@ async function startApi(config: Config, db: Db, databaseUrl: string, logger: Log
     version: packageVersion(),
     authenticate: auth.http,
     clientIp: (ctx) => clientIp(ctx.req, config.KILN_TRUSTED_PROXIES),
+    keyUsage: usage,
     health: () => health(db, backend),
   });
   const server: Server = createServer(app.callback());

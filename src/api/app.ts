@@ -48,6 +48,8 @@ export interface AppDependencies {
   socialLogin: SocialLoginServices;
   /** absent: no rate limiting (e.g. API_RATE_LIMIT_PER_MINUTE=0) */
   rateLimits?: RateLimits;
+  /** the node's buffered key usage: written out before keys are listed */
+  keyUsage?: { flush(): Promise<void> };
   /** the caller's address (behind the configured proxies): the guest window a refused request counts in */
   clientIp?: (ctx: Context) => string;
   version: string;
@@ -71,7 +73,7 @@ export function createApp(deps: AppDependencies): { app: Koa; routes: RouteTable
   datasetRoutes(table, deps.datasets);
   templateRoutes(table, deps.templates);
   authRoutes(table, deps.tokens);
-  apiKeyRoutes(table, deps.db);
+  apiKeyRoutes(table, deps.db, deps.keyUsage);
   socialLoginRoutes(table, deps.socialLogin);
 
   const router = new Router({ prefix: '/v1' });

@@ -21,7 +21,12 @@ const record = z.object({
 });
 const allowedIps = z.array(z.string().min(1).max(64)).max(100).describe('IPv4/IPv6 addresses or CIDR ranges (enterprise plan)');
 
-export function apiKeyRoutes(table: RouteTable, db: Db): void {
+/**
+ * `usage`: the node's buffer of key usage not yet written; listing writes it first, so the
+ * counters include every request this node has served (other nodes' lag at most their flush
+ * interval, 5 s).
+ */
+export function apiKeyRoutes(table: RouteTable, db: Db, usage?: { flush(): Promise<void> }): void {
   table.add({
     method: 'post',
     path: '/api-keys',
@@ -56,6 +61,7 @@ export function apiKeyRoutes(table: RouteTable, db: Db): void {
     responses: { 200: { description: 'a page of keys', data: record, list: true } },
     handle: async ({ query, principal }) => {
       const { page, perPage } = paging(query);
+      await usage?.flush();
       const { data, total } = await listKeysFor(db, principal, page, perPage);
       return { data, meta: pageMeta(page, perPage, total) };
     },
