@@ -29,6 +29,8 @@ const configSchema = z.object({
   KILN_TENSOR_BACKEND: z.enum(['auto', 'tensorflow', 'wasm', 'cpu']).default('auto'),
   /** a worker slot that stops renewing its lease for this long is presumed dead */
   KILN_LEASE_SECONDS: integer(2, 3600).default(30),
+  /** attempts a job gets when its worker dies (lease lapse) before it fails; each goes back to the queue by itself */
+  KILN_MAX_ATTEMPTS: integer(1, 100).default(5),
   /** SIGTERM: how long running iterations may take to finish before their jobs are handed back */
   KILN_SHUTDOWN_GRACE_SECONDS: integer(0, 3600).default(30),
   /** hosts http evaluators may call, comma-separated (example.com, *.example.com, host:port, or * for any public host) */

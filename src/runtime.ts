@@ -79,6 +79,7 @@ export async function startKiln(options: KilnOptions): Promise<KilnRuntime> {
             concurrency: config.WORKER_CONCURRENCY,
             backend: config.KILN_TENSOR_BACKEND,
             leaseSeconds: config.KILN_LEASE_SECONDS,
+            maxAttempts: config.KILN_MAX_ATTEMPTS,
             evaluatorOptions: { allowCommand: config.KILN_ALLOW_COMMAND_EVALUATOR, httpAllowHosts: config.KILN_HTTP_EVALUATOR_HOSTS },
           })
         : null;

@@ -2,14 +2,14 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { newId } from '../ids.js';
 import type { Db } from '../store/db.js';
-import { claimNextJob, overdueJobs, renewLeases, type JobRow, type Lease } from '../store/jobs.js';
+import { claimNextJob, overdueJobs, renewLeases, requeueLapsed, type JobRow, type Lease } from '../store/jobs.js';
 import { PgListener } from '../store/listener.js';
-import { JOBS_CHANNEL, RESULTS_CHANNEL } from '../store/notify.js';
+import { JOBS_CHANNEL, publishEvent, RESULTS_CHANNEL } from '../store/notify.js';
 import type { TensorBackendName } from '../engine/tensor/backend.js';
 import { EnginePool } from './engine-pool.js';
 import type { ServiceEvaluatorOptions } from './evaluators/create.js';
 import { runJob } from './job-runner.js';
-import { endJob } from './transitions.js';
+import { endJob, event, logJob } from './transitions.js';
 
 export interface SupervisorOptions {
   db: Db;
@@ -23,6 +23,8 @@ export interface SupervisorOptions {
   leaseSeconds?: number;
   /** fallback poll of the queue in case a notification was missed */
   pollSeconds?: number;
+  /** attempts a job gets when its worker dies before it fails (default 5) */
+  maxAttempts?: number;
 }
 
 /**
@@ -163,14 +165,35 @@ export class Supervisor {
     }
   }
 
-  /** Fails jobs whose lease lapsed (their worker died) or that ran past their timeout. */
+  /**
+   * Jobs whose lease lapsed (their worker died: killed, preempted, out of memory) go back to the
+   * queue by themselves, after a backoff of 2^(attempt − 1) seconds up to a minute, and resume
+   * after their last saved iteration on any worker; their campaign keeps running. After
+   * `maxAttempts` such deaths, or past its timeout, a job fails (and a manual retry still works).
+   */
   private async reap(): Promise<void> {
+    const maxAttempts = this.options.maxAttempts ?? 5;
     try {
       await this.options.db.transaction(async (trx) => {
         for (const job of await overdueJobs(trx)) {
+          if (job.overdue === 'lease' && job.attempt < maxAttempts) {
+            const delay = Math.min(60, 2 ** (job.attempt - 1));
+            await requeueLapsed(trx, job.id, delay);
+            await logJob(
+              trx,
+              job,
+              'warning',
+              `Worker ${job.worker_id} stopped renewing its lease (it crashed or lost the database); the job goes back to the queue ` +
+                `and resumes after the last saved iteration in ${delay} s on any worker (attempt ${job.attempt + 1} of ${maxAttempts}).`,
+            );
+            await publishEvent(trx, event('job.status', job, { status: 'queued', current_phase: 'queued' }));
+            this.log.warn({ job: job.id, attempt: job.attempt }, 'lapsed job requeued');
+            setTimeout(() => void this.fill(), delay * 1000 + 50).unref();
+            continue;
+          }
           const message =
             job.overdue === 'lease'
-              ? `Worker ${job.worker_id} stopped renewing its lease (it crashed or lost the database); the job is failed. Retry it to resume after the last saved iteration.`
+              ? `Worker ${job.worker_id} stopped renewing its lease (it crashed or lost the database), the job's attempt ${job.attempt} of ${maxAttempts} (KILN_MAX_ATTEMPTS); the job is failed. Retry it to resume after the last saved iteration.`
               : `The job ran past its timeout of ${duration(job.timeout_seconds)} and is failed. Retry it to continue after the last saved iteration (a retry gets the same timeout; set timeout_hours when starting to change it).`;
           await endJob(trx, job, null, { job: 'failed', campaign: 'failed', level: 'error', message, error: job.overdue === 'lease' ? 'lease lapsed' : 'timed out' });
           this.log.warn({ job: job.id, reason: job.overdue }, 'overdue job failed');

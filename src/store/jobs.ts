@@ -101,7 +101,13 @@ export async function listJobs(db: Executor, organizationId: string, filter: Job
  */
 export async function claimNextJob(db: Db, workerId: string, leaseSeconds: number): Promise<JobRow | undefined> {
   return db.transaction(async (trx) => {
-    const next = await trx('jobs').where({ status: 'queued' }).orderBy('created_at').first('id').forUpdate().skipLocked();
+    const next = await trx('jobs')
+      .where({ status: 'queued' })
+      .andWhere((q) => q.whereNull('available_at').orWhere('available_at', '<=', trx.fn.now()))
+      .orderBy('created_at')
+      .first('id')
+      .forUpdate()
+      .skipLocked();
     if (!next) return undefined;
     const [job] = await trx('jobs')
       .where({ id: next.id })
@@ -151,6 +157,24 @@ export async function updateJob(db: Executor, id: string, patch: Record<string, 
   if ('progress' in values) values.progress = JSON.stringify(values.progress);
   const [job] = await db('jobs').where({ id }).update(values).returning('*');
   return job as JobRow | undefined;
+}
+
+/**
+ * Puts a job whose worker died back in the queue, claimable after `delaySeconds` (the next claim
+ * counts the next attempt); its campaign keeps running.
+ */
+export async function requeueLapsed(trx: Knex.Transaction, id: string, delaySeconds: number): Promise<JobRow> {
+  const [job] = await trx('jobs')
+    .where({ id, status: 'running' })
+    .update({
+      status: 'queued',
+      phase: 'queued',
+      worker_id: null,
+      lease_expires_at: null,
+      available_at: trx.raw(`now() + make_interval(secs => ?)`, [delaySeconds]),
+    })
+    .returning('*');
+  return job as JobRow;
 }
 
 /**

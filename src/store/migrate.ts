@@ -5,6 +5,7 @@ import * as rateLimits from './migrations/002-rate-limits.js';
 import * as datasetsTemplates from './migrations/003-datasets-templates.js';
 import * as access from './migrations/004-access.js';
 import * as outcomes from './migrations/005-outcomes.js';
+import * as jobBackoff from './migrations/006-job-backoff.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -21,6 +22,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['003-datasets-templates', datasetsTemplates],
   ['004-access', access],
   ['005-outcomes', outcomes],
+  ['006-job-backoff', jobBackoff],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {
