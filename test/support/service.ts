@@ -14,32 +14,44 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/store/em
  * A real Postgres for one test file (embedded, in a temporary folder). Each `database()` call
  * gives a fresh, empty database on it, so tests do not see each other's rows.
  */
+/**
+ * The Postgres server of a test file: Kiln's embedded one, or, when KILN_TEST_DATABASE_URL names
+ * a running server (CI runs the service tests against Debian's postgresql this way too), that
+ * server. Each `database()` is a fresh database on it.
+ */
 export class TestPostgres {
   private counter = 0;
   private constructor(
-    private readonly server: EmbeddedDatabase,
-    private readonly parent: string,
+    private readonly url: string,
+    private readonly server: EmbeddedDatabase | null,
+    private readonly parent: string | null,
   ) {}
 
   static async start(): Promise<TestPostgres> {
+    const external = process.env.KILN_TEST_DATABASE_URL;
+    if (external) return new TestPostgres(external, null, null);
     const parent = mkdtempSync(join(tmpdir(), 'kiln-test-pg-'));
     // under root the server runs as the postgres user, which must be able to enter the folder
     chmodSync(parent, 0o755);
-    return new TestPostgres(await startEmbeddedPostgres({ dataDir: join(parent, 'postgres') }), parent);
+    const server = await startEmbeddedPostgres({ dataDir: join(parent, 'postgres') });
+    return new TestPostgres(server.url, server, parent);
   }
 
   async database(): Promise<string> {
     const name = `kiln_test_${process.pid}_${++this.counter}`;
-    const client = new pg.Client({ connectionString: this.server.url });
+    const client = new pg.Client({ connectionString: this.url });
     await client.connect();
     await client.query(`create database ${name}`);
     await client.end();
-    return this.server.url.replace(/\/kiln$/, `/${name}`);
+    const url = new URL(this.url);
+    url.pathname = `/${name}`;
+    return url.toString();
   }
 
   async stop(): Promise<void> {
+    if (!this.server) return;
     await this.server.stop();
-    rmSync(this.parent, { recursive: true, force: true });
+    rmSync(this.parent!, { recursive: true, force: true });
   }
 }
 
