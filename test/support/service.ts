@@ -23,7 +23,7 @@ export class TestPostgres {
   private counter = 0;
   private constructor(
     private readonly url: string,
-    private readonly server: EmbeddedDatabase | null,
+    private server: EmbeddedDatabase | null,
     private readonly parent: string | null,
   ) {}
 
@@ -46,6 +46,18 @@ export class TestPostgres {
     const url = new URL(this.url);
     url.pathname = `/${name}`;
     return url.toString();
+  }
+
+  /** Stops the embedded server, as a crash or a maintenance window would. */
+  async pause(): Promise<void> {
+    if (!this.server) throw new Error('only the embedded server can be paused');
+    await this.server.stop();
+  }
+
+  /** Starts the embedded server again on the same folder and port: the URLs stay valid. */
+  async resume(): Promise<void> {
+    if (!this.server || !this.parent) throw new Error('only the embedded server can be resumed');
+    this.server = await startEmbeddedPostgres({ dataDir: join(this.parent, 'postgres'), port: this.server.port });
   }
 
   async stop(): Promise<void> {
