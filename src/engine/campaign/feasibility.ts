@@ -42,6 +42,9 @@ export function evaluationSlacks(mdl: Mdl, record: EvaluationRecord): number[] {
 /** Whether an evaluation succeeded and meets every outcome constraint. */
 export function isFeasible(mdl: Mdl, record: EvaluationRecord): boolean {
   if (!record.objectives) return false;
+  // called for every evaluation on every iteration: no merged record when nothing constrains it
+  const constraints = outcomeConstraints(mdl);
+  if (constraints.length === 0) return true;
   const values = measured(record);
-  return outcomeConstraints(mdl).every((c) => c.violation(values) === 0);
+  return constraints.every((c) => c.violation(values) === 0);
 }
