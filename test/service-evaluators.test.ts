@@ -112,12 +112,14 @@ describe('external (ask/tell) evaluation', () => {
     const nullValue = await api('POST', path, { evaluations: [{ id: c0.id, objectives: { f1: v0.f1, f2: null } }] });
     assert.equal(nullValue.status, 422, nullValue.text);
     assert.deepEqual(errorPaths(nullValue), ['evaluations[0].objectives.f2']);
-    // 1e400 parses as Infinity: valid JSON, not a finite number
-    const infinite = await api('POST', path, `{"evaluations":[{"id":"${c0.id}","objectives":{"f1":${v0.f1},"f2":1e400}}]}`);
-    assert.equal(infinite.status, 422, infinite.text);
-    assert.deepEqual(errorPaths(infinite), ['evaluations[0].objectives.f2']);
     const text = await api('POST', path, { evaluations: [{ id: c0.id, objectives: { f1: v0.f1, f2: '3' } }] });
     assert.equal(text.status, 422, text.text);
+    // the string "NaN" is a client's mistake, unlike a bare NaN token (a failed measurement, below)
+    const nanText = await api('POST', path, { evaluations: [{ id: c0.id, objectives: { f1: v0.f1, f2: 'NaN' } }] });
+    assert.equal(nanText.status, 422, nanText.text);
+    assert.deepEqual(errorPaths(nanText), ['evaluations[0].objectives.f2']);
+    const broken = await api('POST', path, `{"evaluations":[{"id":"${c0.id}","objectives":{"f1":NaNa}}]}`);
+    assert.equal(broken.status, 400, broken.text);
 
     const extra = await api('POST', path, { evaluations: [{ id: c0.id, objectives: { ...v0, f3: 1 } }] });
     assert.equal(extra.status, 422, extra.text);
@@ -155,17 +157,22 @@ describe('external (ask/tell) evaluation', () => {
     assert.deepEqual(waiting.map((c) => c.id), first.slice(1).map((c) => c.id));
     assert.equal((await api('GET', `/v1/jobs/${jobId}`)).json.data.progress.current_phase, 'awaiting_evaluations');
 
-    // the rest of the batch, one of them unmeasurable
+    // the rest of the batch, as Python's json.dumps writes it: one unmeasurable, one with
+    // non-finite values (a bare NaN token and 1e400), which fail that candidate only
     const cracked = first[1].id;
+    const nonFinite = first[2].id;
     const rest = first.slice(1).map((c) => {
       if (c.id === cracked) return { id: c.id, error: 'sample cracked' };
+      if (c.id === nonFinite) return { id: c.id, objectives: { f1: 'INF', f2: 'NAN' } };
       const v = zdt1(c.parameters.x1, c.parameters.x2);
       posted.set(c.id, v);
       return { id: c.id, objectives: v };
     });
-    const restRes = await api('POST', path, { evaluations: rest });
+    const pythonText = JSON.stringify({ evaluations: rest }).replace('"INF"', '1e400').replace('"NAN"', 'NaN');
+    const restRes = await api('POST', path, pythonText);
     assert.equal(restRes.status, 200, restRes.text);
     assert.deepEqual(restRes.json.data, { accepted: 3, duplicates: 0, awaiting: 0 });
+    const nonFiniteError = "objective 'f1' is Infinity, not a finite number; objective 'f2' is NaN, not a finite number";
 
     // play the lab until the campaign completes
     const seen = new Set(first.map((c) => c.id));
@@ -209,9 +216,12 @@ describe('external (ask/tell) evaluation', () => {
 
     const r = await results(id);
     // results list successful evaluations only: the cracked sample has no objective values
-    assert.equal(r.evaluations.length, 7);
-    assert.ok(!r.evaluations.some((e) => e.id === cracked));
-    assert.deepEqual((r as any).failed_evaluations.map((e: { id: string; error: string }) => [e.id, e.error]), [[cracked, 'sample cracked']]);
+    assert.equal(r.evaluations.length, 6);
+    assert.ok(!r.evaluations.some((e) => e.id === cracked || e.id === nonFinite));
+    assert.deepEqual((r as any).failed_evaluations.map((e: { id: string; error: string }) => [e.id, e.error]), [
+      [cracked, 'sample cracked'],
+      [nonFinite, nonFiniteError],
+    ]);
     assert.deepEqual(new Set(r.evaluations.map((e) => e.id)), new Set(posted.keys()));
     for (const e of r.evaluations) {
       assert.deepEqual(e.objectives, posted.get(e.id), e.id);

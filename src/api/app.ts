@@ -10,6 +10,7 @@ import type { SocialLoginServices } from '../service/social-login.js';
 import type { TemplateCatalog } from '../service/templates.js';
 import type { TokenService } from '../service/tokens.js';
 import type { Db } from '../store/db.js';
+import { readJsonAllowingNonFinite } from './json-body.js';
 import { join } from 'node:path';
 import { packageRoot } from '../package-root.js';
 import { renderDocsPage } from './docs-page.js';
@@ -178,6 +179,10 @@ async function parseBody(ctx: Context, route: RouteDefinition): Promise<void> {
     return;
   }
   if (ctx.is('application/json', '+json')) {
+    if (route.nonFiniteNumbers) {
+      ctx.request.body = (await readJsonAllowingNonFinite(ctx, FILE_LIMIT)) as typeof ctx.request.body;
+      return;
+    }
     await jsonParser(ctx, async () => undefined);
     return;
   }

@@ -54,6 +54,11 @@ export interface RouteDefinition<Q = unknown, B = unknown> {
   bodyDoc?: z.ZodType;
   /** documented alternative multipart body */
   multipart?: z.ZodType;
+  /**
+   * the JSON body may carry bare NaN and Infinity tokens (as Python writes measured values);
+   * they arrive as non-finite numbers for the handler to judge
+   */
+  nonFiniteNumbers?: boolean;
   /** the handler reads the request stream itself (uploads); nothing is parsed before it */
   streamsBody?: boolean;
   responses: Record<number, ResponseDoc>;

@@ -64,9 +64,11 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
         clean.push({ id: result.id, objectives: null, outcomes: null, error: result.error });
         return;
       }
-      const objectives = measuredValues(result.objectives, campaign.mdl.objectives, `${path}.objectives`, 'an objective', errors);
-      const outcomes = measuredValues(result.outcomes ?? {}, campaign.mdl.outcomes, `${path}.outcomes`, 'an outcome', errors);
-      clean.push({ id: result.id, objectives, outcomes: campaign.mdl.outcomes.length > 0 ? outcomes : null, error: null });
+      const failures: string[] = [];
+      const objectives = measuredValues(result.objectives, campaign.mdl.objectives, `${path}.objectives`, 'objective', errors, failures);
+      const outcomes = measuredValues(result.outcomes ?? {}, campaign.mdl.outcomes, `${path}.outcomes`, 'outcome', errors, failures);
+      if (failures.length > 0) clean.push({ id: result.id, objectives: null, outcomes: null, error: failures.join('; ') });
+      else clean.push({ id: result.id, objectives, outcomes: campaign.mdl.outcomes.length > 0 ? outcomes : null, error: null });
     });
     if (errors.length > 0) throw validationFailed(errors);
 
@@ -105,23 +107,30 @@ interface StoredResult {
 }
 
 /** The finite values `posted` gives for every name in `wanted`; a field error for each missing, non-finite or unknown one. */
+/**
+ * The posted values of `wanted`, in order. A value that is not a number is the client's mistake
+ * (a field error); a non-finite number (NaN, Infinity, 1e400) is a measurement that failed, as
+ * for evaluator programs: it goes to `failures`, and the candidate is stored as failed.
+ */
 function measuredValues(
   posted: Record<string, unknown>,
   wanted: readonly { name: string }[],
   path: string,
-  noun: string,
+  noun: 'objective' | 'outcome',
   errors: FieldError[],
+  failures: string[],
 ): Record<string, number> {
   const names = wanted.map((w) => w.name);
   const values: Record<string, number> = {};
   for (const name of names) {
     const v = posted[name];
-    if (typeof v !== 'number' || !Number.isFinite(v)) errors.push({ path: `${path}.${name}`, message: 'must be a finite number' });
+    if (typeof v !== 'number') errors.push({ path: `${path}.${name}`, message: 'must be a finite number' });
+    else if (!Number.isFinite(v)) failures.push(`${noun} '${name}' is ${v}, not a finite number`);
     else values[name] = v;
   }
   for (const extra of Object.keys(posted).filter((k) => !names.includes(k))) {
     const known = names.length > 0 ? names.join(', ') : 'none';
-    errors.push({ path: `${path}.${extra}`, message: `is not ${noun} of this campaign (${known})` });
+    errors.push({ path: `${path}.${extra}`, message: `is not an ${noun} of this campaign (${known})` });
   }
   return values;
 }

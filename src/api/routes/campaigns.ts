@@ -153,9 +153,10 @@ export function campaignRoutes(table: RouteTable, db: Db, templates: TemplateCat
     operationId: 'postEvaluations',
     tag,
     summary: 'Post measured results for candidates (external ask/tell campaigns)',
-    description: 'Each entry names a candidate id and either its objective values or an error. Re-posting the same values is accepted (idempotent); different values for a received candidate are 409.',
+    description: 'Each entry names a candidate id and either its objective values or an error. A value that is not a finite number (NaN, Infinity or 1e400; bare NaN and Infinity tokens as Python writes them are read) fails that candidate with a message naming it; the rest of the batch counts. Re-posting the same values is accepted (idempotent); different values for a received candidate are 409.',
     scope: 'campaigns:write',
     body: s.postEvaluationsBody,
+    nonFiniteNumbers: true,
     responses: { 200: { description: 'stored', data: z.object({ accepted: z.int(), duplicates: z.int(), awaiting: z.int() }) } },
     handle: async ({ params, body, principal }) => ({
       data: await postEvaluations(db, principal, params.campaign_id, body.evaluations as PostedResult[]),

@@ -1,5 +1,6 @@
 import { findJsonError } from '../../engine/mdl/jsonSyntax.js';
-import { isObject, quoteNonFiniteTokens, readMeasured, reportsFailure, type MeasuredNames } from './measured.js';
+import { quoteNonFiniteTokens } from '../../json-text.js';
+import { isObject, readMeasured, reportsFailure, type MeasuredNames } from './measured.js';
 import { EvaluatorError, type EvaluationOutcome, type EvaluationRequest } from './types.js';
 
 /**

@@ -58,38 +58,6 @@ export function reportsFailure(record: Record<string, unknown>, names: MeasuredN
   return !(error === null || error === false || error === '' || error === undefined);
 }
 
-/**
- * JSON text as Python's json.dump writes it by default, with bare NaN, Infinity and -Infinity
- * tokens, made parseable: each such token outside a string becomes the string "NaN",
- * "Infinity" or "-Infinity", so the one value fails its candidate with a message naming it
- * instead of the whole output being unreadable.
- */
-export function quoteNonFiniteTokens(text: string): string {
-  if (!/NaN|Infinity/.test(text)) return text;
-  let out = '';
-  let i = 0;
-  while (i < text.length) {
-    const ch = text[i];
-    if (ch === '"') {
-      // copy the whole string literal, escapes included
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j + 1;
-      continue;
-    }
-    const token = /^(-?Infinity|NaN)/.exec(text.slice(i, i + 9));
-    if (token) {
-      out += `"${token[1]}"`;
-      i += token[1].length;
-      continue;
-    }
-    out += ch;
-    i++;
-  }
-  return out;
-}
-
 export function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
