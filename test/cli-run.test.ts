@@ -41,6 +41,19 @@ test('kiln run executes an example campaign end to end and writes results.json a
   }
   assert.ok(io.stdout.some((line) => line.includes('Pareto front')));
   assert.ok(io.stdout.some((line) => /^iteration 2: /.test(line)));
+
+  // the model report: its short reading at the end, and model.json beside the results
+  const text = io.stdout.join('\n');
+  assert.match(text, /Model check \(leave-one-out over the 16 most recent evaluations/);
+  assert.match(text, /\n {2}f1 \(dimensionless\): R² -?\d\.\d{3}, ±1σ holds \d+ %, ±1\.96σ holds \d+ %, mean standardized error -?\d\.\d\d\n/);
+  assert.match(text, /Parameter importance \(total Sobol index of the surrogate mean\):\n {2}f1: x1 /);
+  const model = JSON.parse(readFileSync(join(out, 'model.json'), 'utf8'));
+  assert.deepEqual(model.outputs.map((o: { name: string }) => o.name), ['f1', 'f2']);
+  assert.equal(model.outputs[0].predictions.length, 16);
+  // ZDT1's f1 is x1 itself: the model predicts it well and finds x1 the parameter that matters
+  assert.ok(model.outputs[0].r2 > 0.9, String(model.outputs[0].r2));
+  const f1 = model.importance[0].parameters;
+  assert.equal([...f1].sort((a: { total_sobol: number }, b: { total_sobol: number }) => b.total_sobol - a.total_sobol)[0].name, 'x1');
 });
 
 test('kiln run on an outcome-constrained campaign reports feasibility in the results and the summary', async () => {

@@ -67,7 +67,8 @@ export function loadCheckpoint(dir: string): Checkpoint {
   return { version: 1, mdl: mdl.data, seed: raw.seed, cwd: raw.cwd, state: raw.state };
 }
 
-function writeAtomically(file: string, text: string): void {
+/** Writes `text` to a temporary name beside `file` and renames it over `file`. */
+export function writeAtomically(file: string, text: string): void {
   const temporary = `${file}.${process.pid}.tmp`;
   writeFileSync(temporary, text);
   renameSync(temporary, file);

@@ -6,6 +6,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import cliProgress from 'cli-progress';
 import { campaignResults } from '../engine/campaign/results.js';
 import { initialState } from '../engine/campaign/state.js';
+import { diagnoseCampaign } from '../engine/diagnostics/report.js';
 import type { CampaignState } from '../engine/campaign/types.js';
 import { formatIssue, parseMdl } from '../engine/mdl/index.js';
 import type { Mdl } from '../engine/mdl/schema.js';
@@ -13,7 +14,8 @@ import { initTensorBackend, type TensorBackendName } from '../engine/tensor/back
 import { EnginePool } from '../jobs/engine-pool.js';
 import { createEvaluator } from '../jobs/evaluators/create.js';
 import { runLocalCampaign, type IterationReport } from '../jobs/local-runner.js';
-import { CHECKPOINT, loadCheckpoint, saveRun, type Checkpoint } from './checkpoint.js';
+import { CHECKPOINT, loadCheckpoint, saveRun, writeAtomically, type Checkpoint } from './checkpoint.js';
+import { modelSummary } from './model-summary.js';
 import { formatNumber, formatTable, processIo, type CliIo } from './io.js';
 
 const BACKENDS: readonly string[] = ['auto', 'tensorflow', 'wasm', 'cpu'];
@@ -143,8 +145,26 @@ export async function runCampaignFile(file: string | undefined, opts: RunOptions
   const results = save(state);
   const failed = state.evaluations.filter((e) => e.objectives === null);
   io.out(summary(mdl, state, results, failed.length));
-  io.out(`Wrote ${join(out, 'results.json')} and ${join(out, 'results.csv')}`);
+  const model = writeModelReport(mdl, state, out, io);
+  io.out(`Wrote ${join(out, 'results.json')}, ${join(out, 'results.csv')}${model ? ` and ${model}` : ''}`);
   return state.status === 'failed' ? 1 : 0;
+}
+
+/**
+ * The model report (model.json) and its short reading; a report that cannot be made is said and
+ * costs the run nothing. Returns the file written, if any.
+ */
+function writeModelReport(mdl: Mdl, state: CampaignState, out: string, io: CliIo): string | undefined {
+  try {
+    const report = diagnoseCampaign(mdl, state);
+    io.out(modelSummary(mdl, report));
+    const file = join(out, 'model.json');
+    writeAtomically(file, JSON.stringify(report, null, 2) + '\n');
+    return file;
+  } catch (error) {
+    io.err(`kiln: no model report: ${(error as Error).message}`);
+    return undefined;
+  }
 }
 
 function summary(mdl: Mdl, state: CampaignState, results: ReturnType<typeof campaignResults>, failed: number): string {
