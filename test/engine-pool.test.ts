@@ -2,6 +2,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { initialState, tell } from '../src/engine/campaign/state.js';
 import { step } from '../src/engine/campaign/step.js';
+import { diagnoseCampaign } from '../src/engine/diagnostics/report.js';
 import { mdlSchema } from '../src/engine/mdl/schema.js';
 import { initTensorBackend } from '../src/engine/tensor/backend.js';
 import { EnginePool } from '../src/jobs/engine-pool.js';
@@ -36,6 +37,8 @@ test('a step on a worker thread gives exactly the proposals of the same step in-
     assert.equal(remote.proposals.length, 2);
     assert.deepEqual(remote.proposals, local.proposals);
     assert.deepEqual(remote.state, local.state);
+    // the model report, too, is the same on a pool thread as in-process
+    assert.deepEqual(await pool.diagnose(mdl, remote.state), diagnoseCampaign(mdl, remote.state));
   } finally {
     await pool.destroy();
   }

@@ -1,6 +1,7 @@
 import { Piscina } from 'piscina';
 import type { StepResult } from '../engine/campaign/step.js';
 import type { CampaignState } from '../engine/campaign/types.js';
+import type { ModelReport } from '../engine/diagnostics/report.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import type { TensorBackendName } from '../engine/tensor/backend.js';
 import type { StepTask, StepTaskResult } from './engine-worker.js';
@@ -60,6 +61,13 @@ export class EnginePool {
     if (done.kind !== 'step') throw new Error('Kiln: an engine thread answered a step with something else.');
     this.resolved = done.backend;
     return { ...done.result, backend: done.backend };
+  }
+
+  /** The campaign's model report (engine/diagnostics), computed on a pool thread. */
+  async diagnose(mdl: Mdl, state: CampaignState): Promise<ModelReport> {
+    const done = await this.pool.run({ kind: 'diagnose', mdl, state, backend: this.backend });
+    if (done.kind !== 'report') throw new Error('Kiln: an engine thread answered a model report with something else.');
+    return done.report;
   }
 
   /** The backend the pool's threads run on, once a step has run (null before). */

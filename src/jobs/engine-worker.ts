@@ -1,5 +1,6 @@
 import { completeStep, planStep, step, type StepResult } from '../engine/campaign/step.js';
 import type { CampaignState } from '../engine/campaign/types.js';
+import { diagnoseCampaign, type ModelReport } from '../engine/diagnostics/report.js';
 import type { GpHyperparameters } from '../engine/gp/priors.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import { fitModel } from '../engine/strategies/fit.js';
@@ -9,19 +10,21 @@ import { initTensorBackend, type TensorBackendName } from '../engine/tensor/back
 /**
  * One unit of engine work sent to a pool thread: a whole step, or one of its three phases (plan
  * the fits, run one fit, complete the step from all of them), which lets the pool spread the fits
- * of one step over its threads.
+ * of one step over its threads; or a campaign's model report.
  */
 export type StepTask = { backend: TensorBackendName | 'auto' } & (
   | { kind: 'step'; mdl: Mdl; state: CampaignState }
   | { kind: 'plan'; mdl: Mdl; state: CampaignState }
   | { kind: 'fit'; request: FitRequest }
   | { kind: 'complete'; mdl: Mdl; state: CampaignState; fitted: GpHyperparameters[] }
+  | { kind: 'diagnose'; mdl: Mdl; state: CampaignState }
 );
 
 export type StepTaskResult = { backend: TensorBackendName } & (
   | { kind: 'step'; result: StepResult }
   | { kind: 'plan'; fits: FitRequest[] }
   | { kind: 'fit'; hyperparameters: GpHyperparameters }
+  | { kind: 'report'; report: ModelReport }
 );
 
 /**
@@ -41,5 +44,7 @@ export default async function runStep(task: StepTask): Promise<StepTaskResult> {
       return { kind: 'fit', hyperparameters: fitModel(task.request), backend };
     case 'complete':
       return { kind: 'step', result: completeStep(task.mdl, task.state, task.fitted), backend };
+    case 'diagnose':
+      return { kind: 'report', report: diagnoseCampaign(task.mdl, task.state), backend };
   }
 }
