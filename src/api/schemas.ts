@@ -184,6 +184,49 @@ export const resultsSchema = z.object({
     .optional()
     .describe('candidates the evaluator could not score; they count against the budget'),
 });
+const checkedPrediction = z.object({ id: z.string(), measured: z.number(), predicted: z.number(), sd: z.number() });
+export const modelReportSchema = z.object({
+  iteration: z.int().describe('completed iterations when the report was made'),
+  evaluations: z.int().describe('successful evaluations of the campaign'),
+  points: z.int().describe('evaluations the report\'s models saw: the most recent, at most 256'),
+  outputs: z
+    .array(
+      z.object({
+        name: z.string().describe("an objective's name, or an outcome constraint's expression"),
+        kind: z.enum(['objective', 'constraint']),
+        points: z.int(),
+        r2: z.number().describe('of the leave-one-out predictions: 1 is perfect, 0 or below explains nothing'),
+        mean_standardized_error: z.number().describe('mean of (measured − predicted) / sd: the bias; about 0 when unbiased'),
+        rms_standardized_error: z.number().describe('about 1 when the intervals are calibrated'),
+        coverage_68: z.number().describe('share of measurements within ±1 sd (calibrated: about 0.68)'),
+        coverage_95: z.number().describe('share of measurements within ±1.96 sd (calibrated: about 0.95)'),
+        predictions: z.array(checkedPrediction).describe('leave-one-out prediction of each measurement (objectives in MDL units and direction; constraints as slack, ≥ 0 where it holds)'),
+      }),
+    )
+    .describe('model check per objective and outcome constraint: each measurement predicted by the model fitted to the others'),
+  importance: z
+    .array(
+      z.object({
+        objective: z.string(),
+        parameters: z.array(z.object({ name: z.string(), lengthscale_share: z.number(), total_sobol: z.number() })),
+      }),
+    )
+    .describe('per objective: each parameter\'s share of the inverse lengthscales and its total Sobol index on the surrogate mean'),
+  next: z
+    .array(
+      z.object({
+        id: z.string(),
+        iteration: z.int(),
+        parameters: parameterValues,
+        predicted: z.record(z.string(), z.object({ mean: z.number(), sd: z.number() })),
+        probability_feasible: z.number(),
+        expected_improvement: z.number().describe('expected hypervolume improvement over the feasible front, times probability_feasible'),
+      }),
+    )
+    .describe('the candidates awaiting evaluation, as the model sees them'),
+  message: z.string().optional().describe('why the report is empty, when it is'),
+  computed_at: timestamp.nullable(),
+});
 export const candidateSchema = z.object({ id: z.string(), iteration: z.int(), parameters: parameterValues });
 export const pageMeta = z.object({ page: z.int(), per_page: z.int(), total: z.int(), total_pages: z.int() });
 export const errorEnvelope = z.object({

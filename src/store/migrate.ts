@@ -6,6 +6,7 @@ import * as datasetsTemplates from './migrations/003-datasets-templates.js';
 import * as access from './migrations/004-access.js';
 import * as outcomes from './migrations/005-outcomes.js';
 import * as jobBackoff from './migrations/006-job-backoff.js';
+import * as modelReports from './migrations/007-model-reports.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -23,6 +24,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['004-access', access],
   ['005-outcomes', outcomes],
   ['006-job-backoff', jobBackoff],
+  ['007-model-reports', modelReports],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

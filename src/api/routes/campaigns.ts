@@ -13,6 +13,7 @@ import {
   type CreateCampaignInput,
 } from '../../service/campaigns.js';
 import { listCandidates, postEvaluations, type PostedResult } from '../../service/external.js';
+import { modelReportOf } from '../../service/model-reports.js';
 import { validationFailed } from '../../service/validation.js';
 import type { TemplateCatalog } from '../../service/templates.js';
 import type { Db } from '../../store/db.js';
@@ -134,6 +135,19 @@ export function campaignRoutes(table: RouteTable, db: Db, templates: TemplateCat
       }
       return { data: paretoOnly ? { pareto_front: results.pareto_front } : results };
     },
+  });
+
+  table.add({
+    method: 'get',
+    path: '/campaigns/{campaign_id}/model',
+    operationId: 'getModelReport',
+    tag,
+    summary: 'Model report: leave-one-out check, parameter importance, and the next candidates as the model sees them',
+    description:
+      'Computed by a worker after each iteration (never delaying the next batch), on GPs fitted to the most recent 256 successful evaluations. Before the first report, the lists are empty and message says why.',
+    scope: 'campaigns:read',
+    responses: { 200: { description: 'the latest model report', data: s.modelReportSchema } },
+    handle: async ({ params, principal }) => ({ data: await modelReportOf(db, principal, params.campaign_id) }),
   });
 
   table.add({
