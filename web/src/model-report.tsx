@@ -1,0 +1,165 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, explain } from './api.js';
+
+/** GET /v1/campaigns/{id}/model, as the dashboard reads it. */
+interface ModelReport {
+  iteration: number;
+  points: number;
+  outputs: {
+    name: string;
+    kind: 'objective' | 'constraint';
+    r2: number;
+    mean_standardized_error: number;
+    coverage_68: number;
+    coverage_95: number;
+    predictions: { id: string; measured: number; predicted: number; sd: number }[];
+  }[];
+  importance: { objective: string; parameters: { name: string; lengthscale_share: number; total_sobol: number }[] }[];
+  next: { id: string; parameters: Record<string, number | string>; predicted: Record<string, { mean: number; sd: number }>; probability_feasible: number; expected_improvement: number }[];
+  message?: string;
+  computed_at: string | null;
+}
+
+const SIZE = 320;
+const PAD = 44;
+const percent = (share: number) => `${Math.round(share * 100)} %`;
+const short = (v: number) => (Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(2) : Number(v.toPrecision(4)).toString());
+
+/**
+ * The model report of a campaign: predicted against measured for every objective and outcome
+ * constraint (each measurement predicted by the model fitted to all the others, with its ±1.96σ
+ * interval), parameter importance, and the candidates awaiting evaluation as the model sees them.
+ * Re-read when the campaign completes an iteration.
+ */
+export function ModelReportPanel({ id, iteration, units }: { id: string; iteration: number; units: Record<string, string | undefined> }) {
+  const [report, setReport] = useState<ModelReport | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    // the worker computes the report after the iteration ends: until it is there, look again
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let tries = 0;
+    const read = () =>
+      api<ModelReport>('GET', `/v1/campaigns/${id}/model`).then(
+        (r) => {
+          setReport(r.data);
+          setError(null);
+          if (r.data.iteration < iteration && r.data.outputs.length > 0 && ++tries < 12) timer = setTimeout(read, 5000);
+        },
+        (e) => setError(explain(e)),
+      );
+    void read();
+    return () => clearTimeout(timer);
+  }, [id, iteration]);
+  if (error) return <p role="alert" class="error">{error}</p>;
+  if (!report) return <p aria-live="polite">Loading the model report…</p>;
+  if (report.outputs.length === 0) return <p data-testid="model-message">{report.message}</p>;
+  return (
+    <div data-testid="model-report">
+      <p class="muted">
+        Leave-one-out check over the {report.points} most recent evaluations (iteration {report.iteration}): a calibrated model holds about 68 % of the measurements within ±1σ and 95 % within ±1.96σ.
+      </p>
+      <div class="matrix">
+        {report.outputs.map((o) => (
+          <figure class="check" data-testid="model-check">
+            <CheckPlot output={o} unit={units[o.name]} />
+            <figcaption>
+              <strong>{o.name}</strong>: R² {o.r2.toFixed(3)} · ±1σ holds {percent(o.coverage_68)} · ±1.96σ holds {percent(o.coverage_95)} · bias {o.mean_standardized_error.toFixed(2)}σ
+            </figcaption>
+          </figure>
+        ))}
+      </div>
+      <h3>Parameter importance</h3>
+      <p class="muted">Total Sobol index of the model's mean over the whole box: the share of its variation that involves the parameter.</p>
+      <div class="matrix">
+        {report.importance.map((i) => <ImportanceBars objective={i.objective} parameters={i.parameters} />)}
+      </div>
+      {report.next.length > 0 && <NextCandidates next={report.next} units={units} />}
+    </div>
+  );
+}
+
+/** Predicted (y) against measured (x), with ±1.96σ bars and the line of perfect prediction. */
+function CheckPlot({ output, unit }: { output: ModelReport['outputs'][number]; unit?: string }) {
+  const values = output.predictions.flatMap((p) => [p.measured, p.predicted - 1.96 * p.sd, p.predicted + 1.96 * p.sd]);
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  const span = hi > lo ? hi - lo : 1;
+  const at = (v: number) => PAD + ((v - lo) / span) * (SIZE - 2 * PAD);
+  const flip = (v: number) => SIZE - at(v);
+  const label = `${output.kind === 'constraint' ? `slack of ${output.name}` : output.name}${unit ? ` (${unit})` : ''}`;
+  return (
+    <svg viewBox={`0 0 ${SIZE} ${SIZE}`} width={SIZE} height={SIZE} role="img" aria-label={`Predicted against measured ${label}`}>
+      <line x1={at(lo)} y1={flip(lo)} x2={at(hi)} y2={flip(hi)} stroke="#57606a" stroke-dasharray="4 3" />
+      {output.predictions.map((p) => {
+        const outside = Math.abs(p.measured - p.predicted) > 1.96 * p.sd;
+        const color = outside ? '#c0392b' : '#1f5fbf';
+        return (
+          <g>
+            <title>{`${p.id}: measured ${short(p.measured)}, predicted ${short(p.predicted)} ± ${short(1.96 * p.sd)}`}</title>
+            <line x1={at(p.measured)} x2={at(p.measured)} y1={flip(p.predicted - 1.96 * p.sd)} y2={flip(p.predicted + 1.96 * p.sd)} stroke={color} stroke-opacity="0.35" />
+            <circle cx={at(p.measured)} cy={flip(p.predicted)} r="3" fill={color} />
+          </g>
+        );
+      })}
+      <text x={SIZE / 2} y={SIZE - 8} text-anchor="middle" font-size="12">measured {label}</text>
+      <text x={12} y={SIZE / 2} text-anchor="middle" font-size="12" transform={`rotate(-90 12 ${SIZE / 2})`}>predicted</text>
+      <text x={PAD} y={SIZE - PAD + 14} font-size="11" fill="#57606a">{short(lo)}</text>
+      <text x={SIZE - PAD} y={SIZE - PAD + 14} font-size="11" fill="#57606a" text-anchor="end">{short(hi)}</text>
+    </svg>
+  );
+}
+
+function ImportanceBars({ objective, parameters }: { objective: string; parameters: ModelReport['importance'][number]['parameters'] }) {
+  const shown = [...parameters].sort((a, b) => b.total_sobol - a.total_sobol).slice(0, 12);
+  return (
+    <figure class="importance" data-testid="importance">
+      <figcaption><strong>{objective}</strong></figcaption>
+      <table>
+        <tbody>
+          {shown.map((p) => (
+            <tr title={`lengthscale share ${percent(p.lengthscale_share)}`}>
+              <th scope="row">{p.name}</th>
+              <td class="bar-cell"><span class="bar" style={{ width: `${Math.max(1, p.total_sobol * 100)}%` }} /></td>
+              <td>{p.total_sobol.toFixed(2)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </figure>
+  );
+}
+
+function NextCandidates({ next, units }: { next: ModelReport['next']; units: Record<string, string | undefined> }) {
+  const parameters = Object.keys(next[0].parameters);
+  const objectives = Object.keys(next[0].predicted);
+  return (
+    <>
+      <h3>Where the campaign looks next</h3>
+      <p class="muted">The candidates awaiting evaluation, with the model's prediction (mean ± sd) and its expected hypervolume improvement.</p>
+      <div class="scroll">
+        <table data-testid="next-candidates">
+          <thead>
+            <tr>
+              <th scope="col">candidate</th>
+              {parameters.map((p) => <th scope="col">{p}</th>)}
+              {objectives.map((o) => <th scope="col">{o}{units[o] ? ` (${units[o]})` : ''}</th>)}
+              <th scope="col">P(feasible)</th>
+              <th scope="col">expected improvement</th>
+            </tr>
+          </thead>
+          <tbody>
+            {next.map((c) => (
+              <tr>
+                <td>{c.id}</td>
+                {parameters.map((p) => <td>{typeof c.parameters[p] === 'number' ? short(c.parameters[p] as number) : c.parameters[p]}</td>)}
+                {objectives.map((o) => <td>{short(c.predicted[o].mean)} ± {short(c.predicted[o].sd)}</td>)}
+                <td>{c.probability_feasible.toFixed(2)}</td>
+                <td>{short(c.expected_improvement)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}
