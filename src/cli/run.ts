@@ -11,7 +11,7 @@ import { formatIssue, parseMdl } from '../engine/mdl/index.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import { initTensorBackend, type TensorBackendName } from '../engine/tensor/backend.js';
 import { EnginePool } from '../jobs/engine-pool.js';
-import { createEvaluator } from '../jobs/evaluators/create.js';
+import { createEvaluator } from '../evaluators/create.js';
 import { runLocalCampaign, type IterationReport } from '../jobs/local-runner.js';
 import { CHECKPOINT, loadCheckpoint, saveRun, type Checkpoint } from './checkpoint.js';
 import { formatNumber, formatTable, processIo, type CliIo } from './io.js';

@@ -2,8 +2,8 @@ import { initialState, tell, type WarmStartRow } from '../engine/campaign/state.
 import { step } from '../engine/campaign/step.js';
 import type { CampaignState, EvaluationResult, IterationSummary } from '../engine/campaign/types.js';
 import type { Mdl } from '../engine/mdl/schema.js';
-import { evaluationResult } from './evaluators/result.js';
-import { EvaluatorError, type Evaluator } from './evaluators/types.js';
+import { evaluationResult } from '../evaluators/result.js';
+import { EvaluatorError, type Evaluator } from '../evaluators/types.js';
 import type { EnginePool } from './engine-pool.js';
 
 export interface IterationReport extends IterationSummary {

@@ -1,4 +1,4 @@
-import type { EvaluationResult } from '../../engine/campaign/types.js';
+import type { EvaluationResult } from '../engine/campaign/types.js';
 import type { EvaluationOutcome } from './types.js';
 
 /** What the engine's `tell` receives for a proposal the evaluator answered with `outcome`. */

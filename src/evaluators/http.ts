@@ -12,7 +12,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import ipaddr from 'ipaddr.js';
-import { quoteNonFiniteTokens } from '../../json-text.js';
+import { quoteNonFiniteTokens } from '../json-text.js';
 import { isObject, readMeasured, reportsFailure, type MeasuredNames } from './measured.js';
 import { EvaluatorError, type EvaluateOptions, type EvaluationOutcome, type EvaluationRequest, type Evaluator } from './types.js';
 
