@@ -1,7 +1,7 @@
 import { mdlSchema, type Mdl } from '../src/engine/mdl/schema.js';
 import { testProblem } from '../src/engine/problems/registry.js';
-import { createEvaluator } from '../src/jobs/evaluators/create.js';
-import type { Evaluator } from '../src/jobs/evaluators/types.js';
+import { createEvaluator } from '../src/evaluators/create.js';
+import type { Evaluator } from '../src/evaluators/types.js';
 import { runLocalCampaign } from '../src/jobs/local-runner.js';
 import { median, type BenchReport } from './common.js';
 

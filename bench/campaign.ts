@@ -1,7 +1,7 @@
 import { hypervolume } from '../src/engine/hypervolume.js';
 import { mdlSchema, type Mdl } from '../src/engine/mdl/schema.js';
 import { testProblem } from '../src/engine/problems/registry.js';
-import { createEvaluator } from '../src/jobs/evaluators/create.js';
+import { createEvaluator } from '../src/evaluators/create.js';
 import { runLocalCampaign, type IterationReport } from '../src/jobs/local-runner.js';
 import { runConstrainedCampaigns } from './campaign-constrained.js';
 import { runLargeCampaigns } from './campaign-large.js';

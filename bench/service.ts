@@ -4,7 +4,7 @@ import WebSocket from 'ws';
 import { loadConfig } from '../src/config.js';
 import { mdlSchema } from '../src/engine/mdl/schema.js';
 import { initTensorBackend, type TensorBackendName } from '../src/engine/tensor/backend.js';
-import { createEvaluator } from '../src/jobs/evaluators/create.js';
+import { createEvaluator } from '../src/evaluators/create.js';
 import { runLocalCampaign, type IterationReport } from '../src/jobs/local-runner.js';
 import { startKiln, type KilnRuntime } from '../src/runtime.js';
 import { median, type BenchReport, type BenchSuite } from './common.js';

@@ -7,11 +7,11 @@ import { mdlSchema, type Mdl, type MdlInput } from '../src/engine/mdl/schema.js'
 import { createBuiltinFunction } from '../src/engine/problems/builtin-function.js';
 import { builtinEvaluatorIssues } from '../src/engine/problems/registry.js';
 import { toUnitCube } from '../src/engine/problems/unit-cube.js';
-import { BuiltinEvaluator } from '../src/jobs/evaluators/builtin.js';
-import { CommandEvaluator, splitCommand } from '../src/jobs/evaluators/command.js';
-import { createEvaluator } from '../src/jobs/evaluators/create.js';
-import { lineColumn, parseCommandOutput } from '../src/jobs/evaluators/command-protocol.js';
-import { EvaluatorError } from '../src/jobs/evaluators/types.js';
+import { BuiltinEvaluator } from '../src/evaluators/builtin.js';
+import { CommandEvaluator, splitCommand } from '../src/evaluators/command.js';
+import { createEvaluator } from '../src/evaluators/create.js';
+import { lineColumn, parseCommandOutput } from '../src/evaluators/command-protocol.js';
+import { EvaluatorError } from '../src/evaluators/types.js';
 
 const unit = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `x${i + 1}`, type: 'continuous' as const, bounds: [0, 1] as [number, number] }));
 const minimize = (...names: string[]) => names.map((name) => ({ name, direction: 'minimize' as const }));

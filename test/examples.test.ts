@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import { parseMdl } from '../src/engine/mdl/parse.js';
 import { mdlSchema, type Mdl, type Parameter } from '../src/engine/mdl/schema.js';
 import { builtinEvaluatorIssues, domainSimulator, testProblem } from '../src/engine/problems/registry.js';
-import { createEvaluator } from '../src/jobs/evaluators/create.js';
+import { createEvaluator } from '../src/evaluators/create.js';
 import { packageRoot } from '../src/package-root.js';
 
 const examplesDir = join(packageRoot(), 'examples');

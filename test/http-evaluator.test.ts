@@ -4,9 +4,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import test, { after, before } from 'node:test';
 import { mdlSchema } from '../src/engine/mdl/schema.js';
-import { createEvaluator } from '../src/jobs/evaluators/create.js';
-import { HttpEvaluator, type HttpEvaluatorSettings } from '../src/jobs/evaluators/http.js';
-import { EvaluatorError } from '../src/jobs/evaluators/types.js';
+import { createEvaluator } from '../src/evaluators/create.js';
+import { HttpEvaluator, type HttpEvaluatorSettings } from '../src/evaluators/http.js';
+import { EvaluatorError } from '../src/evaluators/types.js';
 
 interface Received {
   request: IncomingMessage;

@@ -8,7 +8,7 @@ import { domainSimulator } from '../src/engine/problems/registry.js';
 import { Random } from '../src/engine/random.js';
 import { SearchSpace } from '../src/engine/space.js';
 import { initTensorBackend } from '../src/engine/tensor/backend.js';
-import { createEvaluator } from '../src/jobs/evaluators/create.js';
+import { createEvaluator } from '../src/evaluators/create.js';
 import { runLocalCampaign } from '../src/jobs/local-runner.js';
 import { packageRoot } from '../src/package-root.js';
 

@@ -2,7 +2,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { validateMdl } from '../src/engine/mdl/validate.js';
 import { initTensorBackend } from '../src/engine/tensor/backend.js';
-import { createEvaluator } from '../src/jobs/evaluators/create.js';
+import { createEvaluator } from '../src/evaluators/create.js';
 import { runLocalCampaign } from '../src/jobs/local-runner.js';
 import { zdt1, zdt1Mdl } from './support/campaign-fixtures.js';
 

@@ -12,7 +12,7 @@ import { formatIssue, parseMdl } from '../engine/mdl/index.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import { initTensorBackend, type TensorBackendName } from '../engine/tensor/backend.js';
 import { EnginePool } from '../jobs/engine-pool.js';
-import { createEvaluator } from '../jobs/evaluators/create.js';
+import { createEvaluator } from '../evaluators/create.js';
 import { runLocalCampaign, type IterationReport } from '../jobs/local-runner.js';
 import { CHECKPOINT, loadCheckpoint, saveRun, writeAtomically, type Checkpoint } from './checkpoint.js';
 import { modelSummary } from './model-summary.js';

@@ -9,10 +9,10 @@ import type { Db } from '../store/db.js';
 import { LeaseLost, readFenced, updateFenced, type JobRow, type Lease } from '../store/jobs.js';
 import { announceJobs, publishEvent } from '../store/notify.js';
 import { loadCampaignState, storedEngineState } from './campaign-state.js';
-import { evaluationResult } from './evaluators/result.js';
+import { evaluateProposals } from '../evaluators/evaluate-proposals.js';
 import type { EnginePool } from './engine-pool.js';
-import { createEvaluator, type ServiceEvaluatorOptions } from './evaluators/create.js';
-import { EvaluatorError, type Evaluator } from './evaluators/types.js';
+import { createEvaluator, type ServiceEvaluatorOptions } from '../evaluators/create.js';
+import { EvaluatorError, type Evaluator } from '../evaluators/types.js';
 import { postedResults } from './external-results.js';
 import { progressOf, timingOf } from './progress.js';
 import { endJob, event, logJob } from './transitions.js';
@@ -152,18 +152,15 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
 }
 
 async function evaluateBatch(ctx: JobRunContext, job: JobRow, evaluator: Evaluator, proposals: readonly Proposal[]): Promise<EvaluationResult[]> {
-  try {
-    const outcomes = await evaluator.evaluate(proposals.map((p) => ({ parameters: p.parameters as Record<string, number | string> })), { signal: ctx.shutdown });
-    return proposals.map((p, i) => evaluationResult(p.id, outcomes[i]));
-  } catch (error) {
-    if (error instanceof EvaluatorError && error.code === 'cancelled') throw new Released();
+  const batch = await evaluateProposals(evaluator, proposals, ctx.shutdown);
+  if (batch.status === 'cancelled') throw new Released();
+  if (batch.status === 'failed') {
+    // A host that is refused or settings that do not fit fail the job: no retry of the batch helps.
+    const { error } = batch;
     if (error instanceof EvaluatorError && (error.code === 'refused' || error.code === 'invalid')) throw error;
-    // A failed batch (service down, program crashed) fails its candidates, not the campaign: the
-    // engine's stop rule decides once failures repeat.
-    const reason = error instanceof Error ? error.message : String(error);
-    await logJob(ctx.db, job, 'warning', `The evaluator failed for the whole batch of iteration ${proposals[0].iteration}: ${reason}`);
-    return proposals.map((p) => ({ id: p.id, error: reason }));
+    await logJob(ctx.db, job, 'warning', `The evaluator failed for the whole batch of iteration ${proposals[0].iteration}: ${error.message}`);
   }
+  return batch.results;
 }
 
 async function awaitExternal(ctx: JobRunContext, campaignId: string, lease: Lease, proposals: readonly Proposal[]): Promise<EvaluationResult[]> {

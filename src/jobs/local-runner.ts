@@ -1,9 +1,9 @@
 import { initialState, tell, type WarmStartRow } from '../engine/campaign/state.js';
 import { step } from '../engine/campaign/step.js';
-import type { CampaignState, EvaluationResult, IterationSummary } from '../engine/campaign/types.js';
+import type { CampaignState, IterationSummary } from '../engine/campaign/types.js';
 import type { Mdl } from '../engine/mdl/schema.js';
-import { evaluationResult } from './evaluators/result.js';
-import { EvaluatorError, type Evaluator } from './evaluators/types.js';
+import { evaluateProposals } from '../evaluators/evaluate-proposals.js';
+import type { Evaluator } from '../evaluators/types.js';
 import type { EnginePool } from './engine-pool.js';
 
 export interface IterationReport extends IterationSummary {
@@ -46,20 +46,11 @@ export async function runLocalCampaign(
     const next = options.pool ? await options.pool.step(mdl, state) : step(mdl, state);
     const t1 = performance.now();
     if (next.proposals.length === 0) break;
-    let results: EvaluationResult[];
-    try {
-      const outcomes = await evaluator.evaluate(
-        next.proposals.map((p) => ({ parameters: p.parameters })),
-        { signal: options.signal },
-      );
-      results = next.proposals.map((p, i) => evaluationResult(p.id, outcomes[i]));
-    } catch (error) {
-      if (options.signal?.aborted || (error instanceof EvaluatorError && error.code === 'cancelled')) break;
-      options.onBatchFailure?.(next.proposals[0].iteration, error as Error);
-      results = next.proposals.map((p) => ({ id: p.id, error: `the whole batch failed: ${(error as Error).message}` }));
-    }
+    const batch = await evaluateProposals(evaluator, next.proposals, options.signal);
+    if (batch.status === 'cancelled') break;
+    if (batch.status === 'failed') options.onBatchFailure?.(next.proposals[0].iteration, batch.error);
     const t2 = performance.now();
-    const told = tell(mdl, next.state, results);
+    const told = tell(mdl, next.state, batch.results);
     state = told.state;
     if (told.summary && options.onIteration) {
       options.onIteration(

@@ -7,7 +7,7 @@ import { PgListener } from '../store/listener.js';
 import { JOBS_CHANNEL, publishEvent, RESULTS_CHANNEL } from '../store/notify.js';
 import type { TensorBackendName } from '../engine/tensor/backend.js';
 import { EnginePool } from './engine-pool.js';
-import type { ServiceEvaluatorOptions } from './evaluators/create.js';
+import type { ServiceEvaluatorOptions } from '../evaluators/create.js';
 import { runJob } from './job-runner.js';
 import { endJob, event, logJob } from './transitions.js';
 

@@ -21,7 +21,12 @@ import type { StrategyChoice } from '../strategies/types.js';
 
 export { deserializeHyperparameters, serializeHyperparameters, type SerializedHyperparameters } from '../gp/priors.js';
 
-export type CampaignStatus = 'running' | 'completed' | 'converged' | 'failed';
+/**
+ * Where the optimization loop stands: running until a stop rule ends it. The service's stored
+ * `CampaignStatus` (src/store/campaigns.ts) adds what only it knows: 'created' (never started) and
+ * 'stopped' (ended by a cancel or stop request).
+ */
+export type LoopStatus = 'running' | 'completed' | 'converged' | 'failed';
 export type StopReason = 'budget' | 'stagnation' | 'error';
 
 /** An evaluation as the engine keeps it: values in MDL units and directions. */
@@ -72,7 +77,7 @@ export interface CampaignState {
   strategy?: StrategyChoice;
   /** each strategy's own state between steps (plain JSON), by strategy name */
   strategies?: Record<string, unknown>;
-  status: CampaignStatus;
+  status: LoopStatus;
   stopReason: StopReason | null;
   /** why the campaign stopped, in a sentence a person can act on; absent while it runs */
   stopMessage?: string;
@@ -91,7 +96,7 @@ export interface IterationSummary {
   infeasible: number;
   hypervolume: number;
   paretoSize: number;
-  status: CampaignStatus;
+  status: LoopStatus;
   stopReason: StopReason | null;
   stopMessage?: string;
 }

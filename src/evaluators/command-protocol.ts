@@ -1,5 +1,5 @@
-import { findJsonError } from '../../engine/mdl/jsonSyntax.js';
-import { quoteNonFiniteTokens } from '../../json-text.js';
+import { findJsonError } from '../engine/mdl/jsonSyntax.js';
+import { quoteNonFiniteTokens } from '../json-text.js';
 import { isObject, readMeasured, reportsFailure, type MeasuredNames } from './measured.js';
 import { EvaluatorError, type EvaluationOutcome, type EvaluationRequest } from './types.js';
 

@@ -1,5 +1,5 @@
 import type { MeasuredNames } from './measured.js';
-import type { Mdl } from '../../engine/mdl/schema.js';
+import type { Mdl } from '../engine/mdl/schema.js';
 import { BuiltinEvaluator } from './builtin.js';
 import { CommandEvaluator, splitCommand } from './command.js';
 import { HttpEvaluator } from './http.js';

@@ -1,5 +1,5 @@
-import { createBuiltinFunction, type BuiltinFunction } from '../../engine/problems/builtin-function.js';
-import type { Mdl } from '../../engine/mdl/schema.js';
+import { createBuiltinFunction, type BuiltinFunction } from '../engine/problems/builtin-function.js';
+import type { Mdl } from '../engine/mdl/schema.js';
 import { EvaluatorError, type EvaluateOptions, type EvaluationOutcome, type EvaluationRequest, type Evaluator } from './types.js';
 
 /**
