@@ -140,13 +140,13 @@ export const jobListItemSchema = z.object({
   status: jobStatus,
   created_at: timestamp,
   started_at: timestamp.nullable(),
+  finished_at: timestamp.nullable(),
   worker_id: z.string().nullable(),
   progress: progressSchema,
   retry_of: z.string().nullable(),
   cancel_requested: z.boolean(),
 });
 export const jobDetailSchema = jobListItemSchema.extend({
-  finished_at: timestamp.nullable(),
   attempt: z.int(),
   timeout_hours: z.number(),
   error: z.string().nullable(),

@@ -322,5 +322,5 @@ function startMessage(workerId: string, job: JobRow, state: CampaignState, mdl: 
 }
 
 function fmt(x: number): string {
-  return Number(x.toPrecision(6)).toString();
+  return Number(x.toPrecision(5)).toString(); // the dashboard's formatNumber (web/src/format.ts) writes numbers alike
 }

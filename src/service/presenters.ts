@@ -44,6 +44,7 @@ export function jobListItem(j: JobRow) {
     status: j.status,
     created_at: iso(j.created_at),
     started_at: iso(j.started_at),
+    finished_at: iso(j.finished_at),
     worker_id: j.worker_id,
     progress: {
       iteration: j.progress.iteration ?? 0,
@@ -60,7 +61,6 @@ export function jobDetail(j: JobRow, now = new Date()) {
   const item = jobListItem(j);
   return {
     ...item,
-    finished_at: iso(j.finished_at),
     attempt: j.attempt,
     timeout_hours: j.timeout_seconds / 3600,
     error: j.error,

@@ -134,7 +134,7 @@ export interface Campaign {
   stop_message?: string | null;
   mdl?: {
     objectives: { name: string; direction: string; unit?: string }[];
-    parameters: { name: string }[];
+    parameters: { name: string; unit?: string }[];
     outcomes?: { name: string; unit?: string }[];
     outcome_constraints?: { expression: string }[];
   };
@@ -157,6 +157,8 @@ export interface Results {
   evaluations: ResultRow[];
   hypervolume: number;
   convergence_history: number[];
+  /** candidates the evaluator could not score: no objective values, so counted but not plotted */
+  failed_evaluations?: { id: string; iteration: number; error: string }[];
 }
 
 /**

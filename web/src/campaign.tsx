@@ -1,8 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, download, explain, subscribe, type Campaign, type Results } from './api.js';
-import { Pager } from './pager.js';
 import { deleteCampaign } from './campaigns.js';
-import { ConvergencePlot, ParetoPlot, objectiveLimits } from './plots.js';
+import { CampaignPlots } from './campaign-plots.js';
+import { EvaluationTable, type Column } from './evaluations.js';
+import { hypervolumeOf, withUnit } from './format.js';
 
 /**
  * Re-reads the campaign and its results on every progress or status event of its jobs. Events
@@ -70,18 +71,21 @@ export function CampaignDetail({ id }: { id: string }) {
   if (error && !campaign) return <main><p role="alert" class="error">{error}</p><p><a href="#/campaigns">← Campaigns</a></p></main>;
   if (!campaign || !results) return <main><p aria-live="polite">Loading…</p></main>;
   const objectives = campaign.mdl?.objectives ?? [];
-  const names = objectives.map((o) => o.name);
   const constraints = campaign.mdl?.outcome_constraints ?? [];
-  const outcomes = campaign.mdl?.outcomes?.map((o) => o.name) ?? [];
+  const columns: Column[] = [
+    ...(campaign.mdl?.parameters ?? []).map((p) => ({ ...p, kind: 'parameter' as const })),
+    ...objectives.map((o) => ({ ...o, kind: 'objective' as const })),
+    ...(campaign.mdl?.outcomes ?? []).map((o) => ({ ...o, kind: 'outcome' as const })),
+  ];
   const infeasible = results.evaluations.filter((r) => r.feasible === false).length;
   const share = campaign.budget > 0 ? campaign.evaluations_completed / campaign.budget : 0;
   return (
-    <main>
+    <main class="wide">
       <p><a href="#/campaigns">← Campaigns</a></p>
       <h1>{campaign.name}</h1>
       <p aria-live="polite">
         <span data-testid="status" class={`status status-${campaign.status}`}>{campaign.status}</span> · {campaign.domain} · {campaign.evaluations_completed} / {campaign.budget} evaluations · iteration{' '}
-        {campaign.current_iteration} · hypervolume {campaign.hypervolume.toPrecision(5)} · {campaign.pareto_size} on the Pareto front
+        {campaign.current_iteration} · hypervolume <span data-testid="hypervolume">{hypervolumeOf(campaign)}</span> · {campaign.pareto_size} on the Pareto front
         {constraints.length > 0 && (
           <span data-testid="feasibility">
             {' '}· {results.evaluations.length - infeasible} feasible, {infeasible} infeasible (subject to {constraints.map((c) => c.expression).join(', ')})
@@ -99,21 +103,7 @@ export function CampaignDetail({ id }: { id: string }) {
         <button class="danger" onClick={remove}>Delete</button>
       </p>
       {error && <p role="alert" class="error">{error}</p>}
-      <div class={names.length > 2 ? 'plots stacked' : 'plots'}>
-        <section>
-          <h2>Convergence</h2>
-          <ConvergencePlot history={results.convergence_history} />
-        </section>
-        <section>
-          <h2>Pareto front</h2>
-          <ParetoPlot
-            rows={results.evaluations}
-            objectives={names}
-            directions={objectives.map((o) => o.direction)}
-            limits={objectiveLimits(constraints.map((c) => c.expression), names)}
-          />
-        </section>
-      </div>
+      <CampaignPlots campaign={campaign} results={results} />
       <section>
         <h2>Best objectives</h2>
         {Object.keys(campaign.best_objectives ?? {}).length === 0 ? (
@@ -123,7 +113,7 @@ export function CampaignDetail({ id }: { id: string }) {
             {objectives.map((o) => (
               <div>
                 <dt>{o.name} ({o.direction === 'maximize' ? 'highest' : 'lowest'})</dt>
-                <dd>{campaign.best_objectives?.[o.name]?.toPrecision(5) ?? '—'}{o.unit ? ` ${o.unit}` : ''}</dd>
+                <dd>{withUnit(campaign.best_objectives?.[o.name], o.unit)}</dd>
               </div>
             ))}
           </dl>
@@ -131,59 +121,8 @@ export function CampaignDetail({ id }: { id: string }) {
       </section>
       <section>
         <h2>Evaluations</h2>
-        <EvaluationTable
-          rows={results.evaluations}
-          parameters={campaign.mdl?.parameters.map((p) => p.name) ?? []}
-          objectives={names}
-          outcomes={outcomes}
-          constrained={constraints.length > 0}
-        />
+        <EvaluationTable rows={results.evaluations} columns={columns} constrained={constraints.length > 0} />
       </section>
     </main>
-  );
-}
-
-const ROWS_PER_PAGE = 100;
-
-/**
- * Every evaluation, sortable by any column (click a heading), Pareto rows marked; a page of rows
- * at a time, since a large campaign has thousands and the table is redrawn on every iteration.
- */
-function EvaluationTable({ rows, parameters, objectives, outcomes, constrained }: { rows: Results['evaluations']; parameters: string[]; objectives: string[]; outcomes: string[]; constrained: boolean }) {
-  const [sort, setSort] = useState<{ key: string; descending: boolean }>({ key: 'iteration', descending: false });
-  const [page, setPage] = useState(1);
-  const pages = Math.max(1, Math.ceil(rows.length / ROWS_PER_PAGE));
-  const shown = Math.min(page, pages);
-  const value = (r: Results['evaluations'][number], key: string): number | string =>
-    key === 'iteration' ? r.iteration : key in r.objectives ? r.objectives[key] : r.outcomes && key in r.outcomes ? r.outcomes[key] : (r.parameters[key] ?? '');
-  const sorted = [...rows].sort((a, b) => {
-    const [x, y] = [value(a, sort.key), value(b, sort.key)];
-    return (x < y ? -1 : x > y ? 1 : 0) * (sort.descending ? -1 : 1);
-  });
-  const heading = (key: string) => (
-    <th scope="col" aria-sort={sort.key === key ? (sort.descending ? 'descending' : 'ascending') : 'none'}>
-      <button class="linkish" onClick={() => setSort({ key, descending: sort.key === key ? !sort.descending : false })}>{key}</button>
-    </th>
-  );
-  if (rows.length === 0) return <p>No evaluations yet.</p>;
-  return (
-    <div class="scroll">
-      <table data-testid="evaluations">
-        <thead><tr>{heading('iteration')}<th scope="col">Pareto</th>{constrained && <th scope="col">Feasible</th>}{parameters.map(heading)}{objectives.map(heading)}{outcomes.map(heading)}</tr></thead>
-        <tbody>
-          {sorted.slice((shown - 1) * ROWS_PER_PAGE, shown * ROWS_PER_PAGE).map((r) => (
-            <tr class={r.is_pareto ? 'pareto' : r.feasible === false ? 'infeasible' : ''}>
-              <td>{r.iteration}</td>
-              <td>{r.is_pareto ? <span title="on the Pareto front">★<span class="visually-hidden"> Pareto</span></span> : ''}</td>
-              {constrained && <td>{r.feasible === false ? 'no' : 'yes'}</td>}
-              {parameters.map((p) => <td>{typeof r.parameters[p] === 'number' ? (r.parameters[p] as number).toPrecision(4) : r.parameters[p]}</td>)}
-              {objectives.map((o) => <td>{r.objectives[o].toPrecision(5)}</td>)}
-              {outcomes.map((o) => <td>{r.outcomes?.[o]?.toPrecision(5) ?? ''}</td>)}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <Pager page={shown} pages={pages} label="Evaluation pages" position={`rows ${(shown - 1) * ROWS_PER_PAGE + 1}–${Math.min(rows.length, shown * ROWS_PER_PAGE)} of ${rows.length}`} onPage={setPage} />
-    </div>
   );
 }

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, explain, type Campaign } from './api.js';
+import { hypervolumeOf } from './format.js';
 import { Pager } from './pager.js';
 import { NewCampaignFromMdl } from './new-campaign.js';
 import { NewCampaignFromTemplate } from './new-from-template.js';
@@ -86,7 +87,7 @@ export function CampaignList() {
                   <td>{c.domain}</td>
                   <td><span class={`status status-${c.status}`}>{c.status}</span></td>
                   <td>{c.evaluations_completed} / {c.budget}</td>
-                  <td>{c.hypervolume.toPrecision(4)}</td>
+                  <td>{hypervolumeOf(c)}</td>
                   <td><button class="secondary" aria-label={`Delete ${c.name}`} onClick={() => remove(c)}>Delete</button></td>
                 </tr>
               ))}

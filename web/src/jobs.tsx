@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, explain, subscribe } from './api.js';
+import { useCampaignNames } from './campaign-names.js';
 import { Pager } from './pager.js';
 
 interface Job {
@@ -7,8 +8,11 @@ interface Job {
   campaign_id: string;
   status: string;
   created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
   worker_id: string | null;
   progress: { iteration: number; total_iterations: number; evaluations_completed: number; budget: number; current_phase?: string };
+  /** on a job's own page only (GET /v1/jobs/{id}) */
   timing?: { elapsed_seconds: number; avg_iteration_seconds: number; estimated_remaining_seconds: number };
 }
 
@@ -31,12 +35,20 @@ export function duration(seconds: number | undefined): string {
   return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
+/** Seconds from start to finish, or to now while the job runs; undefined before it starts. */
+function elapsedOf(job: Job): number | undefined {
+  if (!job.started_at) return undefined;
+  const end = job.finished_at ? Date.parse(job.finished_at) : Date.now();
+  return Math.max(0, (end - Date.parse(job.started_at)) / 1000);
+}
+
 export function JobList() {
   const [jobs, setJobs] = useState<Job[] | null>(null);
   const [status, setStatus] = useState('');
   const [page, setPage] = useState(1);
   const [pages, setPages] = useState(1);
   const [error, setError] = useState<string | null>(null);
+  const campaignName = useCampaignNames(jobs?.map((j) => j.campaign_id) ?? []);
   useEffect(() => {
     const query = new URLSearchParams({ per_page: '25', page: String(page), ...(status ? { status } : {}) });
     api<Job[]>('GET', `/v1/jobs?${query}`).then(
@@ -61,17 +73,16 @@ export function JobList() {
       {jobs === null ? <p aria-live="polite">Loading…</p> : jobs.length === 0 ? <p>{status ? `No ${status.replace('_', ' ')} jobs.` : 'No jobs yet: start a campaign.'}</p> : (
         <div class="scroll">
           <table>
-            <thead><tr><th scope="col">Job</th><th scope="col">Campaign</th><th scope="col">Status</th><th scope="col">Iteration</th><th scope="col">Evaluations</th><th scope="col">Elapsed</th><th scope="col">ETA</th><th scope="col">Created</th></tr></thead>
+            <thead><tr><th scope="col">Campaign</th><th scope="col">Job</th><th scope="col">Status</th><th scope="col">Iteration</th><th scope="col">Evaluations</th><th scope="col">Elapsed</th><th scope="col">Created</th></tr></thead>
             <tbody>
               {jobs.map((j) => (
                 <tr data-testid="job-row">
+                  <td data-testid="job-campaign"><a href={`#/campaigns/${j.campaign_id}`}>{campaignName(j.campaign_id)}</a></td>
                   <td><a href={`#/jobs/${j.id}`}>{j.id}</a></td>
-                  <td><a href={`#/campaigns/${j.campaign_id}`}>{j.campaign_id}</a></td>
                   <td><span class={`status status-${j.status}`}>{j.status.replace('_', ' ')}</span></td>
                   <td>{j.progress.iteration} / {j.progress.total_iterations}</td>
                   <td>{j.progress.evaluations_completed} / {j.progress.budget}</td>
-                  <td>{duration(j.timing?.elapsed_seconds)}</td>
-                  <td>{j.status === 'running' ? duration(j.timing?.estimated_remaining_seconds) : '—'}</td>
+                  <td data-testid="job-elapsed">{duration(elapsedOf(j))}</td>
                   <td>{new Date(j.created_at).toLocaleString()}</td>
                 </tr>
               ))}
@@ -92,6 +103,7 @@ export function JobDetail({ id }: { id: string }) {
   const [follow, setFollow] = useState(true);
   const [error, setError] = useState<string | null>(null);
   const bottom = useRef<HTMLDivElement>(null);
+  const campaignName = useCampaignNames(job ? [job.campaign_id] : []);
   const refresh = () => api<Job>('GET', `/v1/jobs/${id}`).then((r) => setJob(r.data), (e) => setError(explain(e)));
   const reload = () => {
     void refresh();
@@ -128,7 +140,8 @@ export function JobDetail({ id }: { id: string }) {
   return (
     <main>
       <p><a href={`#/campaigns/${job.campaign_id}`}>← Campaign</a></p>
-      <h1>Job {job.id}</h1>
+      <h1 data-testid="job-title">{campaignName(job.campaign_id)}</h1>
+      <p class="subtitle">Job {job.id}</p>
       <p>
         <span data-testid="job-status" class={`status status-${job.status}`}>{job.status}</span> · phase {job.progress.current_phase} · iteration {job.progress.iteration} / {job.progress.total_iterations} ·{' '}
         {job.progress.evaluations_completed} / {job.progress.budget} evaluations

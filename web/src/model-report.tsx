@@ -58,7 +58,7 @@ export function ModelReportPanel({ id, iteration, units }: { id: string; iterati
       <p class="muted">
         Leave-one-out check over the {report.points} most recent evaluations (iteration {report.iteration}): a calibrated model holds about 68 % of the measurements within ±1σ and 95 % within ±1.96σ.
       </p>
-      <div class="matrix">
+      <div class="report-grid">
         {report.outputs.map((o) => (
           <figure class="check" data-testid="model-check">
             <CheckPlot output={o} unit={units[o.name]} />
@@ -70,7 +70,7 @@ export function ModelReportPanel({ id, iteration, units }: { id: string; iterati
       </div>
       <h3>Parameter importance</h3>
       <p class="muted">Total Sobol index of the model's mean over the whole box: the share of its variation that involves the parameter.</p>
-      <div class="matrix">
+      <div class="report-grid">
         {report.importance.map((i) => <ImportanceBars objective={i.objective} parameters={i.parameters} />)}
       </div>
       {report.next.length > 0 && <NextCandidates next={report.next} units={units} />}

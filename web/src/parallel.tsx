@@ -1,4 +1,6 @@
 import type { ResultRow } from './api.js';
+import { formatNumber, labelOf, withUnit } from './format.js';
+import type { Measure } from './plots.js';
 
 // Drawing units of the viewBox; the SVG is stretched to its container's width, and in the page's
 // column (at most 1200 px) these are about screen pixels, so the 12–13 px text stays readable on a laptop.
@@ -13,6 +15,7 @@ const CHAR_WIDTH = 7.5;
 
 interface Axis {
   name: string;
+  unit?: string;
   direction: string;
   x: number;
   min: number;
@@ -24,16 +27,16 @@ interface Axis {
  * bottom, max at the top) and one polyline per evaluation. Pareto rows are drawn over the
  * dominated ones so the front stays visible among hundreds of evaluations.
  */
-export function ParallelCoordinates({ rows, objectives, directions }: { rows: ResultRow[]; objectives: string[]; directions: string[] }) {
+export function ParallelCoordinates({ rows, objectives }: { rows: ResultRow[]; objectives: Measure[] }) {
   const spacing = (WIDTH - 2 * SIDE) / (objectives.length - 1);
-  const axes: Axis[] = objectives.map((name, i) => {
+  const axes: Axis[] = objectives.map(({ name, unit, direction }, i) => {
     let min = Infinity;
     let max = -Infinity;
     for (const r of rows) {
       min = Math.min(min, r.objectives[name]);
       max = Math.max(max, r.objectives[name]);
     }
-    return { name, direction: directions[i], x: SIDE + i * spacing, min, max };
+    return { name, unit, direction, x: SIDE + i * spacing, min, max };
   });
   const pareto = rows.filter((r) => r.is_pareto);
   const dominated = rows.filter((r) => !r.is_pareto);
@@ -60,12 +63,12 @@ export function ParallelCoordinates({ rows, objectives, directions }: { rows: Re
       </g>
       {axes.map((a) => (
         <g class="axis" data-objective={a.name}>
-          <title>{a.name}</title>
+          <title>{labelOf(a.name, a.unit)}</title>
           <line x1={a.x} x2={a.x} y1={TOP} y2={BOTTOM} />
-          <text class="axis-name" x={a.x} y={44}>{a.name.length > longest ? `${a.name.slice(0, longest - 1)}…` : a.name}</text>
+          <text class="axis-name" x={a.x} y={44}>{shorten(labelOf(a.name, a.unit), longest)}</text>
           <text class="axis-direction" x={a.x} y={62}>{a.direction === 'maximize' ? '↑ better' : '↓ better'}</text>
-          {rows.length > 0 && <text class="axis-max" x={a.x} y={TOP - 8}>{a.max.toPrecision(4)}</text>}
-          {rows.length > 0 && <text class="axis-min" x={a.x} y={BOTTOM + 18}>{a.min.toPrecision(4)}</text>}
+          {rows.length > 0 && <text class="axis-max" x={a.x} y={TOP - 8}>{formatNumber(a.max)}</text>}
+          {rows.length > 0 && <text class="axis-min" x={a.x} y={BOTTOM + 18}>{formatNumber(a.min)}</text>}
         </g>
       ))}
     </svg>
@@ -74,7 +77,7 @@ export function ParallelCoordinates({ rows, objectives, directions }: { rows: Re
 
 function Polyline({ row, axes }: { row: ResultRow; axes: Axis[] }) {
   const d = axes.map((a, i) => `${i === 0 ? 'M' : 'L'}${a.x.toFixed(1)} ${y(row.objectives[a.name], a).toFixed(1)}`).join(' ');
-  const values = axes.map((a) => `${a.name} ${row.objectives[a.name].toPrecision(5)}`).join(', ');
+  const values = axes.map((a) => `${a.name} ${withUnit(row.objectives[a.name], a.unit)}`).join(', ');
   return (
     <path class={row.is_pareto ? 'pareto' : row.feasible === false ? 'infeasible' : 'dominated'} d={d} data-id={row.id}>
       <title>{`iteration ${row.iteration}${row.is_pareto ? ', Pareto front' : row.feasible === false ? ', infeasible' : ''}: ${values}`}</title>
@@ -86,4 +89,8 @@ function Polyline({ row, axes }: { row: ResultRow; axes: Axis[] }) {
 function y(value: number, axis: Axis): number {
   if (axis.max === axis.min) return (TOP + BOTTOM) / 2;
   return TOP + ((axis.max - value) / (axis.max - axis.min)) * (BOTTOM - TOP);
+}
+
+function shorten(text: string, longest: number): string {
+  return text.length > longest ? `${text.slice(0, longest - 1)}…` : text;
 }

@@ -1,62 +1,72 @@
-import { useEffect, useMemo, useRef } from 'preact/hooks';
-import uPlot from 'uplot';
-import 'uplot/dist/uPlot.min.css';
+import { useMemo, useRef, useState } from 'preact/hooks';
+import type uPlot from 'uplot';
 import type { ResultRow } from './api.js';
+import { axis, padded, useChart } from './chart.js';
+import { formatNumber, labelOf, withUnit } from './format.js';
 import { ParallelCoordinates } from './parallel.js';
 
-/**
- * A uPlot chart made once per set of options and fed new data as the campaign runs: redrawing
- * with setData keeps the axes' state and costs a fraction of building the chart again.
- */
-function useUPlot(options: (width: number) => uPlot.Options, data: uPlot.AlignedData, optionKeys: unknown[]) {
-  const ref = useRef<HTMLDivElement>(null);
-  const plot = useRef<uPlot | null>(null);
-  useEffect(() => {
-    if (!ref.current) return;
-    plot.current = new uPlot(options(ref.current.clientWidth || 640), data, ref.current);
-    return () => {
-      plot.current?.destroy();
-      plot.current = null;
-    };
-  }, optionKeys);
-  useEffect(() => plot.current?.setData(data), [data]);
-  return ref;
+/** An objective as the plots need it: its MDL name, unit and direction. */
+export interface Measure {
+  name: string;
+  unit?: string;
+  direction: string;
 }
 
 /** Iterations are whole numbers: no tick at 1.25. */
 const ITERATION_TICKS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
+const HEIGHT = 300;
+/** How close (CSS px) the cursor must come to a point for the read-out to show it. */
+const REACH = 24;
 
-/** Hypervolume after each iteration. */
+/** Hypervolume after each iteration, with the hovered iteration read out under the chart. */
 export function ConvergencePlot({ history }: { history: number[] }) {
   const data = useMemo<uPlot.AlignedData>(() => [history.map((_, i) => i + 1), history], [history]);
-  const ref = useUPlot(
+  const [hovered, setHovered] = useState<number | null>(null);
+  const ref = useChart(
     (width) => ({
-      width: Math.min(640, width),
-      height: 260,
+      width,
+      height: HEIGHT,
       scales: { x: { time: false } },
-      axes: [{ label: 'iteration', incrs: ITERATION_TICKS }, { label: 'hypervolume' }],
+      cursor: { drag: { x: false, y: false } },
+      axes: [axis('iteration', { incrs: ITERATION_TICKS }), axis('hypervolume')],
       series: [{}, { label: 'hypervolume', stroke: '#1f5fbf', width: 2, points: { show: true } }],
     }),
     data,
     [],
+    (u) => setHovered(u.cursor.idx ?? null),
   );
-  return <div ref={ref} class="plot" data-testid="convergence-plot" data-points={history.length} aria-label={`Convergence: ${history.length} iterations`} role="img" />;
+  const point = hovered !== null && hovered < history.length ? hovered : null;
+  return (
+    <figure class="chart">
+      <figcaption>Convergence: hypervolume per iteration</figcaption>
+      <div ref={ref} class="plot" data-testid="convergence-plot" data-points={history.length} aria-label={`Convergence: ${history.length} iterations`} role="img" />
+      <p class="readout" data-testid="readout" aria-live="off">
+        {point === null ? 'Hover the chart to read an iteration.' : `iteration ${point + 1}: hypervolume ${formatNumber(history[point])}`}
+      </p>
+    </figure>
+  );
 }
 
 /**
- * The Pareto front: for two objectives one scatter; for three, the scatter of every pair (a
- * matrix); beyond that the pairs grow too many, so parallel coordinates. Pareto rows are
- * highlighted over all objectives, dominated ones faded. `directions` are the MDL's
- * ('minimize' or 'maximize'), in the order of `objectives`.
+ * The Pareto front: for two objectives one scatter; for three, the scatter of every pair (its
+ * charts laid into the page's grid of plots beside the convergence plot); beyond that the pairs
+ * grow too many, so parallel coordinates. Axes follow the Pareto front unless `showAll`.
  */
-export function ParetoPlot({ rows, objectives, directions, limits = [] }: { rows: ResultRow[]; objectives: string[]; directions: string[]; limits?: Limit[] }) {
+export function ParetoPlot({ rows, objectives, limits = [], showAll }: { rows: ResultRow[]; objectives: Measure[]; limits?: Limit[]; showAll: boolean }) {
   if (objectives.length < 2) return <p>One objective: see the convergence plot.</p>;
-  if (objectives.length === 2) return <PairPlot rows={rows} fx={objectives[0]} fy={objectives[1]} testId="pareto-plot" limits={limits} />;
-  if (objectives.length > 3) return <ParallelCoordinates rows={rows} objectives={objectives} directions={directions} />;
+  if (objectives.length === 2) return <PairPlot rows={rows} fx={objectives[0]} fy={objectives[1]} testId="pareto-plot" limits={limits} showAll={showAll} />;
+  if (objectives.length > 3) {
+    return (
+      <figure class="chart">
+        <figcaption>Pareto front: parallel coordinates (hover a line to read it)</figcaption>
+        <ParallelCoordinates rows={rows} objectives={objectives} />
+      </figure>
+    );
+  }
   const pairs = objectives.flatMap((fx, i) => objectives.slice(i + 1).map((fy) => [fx, fy] as const));
   return (
     <div class="matrix" data-testid="pareto-matrix" data-pairs={pairs.length}>
-      {pairs.map(([fx, fy], k) => <PairPlot rows={rows} fx={fx} fy={fy} testId={k === 0 ? 'pareto-plot' : `pareto-plot-${k}`} limits={limits} small />)}
+      {pairs.map(([fx, fy], k) => <PairPlot rows={rows} fx={fx} fy={fy} testId={k === 0 ? 'pareto-plot' : `pareto-plot-${k}`} limits={limits} showAll={showAll} />)}
     </div>
   );
 }
@@ -83,39 +93,92 @@ export function objectiveLimits(expressions: readonly string[], objectives: read
   return limits;
 }
 
-function PairPlot({ rows, fx, fy, testId, limits, small = false }: { rows: ResultRow[]; fx: string; fy: string; testId: string; limits: Limit[]; small?: boolean }) {
+/** The rows the axes are fitted to: the Pareto front (every row until there is one), or all. */
+function fitted(rows: ResultRow[], showAll: boolean): ResultRow[] {
+  const front = rows.filter((r) => r.is_pareto);
+  return showAll || front.length === 0 ? rows : front;
+}
+
+/** The padded range of `name` over `rows`, and over the limits on it: a front hugs its constraint, so the line belongs in view. */
+function extent(rows: ResultRow[], name: string, limits: Limit[]): [number, number] {
+  const values = [...rows.map((r) => r.objectives[name]), ...limits.filter((l) => l.name === name).map((l) => l.value)];
+  return padded(Math.min(...values), Math.max(...values));
+}
+
+function PairPlot({ rows, fx, fy, testId, limits, showAll }: { rows: ResultRow[]; fx: Measure; fy: Measure; testId: string; limits: Limit[]; showAll: boolean }) {
   const infeasible = rows.filter((r) => r.feasible === false).length;
+  const sorted = useMemo(() => [...rows].sort((a, b) => a.objectives[fx.name] - b.objectives[fx.name]), [rows, fx.name]);
+  // the scales' range functions outlive a render: they read the rows to fit from here
+  const fit = useRef<ResultRow[]>(rows);
+  fit.current = fitted(rows, showAll);
   const data = useMemo<uPlot.AlignedData>(() => {
-    const sorted = [...rows].sort((a, b) => a.objectives[fx] - b.objectives[fx]);
-    const series = (keep: (r: ResultRow) => boolean) => sorted.map((r) => (keep(r) ? r.objectives[fy] : null));
+    const series = (keep: (r: ResultRow) => boolean) => sorted.map((r) => (keep(r) ? r.objectives[fy.name] : null));
     return [
-      sorted.map((r) => r.objectives[fx]),
+      sorted.map((r) => r.objectives[fx.name]),
       series((r) => !r.is_pareto && r.feasible !== false),
       series((r) => r.is_pareto),
       series((r) => r.feasible === false),
     ];
-  }, [rows, fx, fy]);
-  const drawn = limits.filter((l) => l.name === fx || l.name === fy);
-  const ref = useUPlot(
+    // showAll: a new array makes uPlot range the scales again
+  }, [sorted, fy.name, showAll]);
+  const [hovered, setHovered] = useState<ResultRow | null>(null);
+  const drawn = limits.filter((l) => l.name === fx.name || l.name === fy.name);
+  const ref = useChart(
     (width) => ({
-      width: small ? 300 : Math.min(640, width),
-      height: small ? 240 : 300,
+      width,
+      height: HEIGHT,
       mode: 1,
-      scales: { x: { time: false } },
-      axes: [{ label: fx }, { label: fy }],
+      scales: { x: { time: false, range: () => extent(fit.current, fx.name, drawn) }, y: { range: () => extent(fit.current, fy.name, drawn) } },
+      cursor: { drag: { x: false, y: false }, points: { show: false } },
+      axes: [axis(labelOf(fx.name, fx.unit)), axis(labelOf(fy.name, fy.unit))],
       series: [
         {},
         { label: 'dominated', stroke: 'rgba(110,110,110,0.45)', paths: () => null, points: { show: true, size: 6 } },
         { label: 'Pareto front', stroke: '#c0392b', fill: 'rgba(192,57,43,0.35)', paths: () => null, points: { show: true, size: 9, fill: 'rgba(192,57,43,0.35)' } },
         { label: 'infeasible', stroke: '#d68910', fill: 'rgba(255,255,255,0)', paths: () => null, points: { show: true, size: 7, width: 1.5, fill: 'rgba(255,255,255,0)' } },
       ],
-      hooks: { draw: [(u: uPlot) => drawLimits(u, drawn, fx)] },
+      hooks: { draw: [(u: uPlot) => drawLimits(u, drawn, fx.name)] },
     }),
     data,
-    [fx, fy, small, drawn.map((l) => l.expression).join()],
+    [fx.name, fy.name, drawn.map((l) => l.expression).join()],
+    (u) => {
+      const next = nearest(u, sorted, fx.name, fy.name);
+      setHovered((previous) => (previous?.id === next?.id ? previous : next));
+    },
   );
-  const label = `${fy} against ${fx}: ${rows.length} evaluations${infeasible > 0 ? `, ${infeasible} infeasible (hollow orange)` : ''}${drawn.length > 0 ? `; limits ${drawn.map((l) => l.expression).join(', ')} dashed` : ''}`;
-  return <div ref={ref} class="plot" data-testid={testId} data-points={rows.length} data-infeasible={infeasible} data-limits={drawn.length} role="img" aria-label={label} />;
+  const label = `${fy.name} against ${fx.name}: ${rows.length} evaluations${infeasible > 0 ? `, ${infeasible} infeasible (hollow orange)` : ''}${drawn.length > 0 ? `; limits ${drawn.map((l) => l.expression).join(', ')} dashed` : ''}`;
+  return (
+    <figure class="chart">
+      <figcaption>Pareto front: {fy.name} against {fx.name}</figcaption>
+      <div ref={ref} class="plot" data-testid={testId} data-points={rows.length} data-infeasible={infeasible} data-limits={drawn.length} data-range={showAll ? 'all' : 'front'} role="img" aria-label={label} />
+      <p class="readout" data-testid="readout" aria-live="off">
+        {hovered === null ? 'Hover a point to read its values.' : readout(hovered, [fx, fy])}
+      </p>
+    </figure>
+  );
+}
+
+/** "iteration 4 · eval_… · Pareto front · cost 0.52 USD · loss 1.3": what a hovered point is. */
+function readout(row: ResultRow, measures: Measure[]): string {
+  const kind = row.is_pareto ? 'Pareto front' : row.feasible === false ? 'infeasible' : 'dominated';
+  return [`iteration ${row.iteration}`, row.id, kind, ...measures.map((m) => `${m.name} ${withUnit(row.objectives[m.name], m.unit)}`)].join(' · ');
+}
+
+/** The row drawn nearest the cursor inside the plot, if within reach. */
+function nearest(u: uPlot, rows: ResultRow[], fx: string, fy: string): ResultRow | null {
+  const { left, top } = u.cursor;
+  if (left === undefined || top === undefined || left < 0 || top < 0) return null;
+  let best: ResultRow | null = null;
+  let bestDistance = REACH * REACH;
+  for (const r of rows) {
+    const dx = u.valToPos(r.objectives[fx], 'x') - left;
+    const dy = u.valToPos(r.objectives[fy], 'y') - top;
+    if (dx * dx + dy * dy < bestDistance) {
+      bestDistance = dx * dx + dy * dy;
+      best = r;
+    }
+  }
+  return best;
 }
 
 /** Dashed lines at the limits (vertical for the x objective, horizontal for the y one). */
@@ -124,6 +187,10 @@ function drawLimits(u: uPlot, limits: Limit[], fx: string): void {
   const { ctx } = u;
   const { left, top, width, height } = u.bbox;
   ctx.save();
+  // a limit outside the axes' range would otherwise be drawn over the ticks
+  ctx.beginPath();
+  ctx.rect(left, top, width, height);
+  ctx.clip();
   ctx.strokeStyle = '#d68910';
   ctx.setLineDash([6, 4]);
   ctx.lineWidth = 1.5 * devicePixelRatio;

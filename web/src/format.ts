@@ -1,0 +1,25 @@
+/**
+ * One way to write a number across the dashboard (header, lists, tables, plot ticks and read-outs)
+ * and the job log: 5 significant digits, no trailing zeros. The log's `fmt` in
+ * src/jobs/job-runner.ts follows the same rule, so a hypervolume reads alike in both.
+ */
+export function formatNumber(x: number | null | undefined): string {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '—';
+  return Number(x.toPrecision(5)).toString();
+}
+
+/** A value with its MDL unit: "98.2 %". */
+export function withUnit(x: number | null | undefined, unit?: string): string {
+  const text = formatNumber(x);
+  return unit && text !== '—' ? `${text} ${unit}` : text;
+}
+
+/** A column heading or axis label with its MDL unit: "salt_rejection (%)". */
+export function labelOf(name: string, unit?: string): string {
+  return unit ? `${name} (${unit})` : name;
+}
+
+/** The hypervolume of a campaign, or "—" before its first iteration (there is none yet, not a zero). */
+export function hypervolumeOf(c: { hypervolume: number; current_iteration: number; evaluations_completed: number }): string {
+  return c.current_iteration === 0 && c.evaluations_completed === 0 ? '—' : formatNumber(c.hypervolume);
+}
