@@ -4,6 +4,7 @@ import { deleteCampaign } from './campaigns.js';
 import { CampaignPlots } from './campaign-plots.js';
 import { EvaluationTable, type Column } from './evaluations.js';
 import { hypervolumeOf, withUnit } from './format.js';
+import { ModelReportPanel } from './model-report.js';
 
 /**
  * Re-reads the campaign and its results on every progress or status event of its jobs. Events
@@ -118,6 +119,10 @@ export function CampaignDetail({ id }: { id: string }) {
             ))}
           </dl>
         )}
+      </section>
+      <section>
+        <h2>Model</h2>
+        <ModelReportPanel id={campaign.id} iteration={campaign.current_iteration} units={Object.fromEntries(objectives.map((o) => [o.name, o.unit]))} />
       </section>
       <section>
         <h2>Evaluations</h2>

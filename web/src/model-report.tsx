@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, explain } from './api.js';
+import { formatNumber } from './format.js';
 
 /** GET /v1/campaigns/{id}/model, as the dashboard reads it. */
 interface ModelReport {
@@ -23,7 +24,7 @@ interface ModelReport {
 const SIZE = 320;
 const PAD = 44;
 const percent = (share: number) => `${Math.round(share * 100)} %`;
-const short = (v: number) => (Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(2) : Number(v.toPrecision(4)).toString());
+const short = (v: number) => formatNumber(v);
 
 /**
  * The model report of a campaign: predicted against measured for every objective and outcome
