@@ -27,6 +27,7 @@ import { findJob } from './store/jobs.js';
 import { PgListener } from './store/listener.js';
 import { migrate } from './store/migrate.js';
 import { EVENTS_CHANNEL } from './store/notify.js';
+import { liveWorkers } from './store/workers.js';
 
 export interface KilnOptions {
   config: Config;
@@ -221,13 +222,7 @@ async function startApi(config: Config, db: Db, databaseUrl: string, logger: Log
 
 async function health(db: Db, backend: string): Promise<HealthReport> {
   const ok = await databaseReachable(db);
-  const workers = ok
-    ? ((await db('workers')
-        .whereNull('stopped_at')
-        .andWhere('last_seen_at', '>', db.raw(`now() - interval '2 minutes'`))
-        .orderBy('last_seen_at', 'desc')
-        .select('id', 'hostname', 'slots', 'tensor_backend', 'last_seen_at')) as { id: string; hostname: string; slots: number; tensor_backend: string | null; last_seen_at: Date }[])
-    : [];
+  const workers = ok ? await liveWorkers(db) : [];
   return {
     status: ok ? 'ok' : 'degraded',
     database: ok ? 'ok' : 'unavailable',

@@ -1,8 +1,9 @@
-import pg from 'pg';
 import type { Mdl } from '../engine/mdl/schema.js';
+import { DatasetIngest } from '../store/dataset-ingest.js';
+import type { DatasetIssue, Row } from '../store/datasets.js';
 import type { DatasetFormat } from './formats.js';
-import { MalformedFile, openRows, type Row } from './readers.js';
-import { DatasetValidator, type DatasetIssue } from './validator.js';
+import { MalformedFile, openRows } from './readers.js';
+import { DatasetValidator } from './validator.js';
 
 /** One upload to parse, check and store, sent to an ingest thread. */
 export interface IngestTask {
@@ -30,34 +31,22 @@ const MAX_FLAGGED = 1_000;
  * invalid values, malformed) leaves nothing behind. Parsing here keeps the API's event loop free.
  */
 export default async function ingest(task: IngestTask): Promise<IngestResult> {
-  const client = new pg.Client({ connectionString: task.databaseUrl });
-  await client.connect();
   try {
-    await client.query('begin');
-    const result = await ingestRows(client, task);
-    await client.query(result.ok ? 'commit' : 'rollback');
-    return result;
+    return await DatasetIngest.run(task.databaseUrl, (store) => ingestRows(store, task), (result) => result.ok);
   } catch (error) {
-    await client.query('rollback').catch(() => undefined);
     if (error instanceof MalformedFile) {
       return { ok: false, kind: 'invalid', errors: [{ row: error.row, column: null, message: error.message }], errorCount: 1, warnings: [] };
     }
     throw error;
-  } finally {
-    await client.end().catch(() => undefined);
   }
 }
 
-async function ingestRows(client: pg.Client, task: IngestTask): Promise<IngestResult> {
+async function ingestRows(store: DatasetIngest, task: IngestTask): Promise<IngestResult> {
   const source = await openRows(task.path, task.format);
   if (source.declaredRows !== null && source.declaredRows > task.maxRows) return { ok: false, kind: 'too_many_rows', limit: task.maxRows };
   const validator = task.mdl ? new DatasetValidator(task.mdl) : null;
   const { dataset } = task;
-  await client.query(
-    `insert into datasets (id, organization_id, name, description, format, rows, columns, size_bytes, mdl)
-     values ($1, $2, $3, $4, $5, 0, '[]', $6, $7)`,
-    [dataset.id, dataset.organization_id, dataset.name, dataset.description, task.format, dataset.size_bytes, task.mdl ? JSON.stringify(task.mdl) : null],
-  );
+  await store.insertDataset({ ...dataset, format: task.format, mdl: task.mdl });
   let count = 0;
   let batch: Row[] = [];
   // one insert in flight while the next batch is parsed: Postgres and the parser work at once
@@ -68,11 +57,7 @@ async function ingestRows(client: pg.Client, task: IngestTask): Promise<IngestRe
     const first = count - rows.length;
     batch = [];
     await inflight;
-    inflight = client.query(
-      `insert into dataset_rows (dataset_id, row_number, data)
-       select $1, (t.ordinality + $2)::int, t.value from jsonb_array_elements($3::jsonb) with ordinality as t(value, ordinality)`,
-      [dataset.id, first, JSON.stringify(rows)],
-    );
+    inflight = store.insertRows(dataset.id, first, rows);
     // a failure surfaces at the next await of `inflight`; this only keeps it from going unhandled meanwhile
     inflight.catch(() => undefined);
   };
@@ -93,12 +78,6 @@ async function ingestRows(client: pg.Client, task: IngestTask): Promise<IngestRe
   await flush();
   await inflight;
   const flagged = validator?.flagged ?? [];
-  await client.query('update datasets set rows = $2, columns = $3, warnings = $4, flagged_rows = $5 where id = $1', [
-    dataset.id,
-    count,
-    JSON.stringify(source.columns()),
-    JSON.stringify(validator?.warnings ?? []),
-    JSON.stringify(flagged.slice(0, MAX_FLAGGED)),
-  ]);
+  await store.complete(dataset.id, { rows: count, columns: source.columns(), warnings: validator?.warnings ?? [], flagged_rows: flagged.slice(0, MAX_FLAGGED) });
   return { ok: true, rows: count, columns: source.columns(), warnings: validator?.warnings ?? [], warningCount: validator?.warningCount ?? 0, flagged: flagged.length };
 }

@@ -1,10 +1,8 @@
 import { createReadStream } from 'node:fs';
 import Papa from 'papaparse';
 import streamArray from 'stream-json/streamers/stream-array.js';
+import type { Cell, Row } from '../store/datasets.js';
 import type { DatasetFormat } from './formats.js';
-
-export type Cell = string | number | boolean | null;
-export type Row = Record<string, Cell>;
 
 /** A problem with the file itself (not with its values), reported with the row where it is. */
 export class MalformedFile extends Error {

@@ -1,17 +1,5 @@
 import type { Mdl, Parameter } from '../engine/mdl/schema.js';
-import type { Cell, Row } from './readers.js';
-
-/** A problem at a row (1-based data row; null for the file as a whole) and column. */
-export interface DatasetIssue {
-  row: number | null;
-  column: string | null;
-  message: string;
-}
-
-export interface FlaggedRow {
-  row: number;
-  reason: string;
-}
+import type { Cell, DatasetIssue, FlaggedRow, Row } from '../store/datasets.js';
 
 /** Issues listed in full up to this many; beyond it a count is kept, so a huge bad file stays cheap. */
 const MAX_LISTED = 200;

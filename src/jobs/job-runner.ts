@@ -1,19 +1,18 @@
-import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { bestObjectives } from '../engine/campaign/results.js';
 import { budgetUsed, tell } from '../engine/campaign/state.js';
 import type { CampaignState, EvaluationResult, IterationSummary, Proposal } from '../engine/campaign/types.js';
 import type { Mdl } from '../engine/mdl/schema.js';
-import { findCampaignById, insertEvaluations, insertIteration, updateCampaign, type CampaignRow, type WarmStartSummary } from '../store/campaigns.js';
-import type { Db } from '../store/db.js';
-import { LeaseLost, readFenced, updateFenced, type JobRow, type Lease } from '../store/jobs.js';
+import { countEvaluations, findCampaignById, insertEvaluations, insertIteration, updateCampaign, type CampaignRow, type WarmStartSummary } from '../store/campaigns.js';
+import { relaxedCommit, type Db, type Executor } from '../store/db.js';
+import { deleteTakenResults, postedResults } from '../store/external-results.js';
+import { handBackJobs, LeaseLost, readFenced, updateFenced, type JobRow, type Lease } from '../store/jobs.js';
 import { announceJobs, publishEvent } from '../store/notify.js';
 import { loadCampaignState, storedEngineState } from './campaign-state.js';
 import { evaluateProposals } from '../evaluators/evaluate-proposals.js';
 import type { EnginePool } from './engine-pool.js';
 import { createEvaluator, type ServiceEvaluatorOptions } from '../evaluators/create.js';
 import { EvaluatorError, type Evaluator } from '../evaluators/types.js';
-import { postedResults } from './external-results.js';
 import { progressOf, timingOf } from './progress.js';
 import { endJob, event, logJob } from './transitions.js';
 
@@ -70,7 +69,7 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
   let state = await loadCampaignState(ctx.db, campaign);
   // Only a retry runs a campaign the engine stopped for failing evaluations: it tries again.
   if (state.status === 'failed') state = { ...state, status: 'running', stopReason: null, stopMessage: undefined };
-  let stored = (await ctx.db('evaluations').where({ campaign_id: campaign.id }).count({ n: '*' }))[0].n as number;
+  let stored = await countEvaluations(ctx.db, campaign.id);
   const external = (mdl.evaluator ?? { type: 'external' }).type === 'external';
   const evaluator = external ? null : createEvaluator(mdl, ctx.evaluatorOptions);
   await ctx.db.transaction(async (trx) => {
@@ -195,7 +194,7 @@ async function storeIteration(ctx: JobRunContext, job: JobRow, lease: Lease, cam
   await ctx.db.transaction(async (trx) => {
     const current = await readFenced(trx, lease);
     await insertEvaluations(trx, campaign, timing.fresh, timing.stored);
-    await trx('external_results').where({ campaign_id: campaign.id }).whereIn('candidate_id', timing.fresh.map((e) => e.id)).delete();
+    await deleteTakenResults(trx, campaign.id, timing.fresh.map((e) => e.id));
     await updateCampaign(trx, campaign.id, {
       evaluations_completed: evaluationsCompleted,
       current_iteration: state.iteration,
@@ -235,18 +234,8 @@ async function storeIteration(ctx: JobRunContext, job: JobRow, lease: Lease, cam
   });
 }
 
-/**
- * Phase changes and the pending batch need not wait for their WAL flush: only a crash of Postgres
- * itself could lose them, and then the job re-proposes the very same batch (the engine is
- * deterministic given the stored state) and shows the phase again. The iteration's results are
- * always committed durably.
- */
-async function relaxedCommit(trx: Knex.Transaction): Promise<void> {
-  await trx.raw('set local synchronous_commit to off');
-}
-
 /** The job's phase and progress, with the events and a log entry, inside the caller's transaction; returns the job row. */
-async function announce(trx: Knex.Transaction, job: JobRow, lease: Lease, state: CampaignState, mdl: Mdl, phase: string): Promise<JobRow> {
+async function announce(trx: Executor, job: JobRow, lease: Lease, state: CampaignState, mdl: Mdl, phase: string): Promise<JobRow> {
   const updated = await updateFenced(trx, lease, { phase, progress: progressOf(mdl, state, bestObjectives(mdl, state)) });
   await publishEvent(trx, event('job.status', job, { status: 'running', current_phase: phase }));
   if (phase === 'awaiting_evaluations') {
@@ -276,7 +265,7 @@ async function finishSafely(ctx: JobRunContext, job: JobRow, lease: Lease, endin
 async function release(ctx: JobRunContext, job: JobRow, lease: Lease): Promise<JobRunOutcome> {
   try {
     await ctx.db.transaction(async (trx) => {
-      await updateFenced(trx, lease, { status: 'queued', phase: 'queued', worker_id: null, lease_expires_at: null });
+      if (!(await handBackJobs(trx, ctx.workerId, [lease])).includes(lease.id)) throw new LeaseLost(lease.id);
       await logJob(trx, job, 'info', `Worker ${ctx.workerId} is shutting down; the job goes back to the queue and resumes after its last saved iteration.`);
       await publishEvent(trx, event('job.status', job, { status: 'queued', current_phase: 'queued' }));
       await announceJobs(trx);
@@ -289,7 +278,7 @@ async function release(ctx: JobRunContext, job: JobRow, lease: Lease): Promise<J
 }
 
 /** The dataset a campaign starts from, with what was left out and why, once, at its first job. */
-async function logWarmStart(trx: Knex.Transaction, job: JobRow, warm: WarmStartSummary): Promise<void> {
+async function logWarmStart(trx: Executor, job: JobRow, warm: WarmStartSummary): Promise<void> {
   const flagged = warm.flagged > 0 ? `; ${warm.flagged} rows with missing objective values were left out` : '';
   await logJob(trx, job, 'info', `Warm start from dataset ${warm.dataset_id}: ${warm.rows} evaluated rows train the surrogate before the first acquisition, so no initial design is run${flagged}.`);
   for (const w of warm.warnings.slice(0, 20)) {
@@ -299,7 +288,7 @@ async function logWarmStart(trx: Knex.Transaction, job: JobRow, warm: WarmStartS
 }
 
 /** Fit quality per objective: the signal-to-noise ratio and the most relevant parameters. */
-async function logSurrogate(trx: Knex.Transaction, job: JobRow, mdl: Mdl, state: CampaignState): Promise<void> {
+async function logSurrogate(trx: Executor, job: JobRow, mdl: Mdl, state: CampaignState): Promise<void> {
   if (!state.hyperparameters) return;
   // Categorical parameters are one-hot encoded, so lengthscales then name encoded dimensions.
   const names = state.hyperparameters[0].lengthscales.length === mdl.parameters.length ? mdl.parameters.map((p) => p.name) : [];

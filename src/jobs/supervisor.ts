@@ -2,9 +2,10 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { newId } from '../ids.js';
 import type { Db } from '../store/db.js';
-import { claimNextJob, overdueJobs, renewLeases, requeueLapsed, type JobRow, type Lease } from '../store/jobs.js';
+import { claimNextJob, handBackJobs, overdueJobs, renewLeases, requeueLapsed, type JobRow, type Lease } from '../store/jobs.js';
 import { PgListener } from '../store/listener.js';
-import { JOBS_CHANNEL, publishEvent, RESULTS_CHANNEL } from '../store/notify.js';
+import { announceJobs, JOBS_CHANNEL, publishEvent, RESULTS_CHANNEL } from '../store/notify.js';
+import { markWorkerStopped, registerWorker, touchWorker } from '../store/workers.js';
 import type { TensorBackendName } from '../engine/tensor/backend.js';
 import { EnginePool } from './engine-pool.js';
 import type { ServiceEvaluatorOptions } from '../evaluators/create.js';
@@ -59,7 +60,7 @@ export class Supervisor {
 
   async start(): Promise<void> {
     const { db } = this.options;
-    await db('workers').insert({ id: this.workerId, hostname: hostname(), pid: process.pid, slots: this.options.concurrency });
+    await registerWorker(db, { id: this.workerId, hostname: hostname(), pid: process.pid, slots: this.options.concurrency });
     this.listener.on(JOBS_CHANNEL, () => void this.fill());
     this.listener.on(RESULTS_CHANNEL, (campaignId) => this.resultsArrived(campaignId));
     this.listener.onReconnect(() => void this.fill());
@@ -93,15 +94,12 @@ export class Supervisor {
     if (timedOut) {
       const leases = [...this.running.values()].map((r) => r.lease);
       if (leases.length > 0) {
-        await db('jobs')
-          .where({ worker_id: this.workerId, status: 'running' })
-          .whereIn(['id', 'attempt'], leases.map((l) => [l.id, l.attempt]))
-          .update({ status: 'queued', phase: 'queued', worker_id: null, lease_expires_at: null });
-        await db.raw('select pg_notify(?, ?)', [JOBS_CHANNEL, '']);
+        await handBackJobs(db, this.workerId, leases);
+        await announceJobs(db);
         this.log.warn({ jobs: leases.map((l) => l.id) }, 'grace period over: jobs handed back to the queue mid-iteration');
       }
     }
-    await db('workers').where({ id: this.workerId }).update({ stopped_at: db.fn.now(), last_seen_at: db.fn.now() }).catch(() => undefined);
+    await markWorkerStopped(db, this.workerId).catch(() => undefined);
     await this.listener.close();
     await this.pool.destroy();
     this.log.info({ worker: this.workerId }, 'supervisor stopped');
@@ -159,7 +157,7 @@ export class Supervisor {
       const leases = [...this.running.values()].map((r) => r.lease);
       const lost = await renewLeases(db, this.workerId, leases, this.leaseSeconds);
       if (lost.length > 0) this.log.warn({ jobs: lost }, 'leases no longer held; those runs stop at their next write');
-      await db('workers').where({ id: this.workerId }).update({ last_seen_at: db.fn.now(), tensor_backend: this.pool.backendInUse() });
+      await touchWorker(db, this.workerId, this.pool.backendInUse());
     } catch (error) {
       this.log.warn({ err: error }, 'heartbeat failed; retrying at the next beat');
     }

@@ -1,12 +1,10 @@
-import type { Knex } from 'knex';
 import type { KilnEvent, KilnEventType } from '../events.js';
 import type { CampaignStatus } from '../store/campaigns.js';
 import { updateCampaign } from '../store/campaigns.js';
-import type { Db } from '../store/db.js';
-import { appendLog, updateFenced, updateJob, type JobRow, type JobStatus, type Lease, type LogLevel } from '../store/jobs.js';
+import type { Executor, Transaction } from '../store/db.js';
+import { appendLog, finishJob, type JobRow, type JobStatus, type Lease, type LogLevel } from '../store/jobs.js';
 import { publishEvent } from '../store/notify.js';
 
-type Executor = Db | Knex.Transaction;
 type JobRef = Pick<JobRow, 'id' | 'organization_id' | 'campaign_id'>;
 
 export function event(type: KilnEventType, job: { id: string | null; organization_id: string; campaign_id: string }, data: unknown): KilnEvent {
@@ -40,16 +38,8 @@ export interface JobEnding {
  * a lease the write is fenced (a worker ending its own job); without one it is an ending decided
  * elsewhere (cancel of a queued job, a lapsed lease found by a reaper).
  */
-export async function endJob(trx: Knex.Transaction, job: JobRef, lease: Lease | null, ending: JobEnding): Promise<void> {
-  const patch = {
-    status: ending.job,
-    phase: ending.job,
-    finished_at: trx.fn.now(),
-    lease_expires_at: null,
-    error: ending.error ?? null,
-  };
-  if (lease) await updateFenced(trx, lease, patch);
-  else await updateJob(trx, job.id, patch);
+export async function endJob(trx: Transaction, job: JobRef, lease: Lease | null, ending: JobEnding): Promise<void> {
+  await finishJob(trx, job.id, lease, ending.job, ending.error ?? null);
   await updateCampaign(trx, job.campaign_id, { status: ending.campaign });
   await logJob(trx, job, ending.level, ending.message);
   await announceStatus(trx, job, ending.job, ending.job);

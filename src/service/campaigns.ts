@@ -17,11 +17,11 @@ import {
   insertCampaign,
   insertEvaluations,
   listCampaigns,
-  updateCampaign,
+  markCampaignRunning,
   type CampaignRow,
 } from '../store/campaigns.js';
 import type { Db } from '../store/db.js';
-import { activeJob, insertJob, latestJob, updateJob, type JobRow } from '../store/jobs.js';
+import { activeJob, cancelActiveJobs, findJobById, insertJob, latestJob, updateJob, type JobRow } from '../store/jobs.js';
 import { announceJobs } from '../store/notify.js';
 import { planLimits } from './plans.js';
 import type { Principal } from './principal.js';
@@ -145,7 +145,7 @@ export async function startCampaign(db: Db, principal: Principal, id: string, op
     }
     await checkConcurrentLimit(trx, principal);
     const job = await queueJob(trx, campaign, options.timeoutHours ?? DEFAULT_TIMEOUT_HOURS, null);
-    await updateCampaign(trx, campaign.id, { status: 'running', started_at: campaign.started_at ?? (trx.fn.now() as unknown as Date) });
+    await markCampaignRunning(trx, campaign);
     await announceCampaignStatus(trx, campaign, 'running', job.id);
     await logJob(trx, job, 'info', campaign.status === 'stopped' ? 'Queued to resume the stopped campaign with its saved history.' : 'Queued; waiting for a worker.');
     return { campaign: (await findCampaign(trx, principal.organizationId, id))!, job };
@@ -209,7 +209,7 @@ export async function requestCancel(db: Db, job: JobRow, reason: string): Promis
     await updateJob(db, job.id, { cancel_requested: true });
     await logJob(db, job, 'info', `${reason}; the job stops after its current iteration and keeps every result so far.`);
   }
-  return (await db('jobs').where({ id: job.id }).first()) as JobRow;
+  return (await findJobById(db, job.id))!;
 }
 
 export async function removeCampaign(db: Db, principal: Principal, id: string) {
@@ -217,7 +217,7 @@ export async function removeCampaign(db: Db, principal: Principal, id: string) {
     const campaign = await findCampaign(trx, principal.organizationId, id, { forUpdate: true });
     if (!campaign) throw notFound('campaign', id);
     // The worker running it finds its lease gone at its next write and stops without writing.
-    await trx('jobs').where({ campaign_id: id }).whereIn('status', ['queued', 'running']).update({ status: 'cancelled', finished_at: trx.fn.now(), phase: 'cancelled' });
+    await cancelActiveJobs(trx, id);
     await deleteCampaign(trx, principal.organizationId, id);
   });
   return { id, deleted: true };

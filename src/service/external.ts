@@ -1,7 +1,7 @@
-import type { Knex } from 'knex';
 import { KilnError } from '../errors.js';
-import { findCampaign } from '../store/campaigns.js';
-import type { Db } from '../store/db.js';
+import { findCampaign, findEvaluations, lockCampaign } from '../store/campaigns.js';
+import type { Db, Executor } from '../store/db.js';
+import { countPostedResults, findPostedResult, insertPostedResult, receivedCandidateIds } from '../store/external-results.js';
 import { announceResults } from '../store/notify.js';
 import type { Principal } from './principal.js';
 import { invalidState, notFound, validationFailed, type FieldError } from './validation.js';
@@ -12,7 +12,7 @@ export type PostedResult =
   | { id: string; objectives: Record<string, unknown>; outcomes?: Record<string, unknown>; error?: null | false | '' }
   | { id: string; error: string };
 
-async function externalCampaign(db: Db | Knex.Transaction, principal: Principal, id: string) {
+async function externalCampaign(db: Executor, principal: Principal, id: string) {
   const campaign = await findCampaign(db, principal.organizationId, id);
   if (!campaign) throw notFound('campaign', id);
   const type = campaign.mdl.evaluator?.type ?? 'external';
@@ -30,9 +30,7 @@ function pendingOf(state: StoredEngineState | null) {
 export async function listCandidates(db: Db, principal: Principal, id: string) {
   const campaign = await externalCampaign(db, principal, id);
   const pending = pendingOf(campaign.engine_state);
-  const received = new Set(
-    ((await db('external_results').where({ campaign_id: campaign.id }).select('candidate_id')) as { candidate_id: string }[]).map((r) => r.candidate_id),
-  );
+  const received = new Set(await receivedCandidateIds(db, campaign.id));
   return pending.filter((p) => !received.has(p.id)).map((p) => ({ id: p.id, iteration: p.iteration, parameters: p.parameters }));
 }
 
@@ -43,17 +41,11 @@ export async function listCandidates(db: Db, principal: Principal, id: string) {
 export async function postEvaluations(db: Db, principal: Principal, id: string, results: readonly PostedResult[]) {
   return db.transaction(async (trx) => {
     const campaign = await externalCampaign(trx, principal, id);
-    await trx('campaigns').where({ id: campaign.id }).forUpdate().first('id');
+    await lockCampaign(trx, campaign.id);
     const pending = new Map(pendingOf(campaign.engine_state).map((p) => [p.id, p]));
     const errors: FieldError[] = [];
     const clean: StoredResult[] = [];
-    const stored = new Map(
-      ((await trx('evaluations').where({ campaign_id: campaign.id }).whereIn('id', results.map((r) => r.id)).select('id', 'objectives', 'error')) as {
-        id: string;
-        objectives: Record<string, number> | null;
-        error: string | null;
-      }[]).map((r) => [r.id, r]),
-    );
+    const stored = new Map((await findEvaluations(trx, campaign.id, results.map((r) => r.id))).map((r) => [r.id, r]));
     results.forEach((result, i) => {
       const path = `evaluations[${i}]`;
       if (!pending.has(result.id) && !stored.has(result.id)) {
@@ -75,7 +67,7 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
     let accepted = 0;
     let duplicates = 0;
     for (const entry of clean) {
-      const previous = stored.get(entry.id) ?? (await trx('external_results').where({ campaign_id: campaign.id, candidate_id: entry.id }).first('objectives', 'error'));
+      const previous = stored.get(entry.id) ?? (await findPostedResult(trx, campaign.id, entry.id));
       if (previous) {
         if (!sameResult(previous, entry)) {
           throw new KilnError(409, 'INVALID_STATE', `Candidate ${entry.id} already has a different result; results cannot be changed once posted.`, { status: campaign.status });
@@ -83,19 +75,19 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
         duplicates += 1;
         continue;
       }
-      await trx('external_results').insert({
+      await insertPostedResult(trx, {
         campaign_id: campaign.id,
         candidate_id: entry.id,
         organization_id: campaign.organization_id,
-        objectives: entry.objectives === null ? null : JSON.stringify(entry.objectives),
-        outcomes: entry.outcomes === null ? null : JSON.stringify(entry.outcomes),
+        objectives: entry.objectives,
+        outcomes: entry.outcomes,
         error: entry.error,
       });
       accepted += 1;
     }
     if (accepted > 0) await announceResults(trx, campaign.id);
-    const [{ n }] = (await trx('external_results').where({ campaign_id: campaign.id }).whereIn('candidate_id', [...pending.keys()]).count({ n: '*' })) as [{ n: number }];
-    return { accepted, duplicates, awaiting: Math.max(0, pending.size - Number(n)) };
+    const received = await countPostedResults(trx, campaign.id, [...pending.keys()]);
+    return { accepted, duplicates, awaiting: Math.max(0, pending.size - received) };
   });
 }
 

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { errors, jwtVerify, SignJWT } from 'jose';
 import { KilnError } from '../errors.js';
+import { keyValidity } from '../store/api-keys.js';
 import type { Db } from '../store/db.js';
+import { isTokenRevoked, revokeToken, sweepRevokedTokens } from '../store/revoked-tokens.js';
 import { ipAllowed } from './ip-allowlist.js';
 import { SCOPES, type Principal, type Scope } from './principal.js';
 
@@ -74,7 +76,7 @@ export class TokenService {
     }
     const scopes = Array.isArray(payload.scopes) ? payload.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s as string)) : [];
     if (typeof payload.org !== 'string' || typeof payload.plan !== 'string') throw unauthenticated('The token is not valid (claims).');
-    if (await this.db('revoked_tokens').where({ jti: payload.jti }).first('jti')) {
+    if (await isTokenRevoked(this.db, payload.jti!)) {
       throw unauthenticated('The token has been replaced by a refresh or revoked; use the newer token.');
     }
     if (payload.sub!.startsWith('key_')) await this.checkIssuingKey(payload.sub!, context.ip);
@@ -82,9 +84,7 @@ export class TokenService {
   }
 
   private async checkIssuingKey(keyId: string, ip: string | undefined): Promise<void> {
-    const key = (await this.db('api_keys').where({ id: keyId }).first('revoked_at', 'expires_at', 'allowed_ips')) as
-      | { revoked_at: Date | null; expires_at: Date | null; allowed_ips: string[] }
-      | undefined;
+    const key = await keyValidity(this.db, keyId);
     if (!key || key.revoked_at) throw unauthenticated('The API key this token was made from has been revoked.');
     if (key.expires_at && key.expires_at <= new Date()) throw unauthenticated('The API key this token was made from has expired.');
     if (key.allowed_ips.length > 0 && !(ip && ipAllowed(ip, key.allowed_ips))) {
@@ -94,7 +94,7 @@ export class TokenService {
 
   /** The longest a new token for this key may live: not past the key's own expiry. */
   async lifetimeFor(keyId: string, seconds: number): Promise<number> {
-    const key = (await this.db('api_keys').where({ id: keyId }).first('expires_at')) as { expires_at: Date | null } | undefined;
+    const key = await keyValidity(this.db, keyId);
     if (!key?.expires_at) return seconds;
     const left = Math.floor((key.expires_at.getTime() - Date.now()) / 1000);
     return Math.min(seconds, Math.max(60, left));
@@ -103,13 +103,10 @@ export class TokenService {
   /** A new token for the same subject; the old one stops working at once. */
   async refresh(token: string): Promise<IssuedToken> {
     const claims = await this.verify(token);
-    const inserted = await this.db('revoked_tokens')
-      .insert({ jti: claims.jti, expires_at: new Date(claims.exp * 1000) })
-      .onConflict('jti')
-      .ignore()
-      .returning('jti');
-    if (inserted.length === 0) throw unauthenticated('The token has already been refreshed; use the newer token.');
-    await this.db('revoked_tokens').where('expires_at', '<', this.db.fn.now()).delete();
+    if (!(await revokeToken(this.db, { jti: claims.jti, expires_at: new Date(claims.exp * 1000) }))) {
+      throw unauthenticated('The token has already been refreshed; use the newer token.');
+    }
+    await sweepRevokedTokens(this.db);
     return this.issue({ sub: claims.sub, organizationId: claims.organizationId, plan: claims.plan, scopes: claims.scopes });
   }
 }

@@ -1,5 +1,4 @@
-import type { Knex } from 'knex';
-import type { Db } from './db.js';
+import type { Executor } from './db.js';
 import { pageOf } from './paging.js';
 
 export interface ApiKeyRow {
@@ -16,8 +15,6 @@ export interface ApiKeyRow {
   last_used_at: Date | null;
   request_count: number;
 }
-
-type Executor = Db | Knex.Transaction;
 
 export async function insertApiKey(
   db: Executor,
@@ -59,6 +56,11 @@ export async function listKeys(db: Executor, organizationId: string, page: numbe
 
 export async function findKey(db: Executor, organizationId: string, id: string): Promise<ApiKeyRow | undefined> {
   return (await db('api_keys').where({ organization_id: organizationId, id }).first()) as ApiKeyRow | undefined;
+}
+
+/** What decides whether a token made from this key still holds; by id alone, as the token names its key. */
+export async function keyValidity(db: Executor, id: string): Promise<Pick<ApiKeyRow, 'revoked_at' | 'expires_at' | 'allowed_ips'> | undefined> {
+  return (await db('api_keys').where({ id }).first('revoked_at', 'expires_at', 'allowed_ips')) as Pick<ApiKeyRow, 'revoked_at' | 'expires_at' | 'allowed_ips'> | undefined;
 }
 
 export async function updateKey(db: Executor, id: string, patch: { allowed_ips?: string[]; revoked_at?: Date }): Promise<ApiKeyRow> {

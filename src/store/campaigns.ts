@@ -1,7 +1,6 @@
-import type { Knex } from 'knex';
 import type { EvaluationRecord } from '../engine/campaign/types.js';
-import type { Mdl } from '../engine/mdl/schema.js';
-import type { Db } from './db.js';
+import type { Mdl, ParameterValue } from '../engine/mdl/schema.js';
+import type { Executor } from './db.js';
 import { pageOf, type PageRequest } from './paging.js';
 
 export type CampaignStatus = 'created' | 'running' | 'completed' | 'converged' | 'failed' | 'stopped';
@@ -45,6 +44,20 @@ export interface WarmStartSummary {
  */
 export type StoredEngineState = Omit<import('../engine/campaign/types.js').CampaignState, 'evaluations' | 'convergenceHistory'>;
 
+/** One evaluation of a campaign, at its place (`position`) in the engine's order. */
+export interface EvaluationRow {
+  id: string;
+  organization_id: string;
+  campaign_id: string;
+  position: number;
+  iteration: number;
+  parameters: Record<string, ParameterValue>;
+  objectives: Record<string, number> | null;
+  outcomes: Record<string, number> | null;
+  error: string | null;
+  created_at: Date;
+}
+
 export interface IterationRow {
   campaign_id: string;
   iteration: number;
@@ -65,8 +78,6 @@ export interface CampaignFilter extends PageRequest {
   status?: string;
   domain?: string;
 }
-
-type Executor = Db | Knex.Transaction;
 
 export async function insertCampaign(db: Executor, row: Omit<CampaignRow, 'created_at' | 'updated_at' | 'started_at' | 'evaluations_completed' | 'current_iteration' | 'hypervolume' | 'pareto_size' | 'best_objectives' | 'engine_state'>): Promise<CampaignRow> {
   const [created] = await db('campaigns')
@@ -100,6 +111,16 @@ export async function updateCampaign(db: Executor, id: string, patch: Partial<Om
   await db('campaigns').where({ id }).update(values);
 }
 
+/** Marks a campaign running; its first start is when it started. */
+export async function markCampaignRunning(db: Executor, campaign: Pick<CampaignRow, 'id' | 'started_at'>): Promise<void> {
+  await updateCampaign(db, campaign.id, { status: 'running', started_at: campaign.started_at ?? (db.fn.now() as unknown as Date) });
+}
+
+/** Holds the campaign row for the caller's transaction, so that writes about it queue behind one another. */
+export async function lockCampaign(db: Executor, id: string): Promise<void> {
+  await db('campaigns').where({ id }).forUpdate().first('id');
+}
+
 export async function deleteCampaign(db: Executor, organizationId: string, id: string): Promise<boolean> {
   return (await db('campaigns').where({ organization_id: organizationId, id }).delete()) > 0;
 }
@@ -123,6 +144,16 @@ export async function loadEvaluations(db: Executor, campaignId: string): Promise
     ...(r.outcomes !== null ? { outcomes: r.outcomes } : {}),
     ...(r.error !== null ? { error: r.error } : {}),
   }));
+}
+
+export async function countEvaluations(db: Executor, campaignId: string): Promise<number> {
+  const [{ n }] = await db('evaluations').where({ campaign_id: campaignId }).count({ n: '*' });
+  return n as number;
+}
+
+/** Those of these evaluations that a campaign has stored, with their results. */
+export async function findEvaluations(db: Executor, campaignId: string, ids: readonly string[]): Promise<Pick<EvaluationRow, 'id' | 'objectives' | 'error'>[]> {
+  return db('evaluations').where({ campaign_id: campaignId }).whereIn('id', ids).select('id', 'objectives', 'error');
 }
 
 export async function insertEvaluations(

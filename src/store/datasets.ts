@@ -1,9 +1,22 @@
-import type { Knex } from 'knex';
-import type { Row } from '../datasets/readers.js';
-import type { DatasetIssue, FlaggedRow } from '../datasets/validator.js';
 import type { Mdl } from '../engine/mdl/schema.js';
-import type { Db } from './db.js';
+import type { Executor } from './db.js';
 import { pageOf } from './paging.js';
+
+export type Cell = string | number | boolean | null;
+/** A row of a dataset file, stored as one JSON object: column → cell. */
+export type Row = Record<string, Cell>;
+
+/** A problem at a row (1-based data row; null for the file as a whole) and column. */
+export interface DatasetIssue {
+  row: number | null;
+  column: string | null;
+  message: string;
+}
+
+export interface FlaggedRow {
+  row: number;
+  reason: string;
+}
 
 export interface DatasetRow {
   id: string;
@@ -20,7 +33,12 @@ export interface DatasetRow {
   created_at: Date;
 }
 
-type Executor = Db | Knex.Transaction;
+/** One row of `dataset_rows`: a file row at its 1-based number. */
+export interface StoredRow {
+  dataset_id: string;
+  row_number: number;
+  data: Row;
+}
 
 export async function findDataset(db: Executor, organizationId: string, id: string): Promise<DatasetRow | undefined> {
   return (await db('datasets').where({ organization_id: organizationId, id }).first()) as DatasetRow | undefined;

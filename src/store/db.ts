@@ -7,6 +7,10 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
 
 export type Db = Knex;
+/** A transaction, for the writes that must commit together. */
+export type Transaction = Knex.Transaction;
+/** Where a query runs: the pool, or the caller's transaction. */
+export type Executor = Db | Transaction;
 
 export interface DbOptions {
   url: string;
@@ -32,4 +36,14 @@ export async function databaseReachable(db: Db): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * Lets the caller's transaction commit without waiting for its WAL flush. For writes that only a
+ * crash of Postgres itself could lose and that are made again after one: a job's phase changes and
+ * its pending batch (the engine proposes the very same batch again from the stored state). A job's
+ * iteration results are always committed durably.
+ */
+export async function relaxedCommit(trx: Transaction): Promise<void> {
+  await trx.raw('set local synchronous_commit to off');
 }

@@ -1,5 +1,4 @@
-import type { Knex } from 'knex';
-import type { Db } from './db.js';
+import type { Db, Executor, Transaction } from './db.js';
 import { pageOf, type PageRequest } from './paging.js';
 
 export type JobStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
@@ -52,8 +51,6 @@ export class LeaseLost extends Error {
     this.name = 'LeaseLost';
   }
 }
-
-type Executor = Db | Knex.Transaction;
 
 export interface JobFilter extends PageRequest {
   campaignId?: string;
@@ -160,10 +157,38 @@ export async function updateJob(db: Executor, id: string, patch: Record<string, 
 }
 
 /**
+ * Hands jobs this worker still holds back to the queue (it is shutting down), so that any worker
+ * resumes them at once; returns the ids handed back, which leaves out the leases already lost.
+ */
+export async function handBackJobs(db: Executor, workerId: string, leases: readonly Lease[]): Promise<string[]> {
+  const rows = await db('jobs')
+    .where({ worker_id: workerId, status: 'running' })
+    .whereIn(['id', 'attempt'], leases.map((l) => [l.id, l.attempt]))
+    .update({ status: 'queued', phase: 'queued', worker_id: null, lease_expires_at: null })
+    .returning('id');
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Ends a job. With a lease the write is fenced (a worker ending its own job); without one it is
+ * an ending decided elsewhere (cancel of a queued job, a lapsed lease found by a reaper).
+ */
+export async function finishJob(db: Executor, jobId: string, lease: Lease | null, status: JobStatus, error: string | null): Promise<void> {
+  const patch = { status, phase: status, finished_at: db.fn.now(), lease_expires_at: null, error };
+  if (lease) await updateFenced(db, lease, patch);
+  else await updateJob(db, jobId, patch);
+}
+
+/** Cancels a campaign's queued and running jobs outright: their workers find the lease gone at their next write. */
+export async function cancelActiveJobs(db: Executor, campaignId: string): Promise<void> {
+  await db('jobs').where({ campaign_id: campaignId }).whereIn('status', ['queued', 'running']).update({ status: 'cancelled', finished_at: db.fn.now(), phase: 'cancelled' });
+}
+
+/**
  * Puts a job whose worker died back in the queue, claimable after `delaySeconds` (the next claim
  * counts the next attempt); its campaign keeps running.
  */
-export async function requeueLapsed(trx: Knex.Transaction, id: string, delaySeconds: number): Promise<JobRow> {
+export async function requeueLapsed(trx: Transaction, id: string, delaySeconds: number): Promise<JobRow> {
   const [job] = await trx('jobs')
     .where({ id, status: 'running' })
     .update({
@@ -181,7 +206,7 @@ export async function requeueLapsed(trx: Knex.Transaction, id: string, delaySeco
  * Running jobs whose worker stopped renewing its lease, or that ran past their timeout, locked
  * for the caller's transaction so that exactly one reaper fails each of them.
  */
-export async function overdueJobs(trx: Knex.Transaction): Promise<(JobRow & { overdue: 'lease' | 'timeout' })[]> {
+export async function overdueJobs(trx: Transaction): Promise<(JobRow & { overdue: 'lease' | 'timeout' })[]> {
   const rows = (await trx('jobs')
     .where({ status: 'running' })
     .andWhere((q) => q.where('lease_expires_at', '<', trx.fn.now()).orWhereRaw('started_at + make_interval(secs => timeout_seconds) < now()'))

@@ -1,6 +1,5 @@
-import type { Knex } from 'knex';
 import type { KilnEvent } from '../events.js';
-import type { Db } from './db.js';
+import type { Executor } from './db.js';
 
 /** Live events for the API nodes' WebSocket hubs. */
 export const EVENTS_CHANNEL = 'kiln_events';
@@ -11,8 +10,6 @@ export const RESULTS_CHANNEL = 'kiln_results';
 
 /** Postgres refuses NOTIFY payloads of 8000 bytes or more. */
 const MAX_PAYLOAD = 7900;
-
-type Executor = Db | Knex.Transaction;
 
 export async function publishEvent(db: Executor, event: KilnEvent): Promise<void> {
   let payload = JSON.stringify(event);

@@ -1,5 +1,4 @@
-import type { Knex } from 'knex';
-import type { Db } from './db.js';
+import type { Executor } from './db.js';
 
 export interface OrganizationRow {
   id: string;
@@ -7,8 +6,6 @@ export interface OrganizationRow {
   plan: string;
   created_at: Date;
 }
-
-type Executor = Db | Knex.Transaction;
 
 export async function ensureOrganization(db: Executor, row: Pick<OrganizationRow, 'id' | 'name' | 'plan'>): Promise<void> {
   await db('organizations').insert(row).onConflict('id').ignore();

@@ -1,6 +1,5 @@
-import type { Knex } from 'knex';
 import type { Mdl } from '../engine/mdl/schema.js';
-import type { Db } from './db.js';
+import type { Executor } from './db.js';
 
 export interface TemplateRow {
   id: string;
@@ -15,8 +14,6 @@ export interface TemplateRow {
   visibility: 'private' | 'team';
   created_at: Date;
 }
-
-type Executor = Db | Knex.Transaction;
 
 /** Whose custom templates a caller sees: the team ones of its organization, and its own private ones (all of them for an admin). */
 export interface TemplateViewer {

@@ -1,0 +1,58 @@
+import type { EvaluationResult, Proposal } from '../engine/campaign/types.js';
+import type { Executor } from './db.js';
+
+/**
+ * A result posted for an external (ask/tell) campaign's pending candidate. It waits here until the
+ * job has all of its batch; the iteration's transaction then moves it into evaluations.
+ */
+export interface ExternalResultRow {
+  campaign_id: string;
+  candidate_id: string;
+  organization_id: string;
+  objectives: Record<string, number> | null;
+  outcomes: Record<string, number> | null;
+  error: string | null;
+  received_at: Date;
+}
+
+/** The ids of the candidates of a campaign that have a posted result. */
+export async function receivedCandidateIds(db: Executor, campaignId: string): Promise<string[]> {
+  const rows = await db('external_results').where({ campaign_id: campaignId }).select('candidate_id');
+  return rows.map((r) => r.candidate_id);
+}
+
+export async function findPostedResult(db: Executor, campaignId: string, candidateId: string): Promise<Pick<ExternalResultRow, 'objectives' | 'error'> | undefined> {
+  return db('external_results').where({ campaign_id: campaignId, candidate_id: candidateId }).first('objectives', 'error');
+}
+
+export async function insertPostedResult(db: Executor, row: Omit<ExternalResultRow, 'received_at'>): Promise<void> {
+  await db('external_results').insert({
+    ...row,
+    objectives: row.objectives === null ? null : JSON.stringify(row.objectives),
+    outcomes: row.outcomes === null ? null : JSON.stringify(row.outcomes),
+  });
+}
+
+/** How many of these candidates have a posted result. */
+export async function countPostedResults(db: Executor, campaignId: string, candidateIds: readonly string[]): Promise<number> {
+  const [{ n }] = await db('external_results').where({ campaign_id: campaignId }).whereIn('candidate_id', candidateIds).count({ n: '*' });
+  return Number(n);
+}
+
+/** The posted results for a batch, as the engine takes them. */
+export async function postedResults(db: Executor, campaignId: string, proposals: readonly Proposal[]): Promise<EvaluationResult[]> {
+  const rows = await db('external_results')
+    .where({ campaign_id: campaignId })
+    .whereIn('candidate_id', proposals.map((p) => p.id))
+    .select('candidate_id', 'objectives', 'outcomes', 'error');
+  return rows.map((r) =>
+    r.objectives !== null
+      ? { id: r.candidate_id, objectives: r.objectives, ...(r.outcomes ? { outcomes: r.outcomes } : {}) }
+      : { id: r.candidate_id, error: r.error ?? 'no result' },
+  );
+}
+
+/** Results the iteration has stored as evaluations wait no longer. */
+export async function deleteTakenResults(db: Executor, campaignId: string, candidateIds: readonly string[]): Promise<void> {
+  await db('external_results').where({ campaign_id: campaignId }).whereIn('candidate_id', candidateIds).delete();
+}
