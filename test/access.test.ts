@@ -283,7 +283,7 @@ describe('API keys', () => {
     assert.ok(!list.text.includes(k.key), 'the full key never appears in the list');
     assert.ok(!list.text.includes(k.key.slice(k.key_prefix.length)), 'nor its secret part');
     const stored = await kiln.runtime.db('api_keys').where({ id: k.id }).first();
-    assert.ok(!list.text.includes(stored.key_hash), 'nor its hash');
+    assert.ok(!list.text.includes(stored!.key_hash), 'nor its hash');
     const item = list.json.data.find((x: { id: string }) => x.id === k.id);
     assert.deepEqual(Object.keys(item).sort(), ['allowed_ips', 'created_at', 'expires_at', 'id', 'key_prefix', 'last_used_at', 'name', 'request_count', 'revoked_at', 'scopes']);
     assert.equal(item.request_count, 0);

@@ -96,7 +96,7 @@ test('two worker processes share the queue without ever running the same job; ev
     const pickups = (await logs(id)).filter((l) => /picked up the job/.test(l.message));
     assert.equal(pickups.length, 1, `job ${id} was picked up ${pickups.length} times`);
     const row = await kiln.runtime.db('jobs').where({ id }).first('attempt');
-    assert.equal(row.attempt, 1);
+    assert.equal(row!.attempt, 1);
     owners.add(j.worker_id);
   }
   assert.deepEqual([...owners].sort(), [a.id, b.id].sort(), 'both workers took jobs');
@@ -240,7 +240,7 @@ test('kiln keys create stores a scoped key that works at once', async () => {
   const denied = await reader('POST', '/v1/campaigns', { name: 'x', domain: 'water', mdl: zdt1Mdl() });
   assert.equal(denied.status, 403);
   const row = await kiln.runtime.db('api_keys').where({ id }).first();
-  assert.notEqual(row.key_hash, key);
+  assert.notEqual(row!.key_hash, key);
   assert.ok(!JSON.stringify(row).includes(key.slice(8)), 'the secret is not stored');
   const badScope = await run(['keys', 'create', '--name', 'x', '--scope', 'everything']);
   assert.notEqual(badScope.code, 0);

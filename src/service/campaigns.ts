@@ -19,6 +19,7 @@ import {
   listCampaigns,
   markCampaignRunning,
   type CampaignRow,
+  type CampaignStatus,
 } from '../store/campaigns.js';
 import type { Db } from '../store/db.js';
 import { activeJob, cancelActiveJobs, findJobById, insertJob, latestJob, updateJob, type JobRow } from '../store/jobs.js';
@@ -111,7 +112,7 @@ function formatOf(filename: string | undefined): 'json' | 'yaml' | undefined {
 }
 
 export interface ListQuery {
-  status?: string;
+  status?: CampaignStatus;
   domain?: string;
   sort: { column: string; descending: boolean };
   page: number;

@@ -1,6 +1,6 @@
 import type { Db } from '../store/db.js';
 import { findCampaign, updateCampaign } from '../store/campaigns.js';
-import { activeJob, findJob, listJobs, listLogs, type JobRow, type LogLevel } from '../store/jobs.js';
+import { activeJob, findJob, listJobs, listLogs, type JobRow, type JobStatus, type LogLevel } from '../store/jobs.js';
 import { announceCampaignStatus, logJob } from '../jobs/transitions.js';
 import { checkConcurrentLimit, queueJob, requestCancel } from './campaigns.js';
 import type { Principal } from './principal.js';
@@ -9,7 +9,7 @@ import { invalidState, notFound } from './validation.js';
 
 export interface JobListQuery {
   campaignId?: string;
-  status?: string;
+  status?: JobStatus;
   sort: { column: string; descending: boolean };
   page: number;
   perPage: number;

@@ -21,7 +21,7 @@ export async function insertApiKey(
   row: Pick<ApiKeyRow, 'id' | 'organization_id' | 'name' | 'key_prefix' | 'key_hash' | 'scopes' | 'expires_at' | 'allowed_ips'>,
 ): Promise<ApiKeyRow> {
   const [key] = await db('api_keys').insert({ ...row, scopes: JSON.stringify(row.scopes), allowed_ips: JSON.stringify(row.allowed_ips) }).returning('*');
-  return key as ApiKeyRow;
+  return key;
 }
 
 /** Candidate keys for a presented key, by its displayable prefix; the caller compares hashes. */
@@ -33,7 +33,7 @@ export async function keysWithPrefix(db: Executor, keyPrefix: string): Promise<(
 }
 
 export async function countKeys(db: Executor, organizationId: string): Promise<number> {
-  const [{ n }] = (await db('api_keys').where({ organization_id: organizationId }).count({ n: '*' })) as [{ n: number }];
+  const [{ n }] = await db('api_keys').where({ organization_id: organizationId }).count({ n: '*' });
   return Number(n);
 }
 
@@ -55,17 +55,19 @@ export async function listKeys(db: Executor, organizationId: string, page: numbe
 }
 
 export async function findKey(db: Executor, organizationId: string, id: string): Promise<ApiKeyRow | undefined> {
-  return (await db('api_keys').where({ organization_id: organizationId, id }).first()) as ApiKeyRow | undefined;
+  return db('api_keys').where({ organization_id: organizationId, id }).first();
 }
 
 /** What decides whether a token made from this key still holds; by id alone, as the token names its key. */
 export async function keyValidity(db: Executor, id: string): Promise<Pick<ApiKeyRow, 'revoked_at' | 'expires_at' | 'allowed_ips'> | undefined> {
-  return (await db('api_keys').where({ id }).first('revoked_at', 'expires_at', 'allowed_ips')) as Pick<ApiKeyRow, 'revoked_at' | 'expires_at' | 'allowed_ips'> | undefined;
+  return db('api_keys').where({ id }).first('revoked_at', 'expires_at', 'allowed_ips');
 }
 
 export async function updateKey(db: Executor, id: string, patch: { allowed_ips?: string[]; revoked_at?: Date }): Promise<ApiKeyRow> {
-  const values: Record<string, unknown> = { ...patch };
-  if (patch.allowed_ips) values.allowed_ips = JSON.stringify(patch.allowed_ips);
-  const [row] = await db('api_keys').where({ id }).update(values).returning('*');
-  return row as ApiKeyRow;
+  const { allowed_ips, ...values } = patch;
+  const [row] = await db('api_keys')
+    .where({ id })
+    .update({ ...values, ...(allowed_ips ? { allowed_ips: JSON.stringify(allowed_ips) } : {}) })
+    .returning('*');
+  return row;
 }

@@ -75,7 +75,7 @@ export interface IterationRow {
 }
 
 export interface CampaignFilter extends PageRequest {
-  status?: string;
+  status?: CampaignStatus;
   domain?: string;
 }
 
@@ -83,17 +83,17 @@ export async function insertCampaign(db: Executor, row: Omit<CampaignRow, 'creat
   const [created] = await db('campaigns')
     .insert({ ...row, mdl: JSON.stringify(row.mdl), warm_start: row.warm_start === null ? null : JSON.stringify(row.warm_start) })
     .returning('*');
-  return created as CampaignRow;
+  return created;
 }
 
 export async function findCampaign(db: Executor, organizationId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<CampaignRow | undefined> {
   const query = db('campaigns').where({ organization_id: organizationId, id }).first();
   if (options.forUpdate) query.forUpdate();
-  return (await query) as CampaignRow | undefined;
+  return query;
 }
 
 export async function findCampaignById(db: Executor, id: string): Promise<CampaignRow | undefined> {
-  return (await db('campaigns').where({ id }).first()) as CampaignRow | undefined;
+  return db('campaigns').where({ id }).first();
 }
 
 export async function listCampaigns(db: Executor, organizationId: string, filter: CampaignFilter): Promise<{ rows: CampaignRow[]; total: number }> {
@@ -103,17 +103,28 @@ export async function listCampaigns(db: Executor, organizationId: string, filter
   return pageOf<CampaignRow>(base, filter);
 }
 
-export async function updateCampaign(db: Executor, id: string, patch: Partial<Omit<CampaignRow, 'id' | 'organization_id'>>): Promise<void> {
-  const values: Record<string, unknown> = { ...patch, updated_at: db.fn.now() };
-  for (const key of ['mdl', 'best_objectives', 'engine_state'] as const) {
-    if (key in patch) values[key] = patch[key] === null ? null : JSON.stringify(patch[key]);
-  }
-  await db('campaigns').where({ id }).update(values);
+export async function updateCampaign(db: Executor, id: string, patch: Partial<Omit<CampaignRow, 'id' | 'organization_id' | 'warm_start'>>): Promise<void> {
+  const { mdl, best_objectives, engine_state, ...values } = patch;
+  await db('campaigns')
+    .where({ id })
+    .update({
+      ...values,
+      updated_at: db.fn.now(),
+      ...('mdl' in patch ? { mdl: jsonOrNull(mdl) } : {}),
+      ...('best_objectives' in patch ? { best_objectives: jsonOrNull(best_objectives) } : {}),
+      ...('engine_state' in patch ? { engine_state: jsonOrNull(engine_state) } : {}),
+    });
+}
+
+function jsonOrNull(value: unknown): string | null {
+  return value === null ? null : JSON.stringify(value);
 }
 
 /** Marks a campaign running; its first start is when it started. */
 export async function markCampaignRunning(db: Executor, campaign: Pick<CampaignRow, 'id' | 'started_at'>): Promise<void> {
-  await updateCampaign(db, campaign.id, { status: 'running', started_at: campaign.started_at ?? (db.fn.now() as unknown as Date) });
+  await db('campaigns')
+    .where({ id: campaign.id })
+    .update({ status: 'running', started_at: campaign.started_at ?? db.fn.now(), updated_at: db.fn.now() });
 }
 
 /** Holds the campaign row for the caller's transaction, so that writes about it queue behind one another. */
@@ -126,7 +137,7 @@ export async function deleteCampaign(db: Executor, organizationId: string, id: s
 }
 
 export async function countCampaignsWithStatus(db: Executor, organizationId: string, status: CampaignStatus): Promise<number> {
-  const [{ count }] = (await db('campaigns').where({ organization_id: organizationId, status }).count({ count: '*' })) as [{ count: number }];
+  const [{ count }] = await db('campaigns').where({ organization_id: organizationId, status }).count({ count: '*' });
   return Number(count);
 }
 
@@ -148,7 +159,7 @@ export async function loadEvaluations(db: Executor, campaignId: string): Promise
 
 export async function countEvaluations(db: Executor, campaignId: string): Promise<number> {
   const [{ n }] = await db('evaluations').where({ campaign_id: campaignId }).count({ n: '*' });
-  return n as number;
+  return Number(n);
 }
 
 /** Those of these evaluations that a campaign has stored, with their results. */
@@ -179,7 +190,7 @@ export async function insertEvaluations(
 }
 
 export async function loadIterations(db: Executor, campaignId: string): Promise<IterationRow[]> {
-  return (await db('campaign_iterations').where({ campaign_id: campaignId }).orderBy('iteration')) as IterationRow[];
+  return db('campaign_iterations').where({ campaign_id: campaignId }).orderBy('iteration');
 }
 
 export async function insertIteration(db: Executor, row: IterationRow): Promise<void> {

@@ -41,7 +41,7 @@ export interface StoredRow {
 }
 
 export async function findDataset(db: Executor, organizationId: string, id: string): Promise<DatasetRow | undefined> {
-  return (await db('datasets').where({ organization_id: organizationId, id }).first()) as DatasetRow | undefined;
+  return db('datasets').where({ organization_id: organizationId, id }).first();
 }
 
 export async function listDatasets(db: Executor, organizationId: string, page: number, perPage: number): Promise<{ rows: DatasetRow[]; total: number }> {
@@ -54,10 +54,5 @@ export async function deleteDataset(db: Executor, organizationId: string, id: st
 
 /** Rows in file order, `limit` of them from row number `after` + 1. */
 export async function datasetRows(db: Executor, datasetId: string, after: number, limit: number): Promise<{ row_number: number; data: Row }[]> {
-  return (await db('dataset_rows')
-    .where({ dataset_id: datasetId })
-    .andWhere('row_number', '>', after)
-    .orderBy('row_number')
-    .limit(limit)
-    .select('row_number', 'data')) as { row_number: number; data: Row }[];
+  return db('dataset_rows').where({ dataset_id: datasetId }).andWhere('row_number', '>', after).orderBy('row_number').limit(limit).select('row_number', 'data');
 }

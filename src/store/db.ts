@@ -11,6 +11,8 @@ export type Db = Knex;
 export type Transaction = Knex.Transaction;
 /** Where a query runs: the pool, or the caller's transaction. */
 export type Executor = Db | Transaction;
+/** Columns a write sets: values, or SQL expressions such as now() or attempt + 1. */
+export type Patch<Row> = { [K in keyof Row]?: Row[K] | Knex.Raw };
 
 export interface DbOptions {
   url: string;

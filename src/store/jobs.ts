@@ -1,4 +1,4 @@
-import type { Db, Executor, Transaction } from './db.js';
+import type { Db, Executor, Patch, Transaction } from './db.js';
 import { pageOf, type PageRequest } from './paging.js';
 
 export type JobStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
@@ -36,6 +36,8 @@ export interface JobRow {
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
+  /** a requeued job is claimable from then on (the backoff after its worker died) */
+  available_at: Date | null;
 }
 
 /** The claim a worker slot holds on a job: every write it makes names this attempt. */
@@ -54,35 +56,35 @@ export class LeaseLost extends Error {
 
 export interface JobFilter extends PageRequest {
   campaignId?: string;
-  status?: string;
+  status?: JobStatus;
 }
 
 export async function insertJob(db: Executor, row: Pick<JobRow, 'id' | 'organization_id' | 'campaign_id' | 'timeout_seconds' | 'retry_of' | 'progress'>): Promise<JobRow> {
   const [job] = await db('jobs')
     .insert({ ...row, status: 'queued', phase: 'queued', progress: JSON.stringify(row.progress) })
     .returning('*');
-  return job as JobRow;
+  return job;
 }
 
 export async function findJob(db: Executor, organizationId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<JobRow | undefined> {
   const query = db('jobs').where({ organization_id: organizationId, id }).first();
   if (options.forUpdate) query.forUpdate();
-  return (await query) as JobRow | undefined;
+  return query;
 }
 
 export async function findJobById(db: Executor, id: string): Promise<JobRow | undefined> {
-  return (await db('jobs').where({ id }).first()) as JobRow | undefined;
+  return db('jobs').where({ id }).first();
 }
 
 /** The campaign's queued or running job, if any (there is at most one). */
 export async function activeJob(db: Executor, campaignId: string, options: { forUpdate?: boolean } = {}): Promise<JobRow | undefined> {
   const query = db('jobs').where({ campaign_id: campaignId }).whereIn('status', ['queued', 'running']).orderBy('created_at', 'desc').first();
   if (options.forUpdate) query.forUpdate();
-  return (await query) as JobRow | undefined;
+  return query;
 }
 
 export async function latestJob(db: Executor, campaignId: string): Promise<JobRow | undefined> {
-  return (await db('jobs').where({ campaign_id: campaignId }).orderBy('created_at', 'desc').first()) as JobRow | undefined;
+  return db('jobs').where({ campaign_id: campaignId }).orderBy('created_at', 'desc').first();
 }
 
 export async function listJobs(db: Executor, organizationId: string, filter: JobFilter): Promise<{ rows: JobRow[]; total: number }> {
@@ -117,43 +119,47 @@ export async function claimNextJob(db: Db, workerId: string, leaseSeconds: numbe
         phase: 'starting',
       })
       .returning('*');
-    return job as JobRow;
+    return job;
   });
 }
 
 /** Extends the leases this worker still holds; returns the ids it lost. */
 export async function renewLeases(db: Db, workerId: string, leases: readonly Lease[], leaseSeconds: number): Promise<string[]> {
   if (leases.length === 0) return [];
-  const held = (await db('jobs')
+  const held = await db('jobs')
     .where({ worker_id: workerId, status: 'running' })
     .whereIn(['id', 'attempt'], leases.map((l) => [l.id, l.attempt]))
     .update({ lease_expires_at: db.raw(`now() + make_interval(secs => ?)`, [leaseSeconds]) })
-    .returning('id')) as { id: string }[];
+    .returning('id');
   const heldIds = new Set(held.map((r) => r.id));
   return leases.filter((l) => !heldIds.has(l.id)).map((l) => l.id);
 }
 
+/** A change to a job, its progress given as the object. */
+export type JobPatch = Patch<Omit<JobRow, 'progress'>> & { progress?: Partial<JobProgress> };
+
+function jobValues(patch: JobPatch) {
+  const { progress, ...values } = patch;
+  return 'progress' in patch ? { ...values, progress: JSON.stringify(progress) } : values;
+}
+
 /** Updates a running job only if this attempt still holds it; otherwise throws LeaseLost. */
-export async function updateFenced(db: Executor, lease: Lease, patch: Record<string, unknown>): Promise<JobRow> {
-  const values = { ...patch };
-  if ('progress' in values) values.progress = JSON.stringify(values.progress);
-  const [job] = await db('jobs').where({ id: lease.id, attempt: lease.attempt, status: 'running' }).update(values).returning('*');
+export async function updateFenced(db: Executor, lease: Lease, patch: JobPatch): Promise<JobRow> {
+  const [job] = await db('jobs').where({ id: lease.id, attempt: lease.attempt, status: 'running' }).update(jobValues(patch)).returning('*');
   if (!job) throw new LeaseLost(lease.id);
-  return job as JobRow;
+  return job;
 }
 
 /** Reads a running job under this attempt's fence (for the cancel flag between iterations). */
 export async function readFenced(db: Executor, lease: Lease): Promise<JobRow> {
   const job = await db('jobs').where({ id: lease.id, attempt: lease.attempt, status: 'running' }).first();
   if (!job) throw new LeaseLost(lease.id);
-  return job as JobRow;
+  return job;
 }
 
-export async function updateJob(db: Executor, id: string, patch: Record<string, unknown>): Promise<JobRow | undefined> {
-  const values = { ...patch };
-  if ('progress' in values) values.progress = JSON.stringify(values.progress);
-  const [job] = await db('jobs').where({ id }).update(values).returning('*');
-  return job as JobRow | undefined;
+export async function updateJob(db: Executor, id: string, patch: JobPatch): Promise<JobRow | undefined> {
+  const [job] = await db('jobs').where({ id }).update(jobValues(patch)).returning('*');
+  return job;
 }
 
 /**
@@ -199,7 +205,7 @@ export async function requeueLapsed(trx: Transaction, id: string, delaySeconds: 
       available_at: trx.raw(`now() + make_interval(secs => ?)`, [delaySeconds]),
     })
     .returning('*');
-  return job as JobRow;
+  return job;
 }
 
 /**
@@ -223,11 +229,16 @@ export interface LogEntry {
   message: string;
 }
 
+export interface JobLogRow extends LogEntry {
+  job_id: string;
+  organization_id: string;
+}
+
 export async function appendLog(db: Executor, job: { id: string; organization_id: string }, level: LogLevel, message: string): Promise<LogEntry> {
   const [entry] = await db('job_logs')
     .insert({ job_id: job.id, organization_id: job.organization_id, level, message })
     .returning(['id', 'timestamp', 'level', 'message']);
-  return entry as LogEntry;
+  return entry;
 }
 
 export async function listLogs(db: Executor, jobId: string, options: { minLevel: LogLevel; since?: Date; tail: number }): Promise<LogEntry[]> {
@@ -235,6 +246,6 @@ export async function listLogs(db: Executor, jobId: string, options: { minLevel:
   const query = db('job_logs').where({ job_id: jobId }).whereIn('level', levels);
   // Clients see millisecond timestamps; compare at that precision so `since` of an entry excludes it.
   if (options.since) query.andWhereRaw(`date_trunc('milliseconds', "timestamp") > ?`, [options.since]);
-  const rows = (await query.orderBy('id', 'desc').limit(options.tail).select('id', 'timestamp', 'level', 'message')) as LogEntry[];
+  const rows = await query.orderBy('id', 'desc').limit(options.tail).select('id', 'timestamp', 'level', 'message');
   return rows.reverse();
 }

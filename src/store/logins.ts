@@ -36,7 +36,7 @@ export async function insertLoginState(db: Db, row: LoginStateRow): Promise<void
 
 /** Deleting while reading makes a state single-use even when two callbacks race. */
 export async function takeLoginState(db: Db, state: string): Promise<LoginStateRow | undefined> {
-  const [row] = (await db('login_states').where({ state }).delete().returning('*')) as LoginStateRow[];
+  const [row] = await db('login_states').where({ state }).delete().returning('*');
   return row;
 }
 
@@ -46,12 +46,12 @@ export async function insertLoginCode(db: Db, row: LoginCodeRow): Promise<void> 
 }
 
 export async function takeLoginCode(db: Db, codeHash: string): Promise<LoginCodeRow | undefined> {
-  const [row] = (await db('login_codes').where({ code_hash: codeHash }).delete().returning('*')) as LoginCodeRow[];
+  const [row] = await db('login_codes').where({ code_hash: codeHash }).delete().returning('*');
   return row;
 }
 
 export async function findUser(db: Db, id: string): Promise<UserRow | undefined> {
-  return (await db('users').where({ id }).first()) as UserRow | undefined;
+  return db('users').where({ id }).first();
 }
 
 /**
@@ -61,12 +61,12 @@ export async function findUser(db: Db, id: string): Promise<UserRow | undefined>
 export async function signInUser(db: Db, user: Pick<UserRow, 'id' | 'organization_id' | 'email' | 'name' | 'provider'>): Promise<UserRow> {
   return db.transaction(async (trx) => {
     await trx('organizations').where({ id: user.organization_id }).forUpdate().first('id');
-    const existing = (await trx('users').where({ email: user.email }).update({ last_login_at: trx.fn.now() }).returning('*')) as UserRow[];
+    const existing = await trx('users').where({ email: user.email }).update({ last_login_at: trx.fn.now() }).returning('*');
     if (existing.length > 0) return existing[0];
     const others = await trx('users').where({ organization_id: user.organization_id }).first('id');
-    const [created] = (await trx('users')
+    const [created] = await trx('users')
       .insert({ ...user, role: others ? 'member' : 'admin', last_login_at: trx.fn.now() })
-      .returning('*')) as UserRow[];
+      .returning('*');
     return created;
   });
 }

@@ -12,5 +12,5 @@ export async function ensureOrganization(db: Executor, row: Pick<OrganizationRow
 }
 
 export async function findOrganization(db: Executor, id: string): Promise<OrganizationRow | undefined> {
-  return (await db('organizations').where({ id }).first()) as OrganizationRow | undefined;
+  return db('organizations').where({ id }).first();
 }

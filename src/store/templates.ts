@@ -35,13 +35,13 @@ export async function listCustomTemplates(db: Executor, viewer: TemplateViewer, 
     const like = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     query.andWhere((q) => q.whereILike('name', like).orWhereILike('description', like));
   }
-  return (await query.orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(1000)) as TemplateRow[];
+  return query.orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(1000);
 }
 
 export async function findCustomTemplate(db: Executor, viewer: TemplateViewer, idOrSlug: string): Promise<TemplateRow | undefined> {
-  return (await visibleTo(db, viewer)
+  return visibleTo(db, viewer)
     .andWhere((q) => q.where({ id: idOrSlug }).orWhere({ slug: idOrSlug }))
-    .first()) as TemplateRow | undefined;
+    .first();
 }
 
 export async function slugTaken(db: Executor, organizationId: string, slug: string): Promise<boolean> {
@@ -52,7 +52,7 @@ export async function insertTemplate(db: Executor, row: Omit<TemplateRow, 'creat
   const [created] = await db('templates')
     .insert({ ...row, tags: JSON.stringify(row.tags), mdl: JSON.stringify(row.mdl) })
     .returning('*');
-  return created as TemplateRow;
+  return created;
 }
 
 export async function deleteTemplate(db: Executor, id: string): Promise<void> {
