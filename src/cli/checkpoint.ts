@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { join } from 'node:path';
 import { campaignResults } from '../engine/campaign/results.js';
 import { resultsCsv } from '../engine/campaign/results-csv.js';
+import { completedEvaluations } from '../engine/campaign/state.js';
 import type { CampaignState } from '../engine/campaign/types.js';
 import { mdlSchema, type Mdl } from '../engine/mdl/schema.js';
 
@@ -39,7 +40,7 @@ export function saveRun(out: string, checkpoint: Checkpoint, extra: { tensor_bac
       stop_message: state.stopMessage ?? null,
       seed,
       iterations: state.iteration,
-      evaluations_completed: state.evaluations.filter((e) => e.iteration > 0).length,
+      evaluations_completed: completedEvaluations(state).length,
       tensor_backend: extra.tensor_backend,
     },
     failed_evaluations: failed.map((e) => ({ id: e.id, iteration: e.iteration, parameters: e.parameters, error: e.error })),

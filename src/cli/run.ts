@@ -5,7 +5,7 @@ import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import cliProgress from 'cli-progress';
 import { campaignResults } from '../engine/campaign/results.js';
-import { initialState } from '../engine/campaign/state.js';
+import { completedEvaluations, initialState } from '../engine/campaign/state.js';
 import { diagnoseCampaign } from '../engine/diagnostics/report.js';
 import type { CampaignState } from '../engine/campaign/types.js';
 import { formatIssue, parseMdl } from '../engine/mdl/index.js';
@@ -182,7 +182,7 @@ function summary(mdl: Mdl, state: CampaignState, results: ReturnType<typeof camp
   const lines = [
     '',
     `Finished: ${state.status} (${state.stopReason}) after ${state.iteration} iterations, ` +
-      `${state.evaluations.filter((e) => e.iteration > 0).length} evaluations` +
+      `${completedEvaluations(state).length} evaluations` +
       (failed > 0 ? `, ${failed} failed` : '') +
       (mdl.outcome_constraints.length > 0 ? `, ${results.evaluations.filter((e) => e.feasible).length} feasible` : ''),
     ...(state.stopMessage ? [state.stopMessage] : []),

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { bestObjectives } from '../engine/campaign/results.js';
-import { budgetUsed, tell } from '../engine/campaign/state.js';
+import { budgetUsed, completedEvaluations, tell } from '../engine/campaign/state.js';
 import type { CampaignState, EvaluationResult, IterationSummary, Proposal } from '../engine/campaign/types.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import { countEvaluations, findCampaignById, insertEvaluations, insertIteration, updateCampaign, type CampaignRow, type WarmStartSummary } from '../store/campaigns.js';
@@ -8,13 +8,13 @@ import { relaxedCommit, type Db, type Executor } from '../store/db.js';
 import { deleteTakenResults, postedResults } from '../store/external-results.js';
 import { handBackJobs, LeaseLost, readFenced, updateFenced, type JobRow, type Lease } from '../store/jobs.js';
 import { announceJobs, publishEvent } from '../store/notify.js';
-import { loadCampaignState, storedEngineState } from './campaign-state.js';
+import { loadCampaignState, storedEngineState } from '../lifecycle/campaign-state.js';
 import { evaluateProposals } from '../evaluators/evaluate-proposals.js';
 import type { EnginePool } from './engine-pool.js';
 import { createEvaluator, type ServiceEvaluatorOptions } from '../evaluators/create.js';
 import { EvaluatorError, type Evaluator } from '../evaluators/types.js';
-import { progressOf, timingOf } from './progress.js';
-import { endJob, event, logJob } from './transitions.js';
+import { progressOf, timingOf } from '../lifecycle/progress.js';
+import { endJob, event, logJob } from '../lifecycle/transitions.js';
 
 export interface JobRunContext {
   db: Db;
@@ -189,7 +189,7 @@ interface IterationTiming {
 async function storeIteration(ctx: JobRunContext, job: JobRow, lease: Lease, campaign: CampaignRow, state: CampaignState, summary: IterationSummary, timing: IterationTiming): Promise<void> {
   const mdl = campaign.mdl;
   const best = bestObjectives(mdl, state);
-  const evaluationsCompleted = state.evaluations.filter((e) => e.iteration > 0).length;
+  const evaluationsCompleted = completedEvaluations(state).length;
   const storeStarted = performance.now();
   await ctx.db.transaction(async (trx) => {
     const current = await readFenced(trx, lease);

@@ -1,4 +1,4 @@
-import { initialState, tell, type WarmStartRow } from '../engine/campaign/state.js';
+import { completedEvaluations, initialState, tell, type WarmStartRow } from '../engine/campaign/state.js';
 import { step } from '../engine/campaign/step.js';
 import type { CampaignState, IterationSummary } from '../engine/campaign/types.js';
 import type { Mdl } from '../engine/mdl/schema.js';
@@ -59,7 +59,7 @@ export async function runLocalCampaign(
           strategy: next.strategy,
           proposeSeconds: (t1 - t0) / 1000,
           evaluateSeconds: (t2 - t1) / 1000,
-          evaluationsCompleted: state.evaluations.filter((e) => e.iteration > 0).length,
+          evaluationsCompleted: completedEvaluations(state).length,
         },
         state,
       );

@@ -10,7 +10,7 @@ import type { TensorBackendName } from '../engine/tensor/backend.js';
 import { EnginePool } from './engine-pool.js';
 import type { ServiceEvaluatorOptions } from '../evaluators/create.js';
 import { runJob } from './job-runner.js';
-import { endJob, event, logJob } from './transitions.js';
+import { endJob, event, logJob } from '../lifecycle/transitions.js';
 
 export interface SupervisorOptions {
   db: Db;

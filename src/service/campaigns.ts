@@ -5,11 +5,11 @@ import { parseMdl, validateMdl, type MdlResult } from '../engine/mdl/parse.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import { KilnError } from '../errors.js';
 import { newId } from '../ids.js';
-import { evaluationIdPrefix, loadCampaignState } from '../jobs/campaign-state.js';
+import { evaluationIdPrefix, loadCampaignState } from '../lifecycle/campaign-state.js';
 import { warmStartFrom } from './datasets.js';
 import { applyOverrides } from './template-overrides.js';
 import type { TemplateCatalog } from './templates.js';
-import { announceCampaignStatus, announceStatus, endJob, logJob } from '../jobs/transitions.js';
+import { announceCampaignStatus, announceStatus, endJob, logJob } from '../lifecycle/transitions.js';
 import {
   countCampaignsWithStatus,
   deleteCampaign,

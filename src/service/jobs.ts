@@ -1,7 +1,7 @@
 import type { Db } from '../store/db.js';
 import { findCampaign, updateCampaign } from '../store/campaigns.js';
 import { activeJob, findJob, listJobs, listLogs, type JobRow, type JobStatus, type LogLevel } from '../store/jobs.js';
-import { announceCampaignStatus, logJob } from '../jobs/transitions.js';
+import { announceCampaignStatus, logJob } from '../lifecycle/transitions.js';
 import { checkConcurrentLimit, queueJob, requestCancel } from './campaigns.js';
 import type { Principal } from './principal.js';
 import { jobDetail, jobListItem, logEntry } from './presenters.js';

@@ -1,4 +1,4 @@
-import { timingOf } from '../jobs/progress.js';
+import { timingOf } from '../lifecycle/progress.js';
 import type { CampaignRow } from '../store/campaigns.js';
 import type { JobRow, LogEntry } from '../store/jobs.js';
 

@@ -57,9 +57,17 @@ export function initialState(mdl: Mdl, options: InitialStateOptions = {}): Campa
   return state;
 }
 
-/** Evaluations that count against the budget: everything but warm-start rows, plus pending. */
+/**
+ * The evaluations the campaign has run: every one but the warm-start rows (iteration 0), which
+ * train the surrogate without counting against the budget.
+ */
+export function completedEvaluations(state: CampaignState): EvaluationRecord[] {
+  return state.evaluations.filter((e) => e.iteration > 0);
+}
+
+/** Evaluations that count against the budget: the completed ones plus the pending candidates. */
 export function budgetUsed(state: CampaignState): number {
-  return state.evaluations.filter((e) => e.iteration > 0).length + state.pending.length;
+  return completedEvaluations(state).length + state.pending.length;
 }
 
 /**

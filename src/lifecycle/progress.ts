@@ -1,19 +1,21 @@
 import { isFeasible } from '../engine/campaign/feasibility.js';
 import { plannedIterations } from '../engine/campaign/progress.js';
+import { completedEvaluations } from '../engine/campaign/state.js';
 import type { CampaignState } from '../engine/campaign/types.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import type { JobProgress, JobRow } from '../store/jobs.js';
 
 /** Progress and timing of a job (interface.md 2.4), from its campaign state and measured iterations. */
 export function progressOf(mdl: Mdl, state: CampaignState, best: Record<string, number>): JobProgress {
+  const completed = completedEvaluations(state);
   return {
     iteration: state.iteration,
     total_iterations: plannedIterations(mdl, state),
-    evaluations_completed: state.evaluations.filter((e) => e.iteration > 0).length,
+    evaluations_completed: completed.length,
     budget: mdl.optimizer.budget,
     hypervolume: state.convergenceHistory.at(-1) ?? 0,
     best_objectives: best,
-    feasible_evaluations: state.evaluations.filter((e) => e.iteration > 0 && isFeasible(mdl, e)).length,
+    feasible_evaluations: completed.filter((e) => isFeasible(mdl, e)).length,
   };
 }
 
