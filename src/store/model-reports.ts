@@ -1,6 +1,14 @@
 import type { ModelReport } from '../engine/diagnostics/report.js';
 import type { Db } from './db.js';
 
+export interface ModelReportRow {
+  campaign_id: string;
+  organization_id: string;
+  iteration: number;
+  report: ModelReport;
+  computed_at: Date;
+}
+
 /**
  * Stores a campaign's model report unless a report of a later iteration is already there (two
  * workers of a campaign handed over mid-report may finish out of order).
@@ -16,8 +24,6 @@ export async function saveModelReport(db: Db, campaign: { id: string; organizati
 }
 
 /** The latest model report of a campaign of the organization, with when it was computed. */
-export async function findModelReport(db: Db, organizationId: string, campaignId: string): Promise<{ report: ModelReport; computed_at: Date } | undefined> {
-  return db('campaign_model_reports')
-    .where({ campaign_id: campaignId, organization_id: organizationId })
-    .first('report', 'computed_at') as Promise<{ report: ModelReport; computed_at: Date } | undefined>;
+export async function findModelReport(db: Db, organizationId: string, campaignId: string): Promise<Pick<ModelReportRow, 'report' | 'computed_at'> | undefined> {
+  return db('campaign_model_reports').where({ campaign_id: campaignId, organization_id: organizationId }).first('report', 'computed_at');
 }

@@ -6,6 +6,7 @@ import type { DatasetRow, StoredRow } from './datasets.js';
 import type { ExternalResultRow } from './external-results.js';
 import type { JobLogRow, JobRow } from './jobs.js';
 import type { LoginCodeRow, LoginStateRow, UserRow } from './logins.js';
+import type { ModelReportRow } from './model-reports.js';
 import type { OrganizationRow } from './organizations.js';
 import type { RevokedTokenRow } from './revoked-tokens.js';
 import type { TemplateRow } from './templates.js';
@@ -29,6 +30,7 @@ declare module 'knex/types/tables.js' {
     campaigns: Table<CampaignRow, 'mdl' | 'best_objectives' | 'engine_state' | 'warm_start'>;
     evaluations: Table<EvaluationRow, 'parameters' | 'objectives' | 'outcomes'>;
     campaign_iterations: Table<IterationRow>;
+    campaign_model_reports: Table<ModelReportRow, 'report'>;
     jobs: Table<JobRow, 'progress'>;
     job_logs: Table<JobLogRow>;
     external_results: Table<ExternalResultRow, 'objectives' | 'outcomes'>;
