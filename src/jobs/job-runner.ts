@@ -4,7 +4,7 @@ import { budgetUsed, completedEvaluations, tell } from '../engine/campaign/state
 import type { CampaignState, EvaluationResult, IterationSummary, Proposal } from '../engine/campaign/types.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import { countEvaluations, findCampaignById, insertEvaluations, insertIteration, updateCampaign, type CampaignRow, type WarmStartSummary } from '../store/campaigns.js';
-import { relaxedCommit, type Db, type Executor } from '../store/db.js';
+import { relaxedCommit, type Db, type Transaction } from '../store/db.js';
 import { deleteTakenResults, postedResults } from '../store/external-results.js';
 import { handBackJobs, LeaseLost, readFenced, updateFenced, type JobRow, type Lease } from '../store/jobs.js';
 import { announceJobs, publishEvent } from '../store/notify.js';
@@ -235,7 +235,7 @@ async function storeIteration(ctx: JobRunContext, job: JobRow, lease: Lease, cam
 }
 
 /** The job's phase and progress, with the events and a log entry, inside the caller's transaction; returns the job row. */
-async function announce(trx: Executor, job: JobRow, lease: Lease, state: CampaignState, mdl: Mdl, phase: string): Promise<JobRow> {
+async function announce(trx: Transaction, job: JobRow, lease: Lease, state: CampaignState, mdl: Mdl, phase: string): Promise<JobRow> {
   const updated = await updateFenced(trx, lease, { phase, progress: progressOf(mdl, state, bestObjectives(mdl, state)) });
   await publishEvent(trx, event('job.status', job, { status: 'running', current_phase: phase }));
   if (phase === 'awaiting_evaluations') {
@@ -278,7 +278,7 @@ async function release(ctx: JobRunContext, job: JobRow, lease: Lease): Promise<J
 }
 
 /** The dataset a campaign starts from, with what was left out and why, once, at its first job. */
-async function logWarmStart(trx: Executor, job: JobRow, warm: WarmStartSummary): Promise<void> {
+async function logWarmStart(trx: Transaction, job: JobRow, warm: WarmStartSummary): Promise<void> {
   const flagged = warm.flagged > 0 ? `; ${warm.flagged} rows with missing objective values were left out` : '';
   await logJob(trx, job, 'info', `Warm start from dataset ${warm.dataset_id}: ${warm.rows} evaluated rows train the surrogate before the first acquisition, so no initial design is run${flagged}.`);
   for (const w of warm.warnings.slice(0, 20)) {
@@ -288,7 +288,7 @@ async function logWarmStart(trx: Executor, job: JobRow, warm: WarmStartSummary):
 }
 
 /** Fit quality per objective: the signal-to-noise ratio and the most relevant parameters. */
-async function logSurrogate(trx: Executor, job: JobRow, mdl: Mdl, state: CampaignState): Promise<void> {
+async function logSurrogate(trx: Transaction, job: JobRow, mdl: Mdl, state: CampaignState): Promise<void> {
   if (!state.hyperparameters) return;
   // Categorical parameters are one-hot encoded, so lengthscales then name encoded dimensions.
   const names = state.hyperparameters[0].lengthscales.length === mdl.parameters.length ? mdl.parameters.map((p) => p.name) : [];
