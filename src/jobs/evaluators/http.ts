@@ -9,7 +9,7 @@ import {
   type OutgoingHttpHeaders,
 } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import ipaddr from 'ipaddr.js';
 import { quoteNonFiniteTokens } from '../../json-text.js';
@@ -267,7 +267,8 @@ export class HttpEvaluator implements Evaluator {
       path: `${url.pathname}${url.search}`,
       headers,
       lookup: pinned,
-      servername: isIP(this.hostname) ? undefined : this.hostname,
+      // no SNI for an address (the URL parser has written it canonically)
+      servername: ipaddr.isValid(this.hostname) ? undefined : this.hostname,
       // a pooled socket would outlive the address check it was made for
       agent: false,
     });
@@ -445,7 +446,7 @@ function parseHostRule(entry: string): HostRule {
   let canonical: string;
   try {
     // the URL parser writes IP addresses and IDNs the way URLs being checked will have them
-    canonical = new URL(`http://${isIP(host) === 6 ? `[${host}]` : host}`).hostname;
+    canonical = new URL(`http://${ipaddr.IPv6.isValid(host) ? `[${host}]` : host}`).hostname;
   } catch (error) {
     throw new EvaluatorError('invalid', `${HOSTS_SETTING} entry ${JSON.stringify(entry)} is not a valid host name or address.`, { cause: error });
   }
