@@ -56,10 +56,6 @@ async function start(): Promise<EmbeddedDatabase> {
   await client.connect();
   try {
     await client.query("alter system set max_connections = '400'");
-    // a disposable cluster: durability costs time and buys nothing
-    await client.query("alter system set fsync = 'off'");
-    await client.query("alter system set synchronous_commit = 'off'");
-    await client.query("alter system set full_page_writes = 'off'");
   } finally {
     await client.end();
   }

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,7 +39,8 @@ export function sharedFolder(): string {
 export async function sharedPostgresUrl(): Promise<string> {
   const folder = sharedFolder();
   // under root the server runs as the postgres user, which must be able to enter the folder
-  mkdirSync(join(folder, 'leases'), { recursive: true, mode: 0o755 });
+  if (mkdirSync(folder, { recursive: true })) chmodSync(folder, 0o755);
+  mkdirSync(join(folder, 'leases'), { recursive: true });
   const keeper = await withLock(folder, () => {
     let state = readState(folder);
     if (!state || !alive(state.keeper)) {
