@@ -125,7 +125,9 @@ function spawnKeeper(folder: string): number {
   const script = join(dirname(here), here.endsWith('.ts') ? 'postgres-keeper.ts' : 'postgres-keeper.js');
   // keep loaders (tsx) but not the runner's own flags
   const flags = process.execArgv.filter((flag) => !flag.startsWith('--test'));
-  const child = spawn(process.execPath, [...flags, script, folder], { detached: true, stdio: 'ignore' });
+  // the keeper outlives this file: it is no test of the runner's
+  const { NODE_TEST_CONTEXT: _runner, ...env } = process.env;
+  const child = spawn(process.execPath, [...flags, script, folder], { detached: true, stdio: 'ignore', env });
   child.unref();
   return child.pid!;
 }
