@@ -5,7 +5,7 @@
  */
 import { CmaEs, minimize } from '../src/engine/cmaes.js';
 import { Random } from '../src/engine/random.js';
-import { CmaEsReference } from './baselines/cmaes-reference.js';
+import { CmaEsReference } from '../reference/cmaes.js';
 import { median, type BenchReport, type BenchSuite } from './common.js';
 
 type Objective = (x: Float64Array) => number;

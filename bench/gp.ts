@@ -1,7 +1,7 @@
 import { fitHyperparameters } from '../src/engine/gp/fit.js';
 import { GaussianProcess } from '../src/engine/gp/gaussian-process.js';
 import { BatchedPosterior } from '../src/engine/gp/posterior.js';
-import { ReferenceGp, referenceFit, referenceStandardization } from '../src/engine/gp/reference.js';
+import { ReferenceGp, referenceFit, referenceStandardization } from '../reference/gp.js';
 import { Surrogate, type GpHyperparameters } from '../src/engine/gp/surrogate.js';
 import { Random } from '../src/engine/random.js';
 import { initTensorBackend, tf } from '../src/engine/tensor/backend.js';
@@ -9,7 +9,7 @@ import { timeCalls, type BenchReport, type BenchSuite } from './common.js';
 
 /**
  * Gaussian-process surrogate: fit time, posterior throughput and held-out log likelihood of the
- * tensor-backend surrogate against the plain float64 reference (reference.ts), same prior, same
+ * tensor-backend surrogate against the plain float64 reference (reference/gp.ts), same prior, same
  * optimizer, same starts. The test function is Hartmann-6 on the first six inputs plus, for
  * d > 6, weak smooth terms on the rest, sampled uniformly on [0, 1]^d without noise; the held-out
  * set is 1000 further points of the same function.

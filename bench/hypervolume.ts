@@ -1,5 +1,5 @@
 import { hypervolume, hypervolumeImprovements } from '../src/engine/hypervolume.js';
-import { hypervolumeImprovementsReference, hypervolumeReference } from '../src/engine/hypervolume-reference.js';
+import { hypervolumeImprovementsReference, hypervolumeReference } from '../reference/hypervolume.js';
 import { makeCloud, makeFront, type FrontShape } from '../test/support/fronts.js';
 import { timeCalls, type BenchReport, type BenchSuite } from './common.js';
 

@@ -71,6 +71,51 @@ test('unknown routes, unparseable and oversized bodies get the error envelope', 
   }
 });
 
+test('the multipart campaign form keeps its limits: one mdl_file part up to 2 MiB, a few small fields', async () => {
+  const { base, server } = await serve(healthy);
+  const post = async (body: FormData | string, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${base}/v1/campaigns`, { method: 'POST', body, headers });
+    return { status: res.status, error: ((await res.json()) as { error: { code: string; message: string; details?: any } }).error };
+  };
+  const file = (bytes: number) => new Blob(['#'.repeat(bytes)], { type: 'application/yaml' });
+  try {
+    const huge = new FormData();
+    huge.append('mdl_file', file(2 * 1024 * 1024 + 1), 'huge.yaml');
+    const tooBig = await post(huge);
+    assert.equal(tooBig.status, 413);
+    assert.equal(tooBig.error.code, 'PAYLOAD_TOO_LARGE');
+    assert.equal(tooBig.error.message, 'The request body is larger than 2mb.');
+
+    const two = new FormData();
+    two.append('mdl_file', file(10), 'a.yaml');
+    two.append('other', file(10), 'b.yaml');
+    assert.equal((await post(two)).status, 413);
+
+    const fields = new FormData();
+    for (let i = 0; i < 21; i++) fields.append(`f${i}`, 'x');
+    assert.equal((await post(fields)).status, 413);
+    const long = new FormData();
+    long.append('name', 'x'.repeat(65 * 1024));
+    assert.equal((await post(long)).status, 413);
+
+    const noFile = new FormData();
+    noFile.append('name', 'no file');
+    const missing = await post(noFile);
+    assert.equal(missing.status, 422);
+    assert.equal(missing.error.details.errors[0].path, 'mdl_file');
+
+    const broken = await post('--nope\r\nnot a part', { 'Content-Type': 'multipart/form-data' });
+    assert.equal(broken.status, 400);
+    assert.equal(broken.error.code, 'BAD_REQUEST');
+
+    const scalar = await post('42', { 'Content-Type': 'application/json' });
+    assert.equal(scalar.status, 400);
+    assert.match(scalar.error.message, /could not be parsed: only an object or an array/);
+  } finally {
+    server.close();
+  }
+});
+
 test('an unexpected error is a 500 INTERNAL carrying only the request id', async () => {
   const { base, server } = await serve(async () => {
     throw new Error('secret detail: SELECT * FROM keys at /srv/kiln/src/store.ts:12');

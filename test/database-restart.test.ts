@@ -14,7 +14,7 @@ let kiln: TestKiln;
 let api: ReturnType<typeof client>;
 
 before(async () => {
-  postgres = await TestPostgres.start();
+  postgres = await TestPostgres.start({ own: true });
   kiln = await startTestKiln(await postgres.database(), { KILN_LEASE_SECONDS: '3' });
   api = client(kiln.base, kiln.adminKey);
 });

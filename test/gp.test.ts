@@ -14,7 +14,7 @@ import {
   referenceKernel,
   referenceLogMarginalLikelihood,
   referenceStandardization,
-} from '../src/engine/gp/reference.js';
+} from '../reference/gp.js';
 import { Surrogate } from '../src/engine/gp/surrogate.js';
 import { conditioningNoise } from '../src/engine/gp/tensor-covariance.js';
 import { TensorLikelihood } from '../src/engine/gp/tensor-likelihood.js';

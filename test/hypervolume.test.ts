@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hypervolume, hypervolumeImprovements } from '../src/engine/hypervolume.js';
-import { hypervolumeImprovementsReference, hypervolumeReference } from '../src/engine/hypervolume-reference.js';
+import { hypervolumeImprovementsReference, hypervolumeReference } from '../reference/hypervolume.js';
 import { Random } from '../src/engine/random.js';
 import { bruteHypervolumeGrid, bruteHypervolumeSlicing, bruteHypervolumeSubsets } from './support/brute-hypervolume.js';
 import { FRONT_SHAPES, makeCloud, makeFront, toRows } from './support/fronts.js';

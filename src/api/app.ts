@@ -1,6 +1,5 @@
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
-import { koaBody } from 'koa-body';
 import type { Logger } from 'pino';
 import { KilnError } from '../errors.js';
 import { GUEST_PLAN } from './auth.js';
@@ -10,7 +9,8 @@ import type { SocialLoginServices } from '../service/social-login.js';
 import type { TemplateCatalog } from '../service/templates.js';
 import type { TokenService } from '../service/tokens.js';
 import type { Db } from '../store/db.js';
-import { readJsonAllowingNonFinite } from './json-body.js';
+import { readJsonBody } from './json-body.js';
+import { readMultipartForm, type FormLimits } from './multipart-form.js';
 import { join } from 'node:path';
 import { packageRoot } from '../package-root.js';
 import { renderDocsPage } from './docs-page.js';
@@ -57,8 +57,16 @@ export interface AppDependencies {
 }
 
 /** JSON bodies above this are refused with 413 before they are parsed. */
-const JSON_LIMIT = '2mb';
-const FILE_LIMIT = 2 * 1024 * 1024;
+const JSON_LIMIT = 2 * 1024 * 1024;
+/** The multipart campaign creation: one MDL file part and a few short fields. */
+const FORM_LIMITS: FormLimits = { fileBytes: 2 * 1024 * 1024, files: 1, fields: 20, fieldBytes: 64 * 1024 };
+
+declare module 'koa' {
+  interface Request {
+    /** the parsed body of a route that takes one (parseBody below) */
+    body?: unknown;
+  }
+}
 
 /**
  * The Koa application: request ids, the error envelope, and the /v1 routes of the route table,
@@ -149,28 +157,6 @@ function limiter(limits: RateLimits | undefined) {
   };
 }
 
-const jsonParser = koaBody({
-  jsonLimit: JSON_LIMIT,
-  jsonStrict: true,
-  multipart: false,
-  urlencoded: false,
-  text: false,
-  onError: (error) => {
-    throw bodyError(error);
-  },
-});
-
-const multipartParser = koaBody({
-  multipart: true,
-  json: false,
-  urlencoded: false,
-  text: false,
-  formidable: { maxFileSize: FILE_LIMIT, maxFiles: 1, maxFields: 20, maxFieldsSize: 64 * 1024 },
-  onError: (error) => {
-    throw bodyError(error);
-  },
-});
-
 /** JSON for every body route; multipart/form-data where the route documents it; anything else is 400. */
 async function parseBody(ctx: Context, route: RouteDefinition): Promise<void> {
   const hasBody = Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
@@ -179,28 +165,15 @@ async function parseBody(ctx: Context, route: RouteDefinition): Promise<void> {
     return;
   }
   if (ctx.is('application/json', '+json')) {
-    if (route.nonFiniteNumbers) {
-      ctx.request.body = (await readJsonAllowingNonFinite(ctx, FILE_LIMIT)) as typeof ctx.request.body;
-      return;
-    }
-    await jsonParser(ctx, async () => undefined);
+    ctx.request.body = await readJsonBody(ctx, JSON_LIMIT, { nonFinite: route.nonFiniteNumbers });
     return;
   }
   if (route.multipart && ctx.is('multipart/form-data')) {
-    await multipartParser(ctx, async () => undefined);
-    ctx.state.multipart = true;
+    const form = await readMultipartForm(ctx, FORM_LIMITS);
+    ctx.request.body = form.fields;
+    ctx.state.multipart = form;
     return;
   }
   const accepted = route.multipart ? 'application/json or multipart/form-data' : 'application/json';
   throw new KilnError(400, 'BAD_REQUEST', `This route takes ${accepted} bodies; the request's Content-Type is ${ctx.get('Content-Type') || 'missing'}.`);
-}
-
-/** Body-parser failures (co-body and formidable set `status` or `httpCode`) in the envelope's terms. */
-function bodyError(error: Error): KilnError {
-  const e = error as { status?: unknown; httpCode?: unknown; code?: unknown };
-  const status = e.status ?? e.httpCode;
-  if (status === 413 || e.code === 1009 || e.code === 1016) {
-    return new KilnError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${JSON_LIMIT}.`, { limit: FILE_LIMIT });
-  }
-  return new KilnError(400, 'BAD_REQUEST', `The request body could not be parsed: ${error.message}.`);
 }

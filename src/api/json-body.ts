@@ -4,12 +4,13 @@ import { KilnError } from '../errors.js';
 import { parseJsonWithNonFinite } from '../json-text.js';
 
 /**
- * A JSON body that may carry bare NaN, Infinity and -Infinity tokens (Python's json.dump
- * default), read as non-finite numbers, for routes where a measured value can be one: the route
- * then fails that measurement instead of refusing the whole request. Same limit and encodings
- * as the other JSON bodies.
+ * A JSON body, read with a byte limit (413 the moment it is crossed) in any of the encodings
+ * below. Strict by default: the document must be an object or an array. With `nonFinite`, bare
+ * NaN, Infinity and -Infinity tokens (Python's json.dump default) are read as non-finite numbers,
+ * for routes where a measured value can be one: the route then fails that measurement instead of
+ * refusing the whole request.
  */
-export async function readJsonAllowingNonFinite(ctx: Context, limitBytes: number): Promise<unknown> {
+export async function readJsonBody(ctx: Context, limitBytes: number, options: { nonFinite?: boolean } = {}): Promise<unknown> {
   const encoding = (ctx.get('Content-Encoding') || 'identity').toLowerCase();
   const decoders: Record<string, (() => NodeJS.ReadWriteStream) | undefined> = {
     gzip: createGunzip,
@@ -20,6 +21,10 @@ export async function readJsonAllowingNonFinite(ctx: Context, limitBytes: number
   if (!decoder && encoding !== 'identity') {
     throw new KilnError(400, 'BAD_REQUEST', `Content-Encoding ${encoding} is not supported; send gzip, deflate, br or none.`);
   }
+  if (Number(ctx.get('Content-Length') || 0) > limitBytes) {
+    ctx.req.resume();
+    throw tooLarge(limitBytes);
+  }
   const stream = decoder ? ctx.req.pipe(decoder()) : ctx.req;
   const chunks: Buffer[] = [];
   let size = 0;
@@ -29,7 +34,7 @@ export async function readJsonAllowingNonFinite(ctx: Context, limitBytes: number
       if (size > limitBytes) {
         ctx.req.unpipe();
         ctx.req.resume();
-        throw new KilnError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${limitBytes / 1024 / 1024}mb.`, { limit: limitBytes });
+        throw tooLarge(limitBytes);
       }
       chunks.push(chunk);
     }
@@ -39,8 +44,15 @@ export async function readJsonAllowingNonFinite(ctx: Context, limitBytes: number
   }
   const text = Buffer.concat(chunks).toString('utf8');
   try {
-    return parseJsonWithNonFinite(text);
+    if (options.nonFinite) return parseJsonWithNonFinite(text);
+    if (text.trim() === '') return {};
+    if (!/^\s*[[{]/.test(text)) throw new Error('only an object or an array is accepted');
+    return JSON.parse(text) as unknown;
   } catch (error) {
     throw new KilnError(400, 'BAD_REQUEST', `The request body could not be parsed: ${(error as Error).message}.`);
   }
+}
+
+function tooLarge(limitBytes: number): KilnError {
+  return new KilnError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${limitBytes / 1024 / 1024}mb.`, { limit: limitBytes });
 }

@@ -1,5 +1,4 @@
 import type { LookupAddress } from 'node:dns';
-import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { EvaluatorError } from './types.js';
 
@@ -102,7 +101,7 @@ function parseHostRule(entry: string): HostRule {
   let canonical: string;
   try {
     // the URL parser writes IP addresses and IDNs the way URLs being checked will have them
-    canonical = new URL(`http://${isIP(host) === 6 ? `[${host}]` : host}`).hostname;
+    canonical = new URL(`http://${ipaddr.IPv6.isValid(host) ? `[${host}]` : host}`).hostname;
   } catch (error) {
     throw new EvaluatorError('invalid', `${HOSTS_SETTING} entry ${JSON.stringify(entry)} is not a valid host name or address.`, { cause: error });
   }

@@ -2,7 +2,8 @@ import type { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { request as httpRequest, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import type { HttpHostPolicy } from './http-host-policy.js';
 import { PREVIEW, type Redactor } from './http-redactor.js';
 import { EvaluatorError } from './types.js';
@@ -121,7 +122,8 @@ function open(target: PinnedPostTarget, addresses: LookupAddress[], contentLengt
     path: `${url.pathname}${url.search}`,
     headers,
     lookup: pinned,
-    servername: isIP(policy.hostname) ? undefined : policy.hostname,
+    // no SNI for an address (the URL parser has written it canonically)
+    servername: ipaddr.isValid(policy.hostname) ? undefined : policy.hostname,
     // a pooled socket would outlive the address check it was made for
     agent: false,
   });

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as oidc from 'openid-client';
+import ipaddr from 'ipaddr.js';
 import type { Config } from '../config.js';
 import { KilnError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -99,7 +100,10 @@ async function discover(issuer: URL, s: ProviderSettings, insecure: boolean): Pr
 }
 
 function isLoopback(url: URL): boolean {
-  return url.hostname === 'localhost' || url.hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(url.hostname);
+  if (url.hostname === 'localhost') return true;
+  // the URL parser has already written any address in its canonical form, IPv6 in brackets
+  const address = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  return ipaddr.isValid(address) && ipaddr.process(address).range() === 'loopback';
 }
 
 /** KILN_PUBLIC_URL when Kiln sits behind a proxy, else the origin the request came to. */

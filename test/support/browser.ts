@@ -25,7 +25,7 @@ export interface BrowserKiln {
   stop(): Promise<void>;
 }
 
-/** Kiln on its own embedded Postgres and a chromium to drive it: the set-up of every browser test file. */
+/** Kiln on a fresh database of the shared test Postgres and a chromium to drive it: the set-up of every browser test file. */
 export async function startBrowserKiln(env: Record<string, string> = {}): Promise<BrowserKiln> {
   const postgres = await TestPostgres.start();
   let kiln: TestKiln | undefined;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { ReferenceGp, referenceLogMarginalLikelihood, referenceStandardization } from '../../src/engine/gp/reference.js';
+import { ReferenceGp, referenceLogMarginalLikelihood, referenceStandardization } from '../../reference/gp.js';
 import { Surrogate } from '../../src/engine/gp/surrogate.js';
 import { maxAbsDifference, sinusoids, uniformPoints } from './gp-fixtures.js';
 

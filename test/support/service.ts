@@ -3,21 +3,20 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { startKiln, type KilnRuntime } from '../../src/runtime.js';
 import { generateApiKey } from '../../src/service/api-key-format.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/store/embedded-postgres.js';
+import { sharedPostgresUrl } from './shared-postgres.js';
+import { cloneTemplate, databaseUrl } from './template-database.js';
 
 /**
- * A real Postgres for one test file (embedded, in a temporary folder). Each `database()` call
- * gives a fresh, empty database on it, so tests do not see each other's rows.
- */
-/**
- * The Postgres server of a test file: Kiln's embedded one, or, when KILN_TEST_DATABASE_URL names
- * a running server (CI runs the service tests against Debian's postgresql this way too), that
- * server. Each `database()` is a fresh database on it.
+ * The Postgres server of a test file: by default the embedded server the test files of a run
+ * share (./shared-postgres.ts), or one of its own for a file that stops it on purpose, or, when
+ * KILN_TEST_DATABASE_URL names a running server (CI runs the service tests against Debian's
+ * postgresql this way too), that server. Each `database()` is a fresh copy of a migrated template
+ * (./template-database.ts), so tests do not see each other's rows.
  */
 export class TestPostgres {
   private counter = 0;
@@ -27,9 +26,11 @@ export class TestPostgres {
     private readonly parent: string | null,
   ) {}
 
-  static async start(): Promise<TestPostgres> {
+  /** own: a server for this file alone, which `pause` and `resume` may stop and start. */
+  static async start(options: { own?: boolean } = {}): Promise<TestPostgres> {
     const external = process.env.KILN_TEST_DATABASE_URL;
     if (external) return new TestPostgres(external, null, null);
+    if (!options.own) return new TestPostgres(await sharedPostgresUrl(), null, null);
     const parent = mkdtempSync(join(tmpdir(), 'kiln-test-pg-'));
     // under root the server runs as the postgres user, which must be able to enter the folder
     chmodSync(parent, 0o755);
@@ -39,27 +40,23 @@ export class TestPostgres {
 
   async database(): Promise<string> {
     const name = `kiln_test_${process.pid}_${++this.counter}`;
-    const client = new pg.Client({ connectionString: this.url });
-    await client.connect();
-    await client.query(`create database ${name}`);
-    await client.end();
-    const url = new URL(this.url);
-    url.pathname = `/${name}`;
-    return url.toString();
+    await cloneTemplate(this.url, name);
+    return databaseUrl(this.url, name);
   }
 
-  /** Stops the embedded server, as a crash or a maintenance window would. */
+  /** Stops a server of the file's own, as a crash or a maintenance window would. */
   async pause(): Promise<void> {
-    if (!this.server) throw new Error('only the embedded server can be paused');
+    if (!this.server) throw new Error('only a server of the file\'s own can be paused');
     await this.server.stop();
   }
 
-  /** Starts the embedded server again on the same folder and port: the URLs stay valid. */
+  /** Starts it again on the same folder and port: the URLs stay valid. */
   async resume(): Promise<void> {
-    if (!this.server || !this.parent) throw new Error('only the embedded server can be resumed');
+    if (!this.server || !this.parent) throw new Error('only a server of the file\'s own can be resumed');
     this.server = await startEmbeddedPostgres({ dataDir: join(this.parent, 'postgres'), port: this.server.port });
   }
 
+  /** Stops a server of the file's own; the shared one stops by itself after the run. */
   async stop(): Promise<void> {
     if (!this.server) return;
     await this.server.stop();

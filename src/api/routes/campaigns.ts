@@ -1,4 +1,3 @@
-import { readFile, rm } from 'node:fs/promises';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import {
@@ -17,6 +16,7 @@ import { modelReportOf } from '../../service/model-reports.js';
 import { validationFailed } from '../../service/validation.js';
 import type { TemplateCatalog } from '../../service/templates.js';
 import type { Db } from '../../store/db.js';
+import type { MultipartForm } from '../multipart-form.js';
 import { pageMeta, paging, type RouteTable } from '../route.js';
 import * as s from '../schemas.js';
 
@@ -37,7 +37,7 @@ export function campaignRoutes(table: RouteTable, db: Db, templates: TemplateCat
     bodyDoc: s.createCampaignBodyDoc,
     multipart: s.multipartCampaignBody,
     responses: { 201: { description: 'created', data: s.campaignSummarySchema } },
-    handle: async ({ ctx, body, principal }) => ({ status: 201, data: await createCampaign(db, templates, principal, await creationInput(ctx, body)) }),
+    handle: async ({ ctx, body, principal }) => ({ status: 201, data: await createCampaign(db, templates, principal, creationInput(ctx, body)) }),
   });
 
   table.add({
@@ -179,20 +179,13 @@ export function campaignRoutes(table: RouteTable, db: Db, templates: TemplateCat
 }
 
 /** Tells the three creation forms apart (decisions.md); mixing them is a 422. */
-async function creationInput(ctx: Context, body: unknown): Promise<CreateCampaignInput> {
-  if (ctx.state.multipart) {
-    const fields = (ctx.request.body ?? {}) as Record<string, unknown>;
-    const files = ctx.request.files ?? {};
-    const file = files.mdl_file;
-    const single = Array.isArray(file) ? file[0] : file;
-    try {
-      if (!single) throw validationFailed([{ path: 'mdl_file', message: 'a multipart request must carry the MDL document in a file part named mdl_file' }]);
-      const text = await readFile(single.filepath, 'utf8');
-      const str = (k: string) => (typeof fields[k] === 'string' && fields[k] !== '' ? (fields[k] as string) : undefined);
-      return { form: 'file', text, filename: single.originalFilename ?? undefined, name: str('name'), domain: str('domain'), dataset_id: str('dataset_id') };
-    } finally {
-      for (const f of Object.values(files).flat()) await rm(f.filepath, { force: true });
-    }
+function creationInput(ctx: Context, body: unknown): CreateCampaignInput {
+  const form = ctx.state.multipart as MultipartForm | undefined;
+  if (form) {
+    const file = form.files.mdl_file;
+    if (!file) throw validationFailed([{ path: 'mdl_file', message: 'a multipart request must carry the MDL document in a file part named mdl_file' }]);
+    const str = (k: string) => form.fields[k] || undefined;
+    return { form: 'file', text: file.content.toString('utf8'), filename: file.filename, name: str('name'), domain: str('domain'), dataset_id: str('dataset_id') };
   }
   const b = body as z.output<typeof s.createCampaignBody>;
   if (b.mdl !== undefined && b.template_id !== undefined) {

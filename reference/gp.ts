@@ -1,5 +1,5 @@
-import { multiStartFit, type FitResult } from './multistart.js';
-import { HyperparameterSpace, type GpHyperparameters } from './priors.js';
+import { multiStartFit, type FitResult } from '../src/engine/gp/multistart.js';
+import { HyperparameterSpace, type GpHyperparameters } from '../src/engine/gp/priors.js';
 
 /**
  * A plain float64 Gaussian process written for clarity, not speed: textbook loops, no blocking,

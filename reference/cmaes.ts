@@ -5,8 +5,8 @@
  * Float64Arrays, unbounded only. Normals come from src/engine/random.ts, so its samples differ from
  * the kernel's; it exists to measure what compiling the kernel to WASM buys.
  */
-import { Random } from '../../src/engine/random.js';
-import { symmetricEigenReference } from './cmaes-reference-eigen.js';
+import { Random } from '../src/engine/random.js';
+import { symmetricEigenReference } from './cmaes-eigen.js';
 
 export interface CmaEsReferenceOptions {
   mean: ArrayLike<number>;

@@ -19,8 +19,8 @@
  *
  * Row sets are `k x d` row-major Float64Arrays; a single row is addressed by (array, offset).
  */
-import { checkHypervolumeInput } from './hypervolume.js';
-import { buildFront, contribution2, frontContribution, hv2, hv3, hv4 } from './hypervolume-reference-sweeps.js';
+import { checkHypervolumeInput } from '../src/engine/hypervolume.js';
+import { buildFront, contribution2, frontContribution, hv2, hv3, hv4 } from './hypervolume-sweeps.js';
 
 const RUN = 16;
 

@@ -1,6 +1,6 @@
 /**
  * The 2-, 3- and 4-D sweeps of the plain TypeScript hypervolume reference
- * (./hypervolume-reference.ts), step for step the same as assembly/lib/hv-sweep.ts,
+ * (./hypervolume.ts), step for step the same as assembly/lib/hv-sweep.ts,
  * hv-staircase.ts and hv-4d.ts. Minimisation; rows strictly inside ref; row sets are `k x stride`
  * row-major Float64Arrays, a single row is addressed by (array, offset).
  */
