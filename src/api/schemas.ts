@@ -121,6 +121,17 @@ export const campaignSummarySchema = z.object({
   parameters_count: z.int(),
   objectives_count: z.int(),
 });
+export const mdlWarningSchema = z
+  .object({
+    path: z.string().describe('member of the campaign MDL, e.g. constraints or optimizer.budget; "" for the whole document'),
+    message: z.string(),
+    line: z.int().optional().describe('1-based, when the MDL was uploaded as a file'),
+    column: z.int().optional(),
+  })
+  .describe('a pre-flight warning: the campaign is valid but may spend its budget poorly');
+export const campaignCreatedSchema = campaignSummarySchema.extend({
+  warnings: z.array(mdlWarningSchema).describe('pre-flight warnings about the MDL; empty when none'),
+});
 export const campaignListItemSchema = campaignSummarySchema.extend({ current_iteration: z.int(), hypervolume: z.number(), pareto_size: z.int() });
 export const campaignDetailSchema = campaignListItemSchema.extend({
   updated_at: timestamp,
