@@ -97,6 +97,12 @@ describe('campaign resources', () => {
     const template = await api('POST', '/v1/campaigns', { name: 'x', template_id: 'water/unknown' });
     assert.equal(template.status, 422);
     assert.match(template.json.error.message, /unknown template/);
+    const empty = await api('POST', '/v1/campaigns', { name: 'x', domain: 'water', mdl: zdt1Mdl(), dataset_id: '' });
+    assert.equal(empty.status, 422);
+    assert.deepEqual(empty.json.error.details.errors, [
+      { path: 'dataset_id', message: 'is empty: give a dataset id (ds_...) to warm-start from, or leave dataset_id out to start from an initial design' },
+    ]);
+
     const none = await api('POST', '/v1/campaigns', { name: 'x', domain: 'water' });
     assert.equal(none.status, 422);
     assert.equal(none.json.error.details.errors[0].path, 'mdl');
