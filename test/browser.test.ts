@@ -2,6 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
+import { parse } from 'yaml';
 import { ARTIFACTS, signedInContext, startBrowserKiln, type BrowserKiln } from './support/browser.js';
 import { eventually, type TestKiln } from './support/service.js';
 
@@ -20,6 +21,15 @@ before(async () => {
 after(() => site?.stop());
 
 const points = async (page: Page, testId: string) => Number(await page.getByTestId(testId).getAttribute('data-points'));
+
+/** The MDL preview `testId` once it shows YAML (not the JSON it starts with), checked to wrap rather than scroll sideways. */
+async function previewedMdl(page: Page, testId: string): Promise<any> {
+  await page.waitForFunction((id) => !document.querySelector(`[data-testid="${id}"]`)?.textContent?.trimStart().startsWith('{'), testId);
+  const preview = page.getByTestId(testId);
+  const { scrollWidth, clientWidth } = await preview.evaluate((e) => ({ scrollWidth: e.scrollWidth, clientWidth: e.clientWidth }));
+  assert.ok(scrollWidth <= clientWidth, `the ${testId} preview wraps (${scrollWidth} > ${clientWidth})`);
+  return parse(await preview.innerText());
+}
 
 test('sign in with a key, create a campaign from a template, start it, watch both plots gain points live, stop it, download CSV', async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -42,7 +52,7 @@ test('sign in with a key, create a campaign from a template, start it, watch bot
   await page.getByLabel('Budget').fill('80');
   await page.getByLabel('Seed').fill('7');
   await page.getByText("Parameter bounds and the template's MDL").click();
-  const templateMdl = JSON.parse(await page.getByTestId('template-mdl').innerText());
+  const templateMdl = await previewedMdl(page, 'template-mdl');
   const first = templateMdl.parameters.find((p: { bounds?: number[] }) => p.bounds);
   const narrowed = [first.bounds[0], first.bounds[0] + (first.bounds[1] - first.bounds[0]) / 2];
   await page.getByLabel(`${first.name} upper bound`).fill(String(narrowed[1]));
@@ -169,10 +179,12 @@ test('guests browse templates (filter, search, MDL) and look up materials withou
   await page.getByLabel('Search').fill('electrolyte');
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="template"]').length === 1);
   await page.getByRole('button', { name: 'View MDL' }).click();
-  const mdl = JSON.parse(await page.getByTestId('mdl').innerText());
+  const mdl = await previewedMdl(page, 'mdl');
   assert.equal(mdl.domain, 'battery');
   assert.ok(mdl.parameters.length > 0);
-  assert.equal(await page.getByRole('button', { name: 'Download material.yaml' }).count(), 0, 'guests cannot export');
+  const download = page.getByRole('button', { name: 'Download material.yaml' });
+  assert.ok(await download.isDisabled(), 'a guest is offered no download that would fail');
+  assert.match(await download.evaluate((b) => document.getElementById(b.getAttribute('aria-describedby')!)!.textContent!), /Sign in to download/);
   await page.screenshot({ path: `${ARTIFACTS}/templates.png` });
 
   await page.getByRole('link', { name: 'Materials' }).click();
@@ -283,9 +295,22 @@ test('a campaign from pasted YAML: validation errors shown at their paths, then 
   const errors = page.getByTestId('mdl-errors');
   await errors.waitFor();
   const text = await errors.innerText();
-  assert.match(text, /mdl_file\.parameters\[0\]\.bounds/);
-  assert.match(text, /mdl_file\.optimizer\.budget/);
+  assert.match(text, /^parameters\[0\]\.bounds: lower bound 1 must be below upper bound 0/m);
+  assert.match(text, /^optimizer\.budget: /m);
+  assert.doesNotMatch(text, /mdl_file/, 'paths are in the pasted document, not the request');
+  const alert = await page.getByRole('alert').innerText();
+  assert.equal(alert, 'The campaign was not created: 2 problems to fix, listed below.');
   await page.screenshot({ path: `${ARTIFACTS}/mdl-errors.png` });
+  await page.getByLabel('Paste YAML or JSON').fill(yaml(10, -1).replace('[-1, 0]', '[0, 1]').replace('Pasted ZDT1', 'Tight ZDT1') + '\nconstraints: [{expression: x1 + x2 <= 0.1}]');
+  await page.getByRole('button', { name: 'Create from MDL' }).click();
+  const warnings = page.getByTestId('preflight-warnings');
+  await warnings.waitFor();
+  assert.match(await warnings.innerText(), /^line 11: constraints: only about 0\.\d+ % of the parameter box meets the constraints/);
+  await page.screenshot({ path: `${ARTIFACTS}/mdl-warnings.png` });
+  await page.getByRole('link', { name: 'Open the campaign' }).click();
+  await page.getByRole('heading', { name: 'Tight ZDT1' }).waitFor();
+  await page.goto(`${kiln.base}/#/campaigns`);
+  await page.getByText('New campaign from an MDL document').click();
   await page.getByLabel('Paste YAML or JSON').fill(yaml(10, -1).replace('[-1, 0]', '[0, 1]'));
   await page.getByRole('button', { name: 'Create from MDL' }).click();
   await page.getByRole('heading', { name: 'Pasted ZDT1' }).waitFor();

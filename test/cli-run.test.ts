@@ -85,7 +85,7 @@ test('kiln run reports every MDL error with its location and exits 1', async () 
   assert.match(text, /parameters\[0\]\.bounds/);
   assert.match(text, /objectives/);
   assert.match(text, /optimizer\.budget/);
-  assert.match(text, /line \d+/);
+  assert.match(text, /bad\.yaml:2:\d+: parameters\[0\]\.bounds: /, 'file:line:column: path: message');
 });
 
 test('kiln run refuses a campaign without a local evaluator', async () => {

@@ -97,6 +97,12 @@ describe('campaign resources', () => {
     const template = await api('POST', '/v1/campaigns', { name: 'x', template_id: 'water/unknown' });
     assert.equal(template.status, 422);
     assert.match(template.json.error.message, /unknown template/);
+    const empty = await api('POST', '/v1/campaigns', { name: 'x', domain: 'water', mdl: zdt1Mdl(), dataset_id: '' });
+    assert.equal(empty.status, 422);
+    assert.deepEqual(empty.json.error.details.errors, [
+      { path: 'dataset_id', message: 'is empty: give a dataset id (ds_...) to warm-start from, or leave dataset_id out to start from an initial design' },
+    ]);
+
     const none = await api('POST', '/v1/campaigns', { name: 'x', domain: 'water' });
     assert.equal(none.status, 422);
     assert.equal(none.json.error.details.errors[0].path, 'mdl');
@@ -133,6 +139,32 @@ describe('campaign resources', () => {
     const noFile = await api('POST', '/v1/campaigns', missing);
     assert.equal(noFile.status, 422);
     assert.equal(noFile.json.error.details.errors[0].path, 'mdl_file');
+  });
+
+  test('a created campaign carries the pre-flight warnings about its MDL, in every creation form', async () => {
+    const clean = await api('POST', '/v1/campaigns', { name: 'clean', domain: 'benchmark', mdl: zdt1Mdl() });
+    assert.equal(clean.status, 201, clean.text);
+    assert.deepEqual(clean.json.data.warnings, []);
+
+    const tight = { ...zdt1Mdl({ budget: 4 }), constraints: [{ expression: 'x1 + x2 <= 0.1' }] };
+    const res = await api('POST', '/v1/campaigns', { name: 'tight', domain: 'benchmark', mdl: tight });
+    assert.equal(res.status, 201, res.text);
+    const warnings = res.json.data.warnings as { path: string; message: string }[];
+    assert.deepEqual(warnings.map((w) => w.path), ['constraints', 'optimizer.initial_samples']);
+    assert.match(warnings[0].message, /^only about 0\.\d+ % of the parameter box meets the constraints/);
+    assert.match(warnings[1].message, /budget of 4 evaluations is no larger than the initial design of 4/);
+
+    const form = new FormData();
+    const yaml = ['parameters:', '  - { name: a, type: continuous, bounds: [0, 1] }', '  - { name: b, type: continuous, bounds: [0.5, 0.5] }', 'objectives:', '  - { name: f1, direction: minimize, reference: -1 }', '  - { name: f2, direction: minimize }', 'optimizer: { budget: 6 }', 'evaluator: { type: builtin, name: zdt1 }'].join('\n');
+    form.append('mdl_file', new Blob([yaml], { type: 'application/yaml' }), 'material.yaml');
+    form.append('name', 'from a file');
+    form.append('domain', 'benchmark');
+    const file = await api('POST', '/v1/campaigns', form);
+    assert.equal(file.status, 201, file.text);
+    assert.deepEqual(
+      file.json.data.warnings.map((w: { path: string; line: number; column: number }) => [w.path, w.line, w.column]),
+      [['parameters[1].bounds', 3, 34], ['objectives[0].reference', 5, 38]],
+    );
   });
 
   test('bad requests get the envelope: 400, 401, 403, 404, 413', async () => {

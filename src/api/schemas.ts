@@ -45,13 +45,13 @@ export const campaignListQuery = z.object({
 
 export const createCampaignBody = z
   .strictObject({
-    name: z.string().min(1).max(200).optional().describe('required unless the MDL (or template) has a name'),
-    domain: z.string().min(1).max(64).optional().describe('material domain, e.g. water or battery; from the MDL or template when absent'),
+    name: z.string().min(1, { message: 'is empty: give a name, or leave name out to use the MDL\'s (or template\'s)' }).max(200).optional().describe('required unless the MDL (or template) has a name'),
+    domain: z.string().min(1, { message: 'is empty: give a domain such as water or battery, or leave domain out to use the MDL\'s' }).max(64).optional().describe('material domain, e.g. water or battery; from the MDL or template when absent'),
     // validated by validateMdl (built on mdlSchema), which reports semantic problems too
     mdl: z.unknown().optional().describe('form 1: the MDL document'),
-    template_id: z.string().min(1).max(200).optional().describe('form 2: a template id (tmpl_...) or slug'),
+    template_id: z.string().min(1, { message: 'is empty: give a template id (tmpl_...) or slug such as water/desalination-membrane' }).max(200).optional().describe('form 2: a template id (tmpl_...) or slug'),
     overrides: z.record(z.string(), z.unknown()).optional().describe('form 2: members merged into the template MDL'),
-    dataset_id: z.string().min(1).max(100).optional().describe('warm-start dataset (ds_...)'),
+    dataset_id: z.string().min(1, { message: 'is empty: give a dataset id (ds_...) to warm-start from, or leave dataset_id out to start from an initial design' }).max(100).optional().describe('warm-start dataset (ds_...)'),
   })
   .describe('Form 1 {name, domain, mdl, dataset_id?} or form 2 {template_id, name, overrides?, dataset_id?}; form 3 is multipart with an mdl_file part.');
 
@@ -120,6 +120,17 @@ export const campaignSummarySchema = z.object({
   evaluations_completed: z.int(),
   parameters_count: z.int(),
   objectives_count: z.int(),
+});
+export const mdlWarningSchema = z
+  .object({
+    path: z.string().describe('member of the campaign MDL, e.g. constraints or optimizer.budget; "" for the whole document'),
+    message: z.string(),
+    line: z.int().optional().describe('1-based, when the MDL was uploaded as a file'),
+    column: z.int().optional(),
+  })
+  .describe('a pre-flight warning: the campaign is valid but may spend its budget poorly');
+export const campaignCreatedSchema = campaignSummarySchema.extend({
+  warnings: z.array(mdlWarningSchema).describe('pre-flight warnings about the MDL; empty when none'),
 });
 export const campaignListItemSchema = campaignSummarySchema.extend({ current_iteration: z.int(), hypervolume: z.number(), pareto_size: z.int() });
 export const campaignDetailSchema = campaignListItemSchema.extend({

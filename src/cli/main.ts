@@ -4,7 +4,7 @@ import { hvCommand, paretoCommand } from './hv.js';
 import { runCampaignFile, runCommand } from './run.js';
 import { validateCommand } from './validate.js';
 import { processIo } from './io.js';
-import { packageRoot } from '../package-root.js';
+import { packageRoot, packageVersion } from '../package-root.js';
 import { serviceCommands } from './serve.js';
 
 /** The example `kiln demo` runs: the engine alone, without the service. */
@@ -12,6 +12,7 @@ const DEMO_CAMPAIGN = join(packageRoot(), 'examples', 'battery-cathode.yaml');
 
 const program = new Command('kiln')
   .description('Kiln: multi-objective materials-optimization campaigns')
+  .version(packageVersion(), '-V, --version', 'print the Kiln version')
   .showHelpAfterError()
   .addCommand(runCommand())
   .addCommand(validateCommand())

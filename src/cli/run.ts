@@ -8,8 +8,9 @@ import { campaignResults } from '../engine/campaign/results.js';
 import { completedEvaluations, initialState } from '../engine/campaign/state.js';
 import { diagnoseCampaign } from '../engine/diagnostics/report.js';
 import type { CampaignState } from '../engine/campaign/types.js';
-import { formatIssue, parseMdl } from '../engine/mdl/index.js';
+import { parseMdl } from '../engine/mdl/index.js';
 import type { Mdl } from '../engine/mdl/schema.js';
+import { builtinEvaluators } from '../engine/problems/registry.js';
 import { initTensorBackend, type TensorBackendName } from '../engine/tensor/backend.js';
 import { EnginePool } from '../jobs/engine-pool.js';
 import { createEvaluator } from '../evaluators/create.js';
@@ -17,6 +18,7 @@ import { runLocalCampaign, type IterationReport } from '../jobs/local-runner.js'
 import { CHECKPOINT, loadCheckpoint, saveRun, writeAtomically, type Checkpoint } from './checkpoint.js';
 import { modelSummary } from './model-summary.js';
 import { formatNumber, formatTable, processIo, type CliIo } from './io.js';
+import { formatProblem } from './problems.js';
 
 const BACKENDS: readonly string[] = ['auto', 'tensorflow', 'wasm', 'cpu'];
 
@@ -73,12 +75,13 @@ function prepare(file: string | undefined, opts: RunOptions, io: CliIo): Checkpo
     io.err(`kiln: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
     return null;
   }
-  const parsed = parseMdl(text, /\.json$/i.test(file) ? 'json' : undefined);
+  const parsed = parseMdl(text, /\.json$/i.test(file) ? 'json' : undefined, { builtins: builtinEvaluators });
   if (!parsed.ok) {
-    io.err(`${file} is not a valid campaign:`);
-    for (const issue of parsed.errors) io.err(`  ${file}:${formatIssue(issue)}`);
+    for (const issue of parsed.errors) io.err(formatProblem(file, issue));
+    io.err(`${file} is not a valid campaign: ${parsed.errors.length} ${parsed.errors.length === 1 ? 'problem' : 'problems'}`);
     return null;
   }
+  for (const issue of parsed.warnings) io.err(formatProblem(file, issue, 'warning'));
   const mdl: Mdl = structuredClone(parsed.mdl);
   if (opts.budget !== undefined) mdl.optimizer.budget = opts.budget;
   const seed = opts.seed ?? mdl.optimizer.seed ?? randomInt(2 ** 31 - 1);

@@ -1,13 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import type { MdlIssue } from '../engine/mdl/issues.js';
 import { parseMdl } from '../engine/mdl/parse.js';
 import type { Mdl } from '../engine/mdl/schema.js';
+import { builtinEvaluators } from '../engine/problems/registry.js';
 import { processIo, type CliIo } from './io.js';
+import { formatProblem } from './problems.js';
 
 /**
- * `kiln validate campaign.yaml`: checks an MDL file and prints a one-line summary, or every
- * problem as `file:line:column path: message` (the form editors link to) with exit code 1.
+ * `kiln validate campaign.yaml`: checks an MDL file and prints a one-line summary and its
+ * pre-flight warnings (exit code 0), or every problem (exit code 1), each located as formatProblem
+ * writes it.
  */
 export function validateCommand(io: Pick<CliIo, 'out' | 'err'> = processIo): Command {
   return new Command('validate')
@@ -30,22 +32,16 @@ export function validateFile(file: string, io: Pick<CliIo, 'out' | 'err'>): numb
     return 1;
   }
   const format = /\.json$/i.test(file) ? 'json' : /\.ya?ml$/i.test(file) ? 'yaml' : undefined;
-  const result = parseMdl(text, format);
+  const result = parseMdl(text, format, { builtins: builtinEvaluators });
   if (!result.ok) {
-    for (const issue of result.errors) io.err(locate(file, issue));
+    for (const issue of result.errors) io.err(formatProblem(file, issue));
     const count = result.errors.length;
     io.err(`${file} is not valid: ${count} ${count === 1 ? 'problem' : 'problems'}`);
     return 1;
   }
   io.out(`${file} is valid: ${summary(result.mdl)}`);
-  for (const issue of result.warnings) io.err(locate(file, issue, 'warning'));
+  for (const issue of result.warnings) io.err(formatProblem(file, issue, 'warning'));
   return 0;
-}
-
-function locate(file: string, issue: MdlIssue, label?: string): string {
-  const where = issue.line === undefined ? file : `${file}:${issue.line}:${issue.column ?? 1}`;
-  const parts = [where + ':', label ? `${label}:` : '', issue.path ? `${issue.path}:` : '', issue.message];
-  return parts.filter((p) => p !== '').join(' ');
 }
 
 function plural(count: number, noun: string): string {

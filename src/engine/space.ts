@@ -100,7 +100,7 @@ export class SearchSpace {
     this.checkLength(u);
     const out = new Float64Array(this.dimension);
     for (const { parameter, offset, width } of this.layout) {
-      if (parameter.type === 'continuous') out[offset] = clamp01(u[offset]);
+      if (parameter.type === 'continuous') out[offset] = isFixed(parameter) ? 0 : clamp01(u[offset]);
       else if (parameter.type === 'integer') out[offset] = toUnit(parameter, numericValue(parameter, u[offset]));
       else out[offset + argmax(u, offset, width)] = 1;
     }
@@ -173,7 +173,13 @@ type NumericParameter = Exclude<Parameter, { type: 'categorical' }>;
 /** Value → unit coordinate (linear, or logarithmic for log scale); no clamping. */
 function toUnit(parameter: NumericParameter, value: number): number {
   const [lo, hi] = parameter.bounds;
+  // equal bounds fix the parameter; its one value sits at 0 so every candidate encodes alike
+  if (isFixed(parameter)) return 0;
   return parameter.scale === 'log' ? Math.log(value / lo) / Math.log(hi / lo) : (value - lo) / (hi - lo);
+}
+
+function isFixed(parameter: NumericParameter): boolean {
+  return parameter.bounds[0] === parameter.bounds[1];
 }
 
 /** Unit coordinate `t` → decoded value: clamped to the bounds, exact at both ends, integers rounded. */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { formatIssue, parseMdl } from '../engine/mdl/parse.js';
+import { builtinEvaluators } from '../engine/problems/registry.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 
 /** A template as the service keeps it, built-in or custom. */
@@ -38,7 +39,7 @@ export function loadBuiltinTemplates(dir: string): Template[] {
     if (!statSync(join(dir, domain)).isDirectory()) continue;
     for (const file of readdirSync(join(dir, domain)).filter((f) => /\.ya?ml$/.test(f)).sort()) {
       const path = join(dir, domain, file);
-      const parsed = parseMdl(readFileSync(path, 'utf8'), 'yaml');
+      const parsed = parseMdl(readFileSync(path, 'utf8'), 'yaml', { builtins: builtinEvaluators });
       if (!parsed.ok) {
         throw new Error(`Built-in template ${relative(dir, path)} is not valid:\n${parsed.errors.map((e) => `  ${formatIssue(e)}`).join('\n')}`);
       }

@@ -1,7 +1,9 @@
 import { randomInt } from 'node:crypto';
 import { campaignResults, type CampaignResults } from '../engine/campaign/results.js';
 import { resultsCsv } from '../engine/campaign/results-csv.js';
-import { parseMdl, validateMdl, type MdlResult } from '../engine/mdl/parse.js';
+import type { MdlIssue } from '../engine/mdl/issues.js';
+import { parseMdl, validateMdl, type MdlResult, type ValidateOptions } from '../engine/mdl/parse.js';
+import { builtinEvaluators } from '../engine/problems/registry.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import { KilnError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -29,7 +31,7 @@ import type { Principal } from './principal.js';
 import { campaignDetail, campaignListItem, campaignSummary, jobDetail } from './presenters.js';
 import { invalidState, notFound, validationFailed, type FieldError } from './validation.js';
 
-/** The three creation forms of decisions.md, as the API hands them over. */
+/** The three creation forms (a JSON MDL, a template with overrides, an uploaded file), as the API hands them over. */
 export type CreateCampaignInput =
   | { form: 'mdl'; name?: string; domain?: string; mdl: unknown; dataset_id?: string }
   | { form: 'template'; template_id: string; name?: string; overrides?: unknown; dataset_id?: string }
@@ -41,7 +43,8 @@ const DEFAULT_TIMEOUT_HOURS = 24;
 export async function createCampaign(db: Db, templates: TemplateCatalog, principal: Principal, input: CreateCampaignInput) {
   if (input.form === 'template') return createFromTemplate(db, templates, principal, input);
   const errors: FieldError[] = [];
-  const result: MdlResult = input.form === 'mdl' ? validateMdl(input.mdl) : parseMdl(input.text, formatOf(input.filename));
+  const options: ValidateOptions = { builtins: builtinEvaluators, warmStart: input.dataset_id !== undefined };
+  const result: MdlResult = input.form === 'mdl' ? validateMdl(input.mdl, options) : parseMdl(input.text, formatOf(input.filename), options);
   const mdlPath = input.form === 'mdl' ? 'mdl' : 'mdl_file';
   if (!result.ok) {
     for (const issue of result.errors) {
@@ -60,7 +63,8 @@ export async function createCampaign(db: Db, templates: TemplateCatalog, princip
     if (mdl) errors.push({ path: 'domain', message: 'is required (or set domain in the MDL), e.g. water or battery' });
   } else if (!DOMAIN_PATTERN.test(domain) || domain.length > 64) errors.push({ path: 'domain', message: 'must be a lower-case slug such as water or battery' });
   if (errors.length > 0 || !mdl) throw validationFailed(errors);
-  return storeCampaign(db, principal, { name: name!, domain: domain!, mdl, dataset_id: input.dataset_id });
+  const campaign = await storeCampaign(db, principal, { name: name!, domain: domain!, mdl, dataset_id: input.dataset_id });
+  return { ...campaign, warnings: result.ok ? result.warnings.map(presentWarning) : [] };
 }
 
 /** Form 2: the template's MDL with the overrides merged in, validated again. */
@@ -69,9 +73,19 @@ async function createFromTemplate(db: Db, templates: TemplateCatalog, principal:
   if (!template) throw validationFailed([{ path: 'template_id', message: `unknown template ${input.template_id}` }]);
   const { document, errors } = applyOverrides(template.mdl, (input.overrides ?? {}) as Record<string, unknown>);
   if (errors.length > 0) throw validationFailed(errors);
-  const result = validateMdl(document);
+  const result = validateMdl(document, { builtins: builtinEvaluators, warmStart: input.dataset_id !== undefined });
   if (!result.ok) throw validationFailed(result.errors.map((e) => ({ path: e.path ? `overrides.${e.path}` : 'overrides', message: e.message })));
-  return storeCampaign(db, principal, { name: input.name ?? template.name, domain: template.domain, mdl: result.mdl, dataset_id: input.dataset_id });
+  const campaign = await storeCampaign(db, principal, { name: input.name ?? template.name, domain: template.domain, mdl: result.mdl, dataset_id: input.dataset_id });
+  return { ...campaign, warnings: result.warnings.map(presentWarning) };
+}
+
+/**
+ * A pre-flight warning as the API shows it: `path` within the campaign's MDL (whichever form
+ * brought it), with `line` and `column` when the MDL came as a file.
+ */
+function presentWarning(issue: MdlIssue): { path: string; message: string; line?: number; column?: number } {
+  const { path, message, line, column } = issue;
+  return { path, message, ...(line !== undefined ? { line, column } : {}) };
 }
 
 async function storeCampaign(db: Db, principal: Principal, input: { name: string; domain: string; mdl: Mdl; dataset_id?: string }) {

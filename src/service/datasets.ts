@@ -4,6 +4,7 @@ import type { IngestPool } from '../datasets/ingest-pool.js';
 import type { DatasetFormat } from '../datasets/formats.js';
 import { DatasetValidator } from '../datasets/validator.js';
 import { parseMdl } from '../engine/mdl/parse.js';
+import { builtinEvaluators } from '../engine/problems/registry.js';
 import type { Mdl, ParameterValue } from '../engine/mdl/schema.js';
 import { KilnError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -85,7 +86,7 @@ async function linkedMdl(services: DatasetServices, principal: Principal, fields
     return mdl;
   }
   if (!fields.mdl) return null;
-  const parsed = parseMdl(fields.mdl);
+  const parsed = parseMdl(fields.mdl, undefined, { builtins: builtinEvaluators });
   if (!parsed.ok) throw validationFailed(parsed.errors.map((e) => ({ path: e.path ? `mdl.${e.path}` : 'mdl', message: e.message })));
   return parsed.mdl;
 }

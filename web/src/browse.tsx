@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, credential, download, explain } from './api.js';
+import { MdlPreview } from './mdl-preview.js';
 import { NewTemplate, type CreatedTemplate } from './new-template.js';
 
 interface TemplateItem {
@@ -88,11 +89,19 @@ export function Templates() {
               <p>{t.description}</p>
               <p class="row">
                 <button onClick={() => view(t.id)}>View MDL</button>
-                {signedIn && <button onClick={() => save(t.id)}>Download material.yaml</button>}
+                {signedIn ? (
+                  <button onClick={() => save(t.id)}>Download material.yaml</button>
+                ) : (
+                  // the download needs a key; a guest reads the same document with View MDL
+                  <>
+                    <button disabled aria-describedby={`download-${t.id}`}>Download material.yaml</button>
+                    <span id={`download-${t.id}`} class="muted">Sign in to download; View MDL shows the same document.</span>
+                  </>
+                )}
                 {signedIn && <a href={`#/campaigns?template=${encodeURIComponent(t.id)}`}>New campaign from it</a>}
                 {t.can_delete && <button class="danger" aria-label={`Delete ${t.name}`} onClick={() => remove(t)}>Delete</button>}
               </p>
-              {open?.id === t.id && <pre data-testid="mdl">{JSON.stringify(open.mdl, null, 2)}</pre>}
+              {open?.id === t.id && <MdlPreview mdl={open.mdl} testId="mdl" />}
             </li>
           ))}
         </ul>

@@ -1,10 +1,8 @@
 import { useState } from 'preact/hooks';
-import { ApiError, send, type Campaign } from './api.js';
+import { send, type Campaign } from './api.js';
+import { CreatedWithWarnings, ProblemList, refusal, type Problem } from './problems.js';
 
-interface FieldError {
-  path: string;
-  message: string;
-}
+type Created = Campaign & { warnings: Problem[] };
 
 /**
  * A campaign from an MDL document, pasted or picked as a file: sent as the multipart form
@@ -13,21 +11,24 @@ interface FieldError {
 export function NewCampaignFromMdl() {
   const [text, setText] = useState('');
   const [file, setFile] = useState<File | null>(null);
-  const [errors, setErrors] = useState<FieldError[]>([]);
+  const [problems, setProblems] = useState<Problem[]>([]);
   const [error, setError] = useState<string | null>(null);
+  const [created, setCreated] = useState<Created | null>(null);
   const submit = async (event: Event) => {
     event.preventDefault();
-    setErrors([]);
+    setProblems([]);
     setError(null);
+    setCreated(null);
     const form = new FormData();
     form.append('mdl_file', file ?? new Blob([text], { type: 'application/yaml' }), file?.name ?? 'campaign.yaml');
     try {
-      const created = await send<Campaign>('POST', '/v1/campaigns', form);
-      location.hash = `#/campaigns/${created.data.id}`;
+      const { data } = await send<Created>('POST', '/v1/campaigns', form);
+      if (data.warnings.length > 0) setCreated(data);
+      else location.hash = `#/campaigns/${data.id}`;
     } catch (e) {
-      if (!(e instanceof ApiError)) return setError(String((e as Error)?.message ?? e));
-      setError(e.explain());
-      if (Array.isArray(e.details?.errors)) setErrors(e.details.errors as FieldError[]);
+      const refused = refusal(e, 'campaign');
+      setError(refused.summary);
+      setProblems(refused.problems);
     }
   };
   return (
@@ -41,11 +42,8 @@ export function NewCampaignFromMdl() {
         <button type="submit" disabled={!text && !file}>Create from MDL</button>
       </form>
       {error && <p role="alert" class="error">{error}</p>}
-      {errors.length > 0 && (
-        <ul data-testid="mdl-errors">
-          {errors.map((e) => <li><code>{e.path}</code>: {e.message}</li>)}
-        </ul>
-      )}
+      <ProblemList problems={problems} testId="mdl-errors" />
+      {created && <CreatedWithWarnings campaign={created} />}
     </details>
   );
 }

@@ -1,5 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, explain, type Campaign } from './api.js';
+import { api, explain, type Campaign } from './api.js';
+import { MdlPreview } from './mdl-preview.js';
+import { CreatedWithWarnings, ProblemList, refusal, type Problem } from './problems.js';
 
 interface TemplateItem {
   id: string;
@@ -20,18 +22,13 @@ interface TemplateMdl {
   optimizer: { budget: number; seed?: number };
 }
 
-interface FieldError {
-  path: string;
-  message: string;
-}
-
 type Bounds = Record<string, [string, string]>;
 
 const numberOrUndefined = (text: string) => (text.trim() === '' ? undefined : Number(text));
 
 /**
- * The overrides of interface.md 4.6 from the form: only what the person changed, so a template
- * fixed later still gives its new defaults for everything else.
+ * The template overrides from the form (`optimizer` members, and `parameters.<name>.bounds`): only
+ * what the person changed, so a template fixed later still gives its new defaults for the rest.
  */
 function overridesFrom(mdl: TemplateMdl, budget: string, seed: string, bounds: Bounds): Record<string, unknown> | undefined {
   const optimizer = { ...(budget ? { budget: Number(budget) } : {}), ...(seed ? { seed: Number(seed) } : {}) };
@@ -55,8 +52,9 @@ export function NewCampaignFromTemplate() {
   const [budget, setBudget] = useState('');
   const [seed, setSeed] = useState('');
   const [bounds, setBounds] = useState<Bounds>({});
-  const [errors, setErrors] = useState<FieldError[]>([]);
+  const [problems, setProblems] = useState<Problem[]>([]);
   const [error, setError] = useState<string | null>(null);
+  const [created, setCreated] = useState<(Campaign & { warnings: Problem[] }) | null>(null);
   const fail = (e: unknown) => setError(explain(e));
   useEffect(() => {
     api<TemplateItem[]>('GET', '/v1/templates?per_page=100').then((r) => setTemplates(r.data), fail);
@@ -70,14 +68,17 @@ export function NewCampaignFromTemplate() {
   const create = async (event: Event) => {
     event.preventDefault();
     setError(null);
-    setErrors([]);
+    setProblems([]);
+    setCreated(null);
     try {
       const overrides = mdl ? overridesFrom(mdl, budget, seed, bounds) : undefined;
-      const created = await api<Campaign>('POST', '/v1/campaigns', { template_id: templateId, ...(name ? { name } : {}), ...(overrides ? { overrides } : {}) });
-      location.hash = `#/campaigns/${created.data.id}`;
+      const { data } = await api<Campaign & { warnings: Problem[] }>('POST', '/v1/campaigns', { template_id: templateId, ...(name ? { name } : {}), ...(overrides ? { overrides } : {}) });
+      if (data.warnings.length > 0) setCreated(data);
+      else location.hash = `#/campaigns/${data.id}`;
     } catch (e) {
-      fail(e);
-      if (e instanceof ApiError && Array.isArray(e.details?.errors)) setErrors(e.details.errors as FieldError[]);
+      const refused = refusal(e, 'campaign');
+      setError(refused.summary);
+      setProblems(refused.problems);
     }
   };
   const bound = (parameter: string, side: 0 | 1, value: string) => {
@@ -124,15 +125,12 @@ export function NewCampaignFromTemplate() {
               ))}
             </tbody>
           </table>
-          <pre data-testid="template-mdl">{JSON.stringify(mdl, null, 2)}</pre>
+          <MdlPreview mdl={mdl} testId="template-mdl" />
         </details>
       )}
       {error && <p role="alert" class="error">{error}</p>}
-      {errors.length > 0 && (
-        <ul data-testid="template-campaign-errors">
-          {errors.map((e) => <li><code>{e.path}</code>: {e.message}</li>)}
-        </ul>
-      )}
+      <ProblemList problems={problems} testId="template-campaign-errors" />
+      {created && <CreatedWithWarnings campaign={created} />}
     </form>
   );
 }

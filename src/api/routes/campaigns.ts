@@ -30,13 +30,13 @@ export function campaignRoutes(table: RouteTable, db: Db, templates: TemplateCat
     tag,
     summary: 'Create a campaign',
     description:
-      'Three forms (exactly one): JSON {name, domain, mdl, dataset_id?}; JSON {template_id, name, overrides?, dataset_id?}; or multipart/form-data with a file part mdl_file (YAML or JSON) and optional name, domain, dataset_id fields. Every validation problem is listed with its path.',
+      'Three forms (exactly one): JSON {name, domain, mdl, dataset_id?}; JSON {template_id, name, overrides?, dataset_id?}; or multipart/form-data with a file part mdl_file (YAML or JSON) and optional name, domain, dataset_id fields. Every validation problem is listed with its path; a created campaign carries the pre-flight warnings about its MDL (a small feasible region, a fixed parameter, a budget spent on the initial design, an unreachable reference).',
     scope: 'campaigns:write',
     rateLimit: { perMinute: 10 },
     body: s.createCampaignBody,
     bodyDoc: s.createCampaignBodyDoc,
     multipart: s.multipartCampaignBody,
-    responses: { 201: { description: 'created', data: s.campaignSummarySchema } },
+    responses: { 201: { description: 'created', data: s.campaignCreatedSchema } },
     handle: async ({ ctx, body, principal }) => ({ status: 201, data: await createCampaign(db, templates, principal, creationInput(ctx, body)) }),
   });
 

@@ -1,7 +1,6 @@
+import { initialDesignSize } from '../mdl/initial-design.js';
 import type { Mdl } from '../mdl/schema.js';
-import { SearchSpace } from '../space.js';
 import { budgetUsed } from './state.js';
-import { initialSamples } from './step.js';
 import type { CampaignState } from './types.js';
 
 /**
@@ -15,7 +14,7 @@ export function plannedIterations(mdl: Mdl, state: CampaignState): number {
   if (state.status !== 'running') return planned;
   const designPending = state.iteration === 0 && state.pending.length === 0 && !(mdl.optimizer.method === 'cma-es' && state.evaluations.some((e) => e.iteration === 0));
   if (designPending && remaining > 0) {
-    remaining -= Math.min(remaining, initialSamples(mdl, new SearchSpace(mdl)));
+    remaining -= Math.min(remaining, initialDesignSize(mdl));
     planned += 1;
   }
   return planned + Math.ceil(remaining / mdl.optimizer.batch_size);

@@ -1,4 +1,5 @@
 import type { GpHyperparameters } from '../gp/priors.js';
+import { initialDesignSize } from '../mdl/initial-design.js';
 import type { Mdl } from '../mdl/schema.js';
 import { Random } from '../random.js';
 import { SearchSpace } from '../space.js';
@@ -83,7 +84,7 @@ function prepare(mdl: Mdl, state: CampaignState): PreparedStep | null {
   const modelBased = choice.name === 'global' || choice.name === 'trust-region';
   // A warm start replaces the initial design; random and lhs have none of their own.
   const isDesign = iteration === 1 && warmRows === 0 && choice.name !== 'random' && choice.name !== 'lhs';
-  const q = Math.min(isDesign ? initialSamples(mdl, space) : mdl.optimizer.batch_size, remaining);
+  const q = Math.min(isDesign ? initialDesignSize(mdl) : mdl.optimizer.batch_size, remaining);
 
   let name: StrategyName = isDesign ? 'initial-design' : choice.name;
   if (modelBased && !isDesign && (observations.n < MIN_MODEL_DATA || observations.ref === null)) name = 'random';
@@ -110,18 +111,6 @@ function prepare(mdl: Mdl, state: CampaignState): PreparedStep | null {
       memory: state.strategies?.[strategy.name],
     }),
   };
-}
-
-/**
- * Default initial design: 2 (d + 1) points (d = number of parameters), at most half the budget;
- * for nsga2, one population (the batch size).
- */
-export function initialSamples(mdl: Mdl, space: SearchSpace): number {
-  const requested = mdl.optimizer.initial_samples;
-  if (requested !== undefined) return requested;
-  if (mdl.optimizer.method === 'nsga2') return mdl.optimizer.batch_size;
-  const byDimension = 2 * (space.parameters.length + 1);
-  return Math.max(1, Math.min(byDimension, Math.floor(mdl.optimizer.budget / 2)));
 }
 
 /** A well-mixed 31-bit seed for one iteration, so iterations draw independent streams. */

@@ -1,7 +1,8 @@
 export * from './schema.js';
 export { formatIssue, type MdlIssue } from './issues.js';
 export { parseMdl } from './parse.js';
-export { validateMdl, type MdlResult } from './validate.js';
+export { validateMdl, type BuiltinEvaluators, type MdlResult, type ValidateOptions } from './validate.js';
+export { feasibleShare, preflight, type AttainableRange } from './preflight.js';
 export {
   compileConstraint,
   defaultTolerance,

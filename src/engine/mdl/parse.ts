@@ -1,10 +1,10 @@
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import type { MdlIssue } from './issues.js';
 import { findJsonError } from './jsonSyntax.js';
-import { validateMdl, type MdlResult } from './validate.js';
+import { validateMdl, type MdlResult, type ValidateOptions } from './validate.js';
 
 export { formatIssue } from './issues.js';
-export { validateMdl, type MdlResult } from './validate.js';
+export { validateMdl, type BuiltinEvaluators, type MdlResult, type ValidateOptions } from './validate.js';
 
 /** Caps alias expansion so a "billion laughs" document fails fast instead of exhausting memory. */
 const maxAliasCount = 100;
@@ -14,7 +14,7 @@ const maxAliasCount = 100;
  * the text starts with "{", YAML otherwise. Syntax errors and schema errors carry the 1-based
  * line and column of the offending member.
  */
-export function parseMdl(text: string, format?: 'json' | 'yaml'): MdlResult {
+export function parseMdl(text: string, format?: 'json' | 'yaml', options: ValidateOptions = {}): MdlResult {
   const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
   const chosen = format ?? (source.trimStart().startsWith('{') ? 'json' : 'yaml');
   if (source.trim() === '') {
@@ -48,14 +48,7 @@ export function parseMdl(text: string, format?: 'json' | 'yaml'): MdlResult {
       return { ok: false, errors };
     }
   } else {
-    if (document.errors.length > 0) {
-      const errors = document.errors.map((error) => ({
-        path: '',
-        message: `invalid YAML: ${yamlMessage(error.code, error.message, source, error.pos[0])}`,
-        ...at(error.pos[0]),
-      }));
-      return { ok: false, errors: sortByLocation(errors) };
-    }
+    if (document.errors.length > 0) return { ok: false, errors: sortByLocation(yamlErrors(document.errors, source, at)) };
     try {
       data = document.toJS({ maxAliasCount });
     } catch (e) {
@@ -67,13 +60,56 @@ export function parseMdl(text: string, format?: 'json' | 'yaml'): MdlResult {
     }
   }
 
-  const result = validateMdl(data);
+  const result = validateMdl(data, options);
   const locate = (issue: MdlIssue): MdlIssue => {
     const offset = offsetOf(document, issue.path);
     return offset === undefined ? issue : { ...issue, ...at(offset) };
   };
   if (!result.ok) return { ok: false, errors: sortByLocation(result.errors.map(locate)) };
   return { ok: true, mdl: result.mdl, warnings: sortByLocation(result.warnings.map(locate)) };
+}
+
+/** What the YAML library reports, in several codes, for one line indented off its neighbours. */
+const indentationCodes = new Set(['BAD_INDENT', 'BLOCK_AS_IMPLICIT_KEY', 'MULTILINE_IMPLICIT_KEY']);
+
+const indentationMessage =
+  'invalid YAML: this line is indented inconsistently with the lines above it; ' +
+  'start it in the same column as the other members of its mapping (indent with spaces, not tabs)';
+
+/**
+ * The library's errors as problems. A mis-indented line yields two or three errors, some placed on
+ * the line before it (whose value the library tries to continue); they become one problem at the
+ * line itself.
+ */
+function yamlErrors(
+  errors: readonly { code: string; message: string; pos: [number, number] }[],
+  source: string,
+  at: (offset: number) => { line: number; column: number },
+): MdlIssue[] {
+  const lines = source.split(/\r?\n/);
+  const indented = new Set<number>();
+  const issues: MdlIssue[] = [];
+  for (const error of errors) {
+    const where = at(error.pos[0]);
+    if (!indentationCodes.has(error.code)) {
+      issues.push({ path: '', message: `invalid YAML: ${yamlMessage(error.code, error.message, source, error.pos[0])}`, ...where });
+      continue;
+    }
+    const line = error.code === 'BAD_INDENT' ? where.line : nextContentLine(lines, where.line);
+    if (indented.has(line)) continue;
+    indented.add(line);
+    const column = (/^\s*/.exec(lines[line - 1] ?? '')?.[0].length ?? 0) + 1;
+    issues.push({ path: '', message: indentationMessage, line, column });
+  }
+  return issues;
+}
+
+/** The first line after `line` (1-based) holding more than blanks or a comment; `line` itself when none does. */
+function nextContentLine(lines: readonly string[], line: number): number {
+  for (let next = line + 1; next <= lines.length; next++) {
+    if (!/^\s*(#.*)?$/.test(lines[next - 1])) return next;
+  }
+  return line;
 }
 
 function yamlMessage(code: string, message: string, source: string, offset: number): string {

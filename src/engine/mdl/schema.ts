@@ -4,7 +4,8 @@ import { z } from 'zod';
  * The materials definition language (MDL): one zod schema gives the TypeScript types, the runtime
  * validation and the published JSON Schema (docs/mdl.schema.json). Structural rules live here;
  * rules that need the whole document (unique names, constraint expressions, budget arithmetic)
- * live in validate.ts and report through the same error list.
+ * live in semantics.ts and report through the same error list; warnings about a valid document
+ * that would spend its budget poorly live in preflight.ts.
  */
 
 /** Names appear in constraint expressions and as CSV columns, so they are identifiers. */
@@ -17,7 +18,7 @@ const identifier = z
 
 const bounds = z
   .tuple([z.number(), z.number()])
-  .describe('[lower, upper], inclusive; lower must be below upper');
+  .describe('[lower, upper], inclusive; lower must not exceed upper (equal bounds fix the parameter)');
 
 const scale = z
   .enum(['linear', 'log'])
@@ -42,7 +43,7 @@ export const integerParameterSchema = z
   .strictObject({
     name: identifier.describe('identifier used in constraint expressions and result columns'),
     type: z.literal('integer'),
-    bounds: bounds.describe('[lower, upper], whole numbers, inclusive; lower must be below upper'),
+    bounds: bounds.describe('[lower, upper], whole numbers, inclusive; lower must not exceed upper (equal bounds fix the parameter)'),
     scale,
     unit,
     description: note,
@@ -152,7 +153,7 @@ export const optimizerSchema = z.strictObject({
     .optional()
     .describe(
       'size of the initial Latin hypercube design (default 2 * (parameters + 1), at most half the budget; ' +
-        'for nsga2 the batch size, its population)',
+        'for nsga2 the batch size, its population); a design as large as the budget leaves nothing model-guided',
     ),
   max_failed_iterations: z
     .int()

@@ -7,7 +7,10 @@ import { formatPath, type MdlIssue, type PathSegment } from './issues.js';
  * constraint expressions). They read the raw document and check whatever is well-formed enough
  * to check, so one pass reports these problems alongside the structural ones from zod.
  */
-export function checkSemantics(document: unknown): { errors: MdlIssue[]; warnings: MdlIssue[] } {
+export function checkSemantics(
+  document: unknown,
+  builtinNames?: readonly string[],
+): { errors: MdlIssue[]; warnings: MdlIssue[] } {
   const errors: MdlIssue[] = [];
   const warnings: MdlIssue[] = [];
   if (!isRecord(document)) return { errors, warnings };
@@ -34,10 +37,11 @@ export function checkSemantics(document: unknown): { errors: MdlIssue[]; warning
       });
     }
   }
-  parameters.forEach((parameter, index) => checkParameter(parameter, index, errors, warnings));
+  parameters.forEach((parameter, index) => checkParameter(parameter, index, errors));
   checkConstraints(document.constraints, parameters, errors, warnings);
   checkOutcomeConstraints(document.outcome_constraints, [...objectives, ...outcomes], errors);
   checkOptimizer(document.optimizer, objectives.length, errors, warnings);
+  if (builtinNames) checkBuiltinName(document.evaluator, builtinNames, errors);
   if (isRecord(document.evaluator) && document.evaluator.type === 'command') {
     warnings.push({
       path: 'evaluator.type',
@@ -72,14 +76,15 @@ function checkNames(items: unknown[], member: string, noun: string, errors: MdlI
   return seen;
 }
 
-function checkParameter(parameter: unknown, index: number, errors: MdlIssue[], warnings: MdlIssue[]): void {
+function checkParameter(parameter: unknown, index: number, errors: MdlIssue[]): void {
   if (!isRecord(parameter)) return;
   const at = (...rest: PathSegment[]) => formatPath(['parameters', index, ...rest]);
   if (parameter.type === 'continuous' || parameter.type === 'integer') {
     const bounds = parameter.bounds;
     if (!Array.isArray(bounds) || bounds.length !== 2 || !bounds.every(isFiniteNumber)) return;
     const [lower, upper] = bounds as [number, number];
-    if (!(lower < upper)) {
+    // Equal bounds fix the parameter: allowed, and pre-flight warns about it.
+    if (lower > upper) {
       errors.push({ path: at('bounds'), message: `lower bound ${lower} must be below upper bound ${upper}` });
     }
     if (parameter.type === 'integer') {
@@ -108,12 +113,6 @@ function checkParameter(parameter: unknown, index: number, errors: MdlIssue[], w
         });
       }
     });
-    if (parameter.values.length === 1) {
-      warnings.push({
-        path: at('values'),
-        message: 'a categorical parameter with a single value is fixed; consider removing it',
-      });
-    }
   }
 }
 
@@ -195,21 +194,12 @@ function checkOptimizer(
   if (!isRecord(optimizer)) return;
   const budget = optimizer.budget;
   if (!Number.isInteger(budget)) return;
-  for (const member of ['initial_samples', 'batch_size'] as const) {
-    const value = optimizer[member];
-    if (Number.isInteger(value) && (value as number) > (budget as number)) {
-      errors.push({
-        path: formatPath(['optimizer', member]),
-        message: `${member} ${value} must not exceed the budget of ${budget} evaluations`,
-      });
-    }
-  }
-  const modelGuided = optimizer.method === undefined || optimizer.method === 'cma-es';
-  if (modelGuided && optimizer.initial_samples === budget) {
-    warnings.push({
-      path: 'optimizer.initial_samples',
-      message:
-        'initial_samples equals the budget, so every evaluation goes to the initial design and none is model-guided',
+  // An initial design as large as the budget is legal (the design is cut short); pre-flight warns.
+  const batch = optimizer.batch_size;
+  if (Number.isInteger(batch) && (batch as number) > (budget as number)) {
+    errors.push({
+      path: 'optimizer.batch_size',
+      message: `batch_size ${batch} must not exceed the budget of ${budget} evaluations`,
     });
   }
   if (optimizer.acquisition === 'ehvi' && objectiveCount > 4) {
@@ -220,6 +210,14 @@ function checkOptimizer(
         '"auto" switches to parego above 4',
     });
   }
+}
+
+/** An unknown builtin name is reported with the other problems, not after they are fixed. */
+function checkBuiltinName(evaluator: unknown, names: readonly string[], errors: MdlIssue[]): void {
+  if (!isRecord(evaluator) || evaluator.type !== 'builtin' || typeof evaluator.name !== 'string') return;
+  const name = evaluator.name;
+  if (name === '' || names.includes(name.toLowerCase())) return;
+  errors.push({ path: 'evaluator.name', message: `unknown builtin evaluator '${name}'; known: ${names.join(', ')}` });
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

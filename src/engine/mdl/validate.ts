@@ -1,5 +1,5 @@
-import { builtinEvaluatorIssues } from '../problems/registry.js';
 import type { MdlIssue } from './issues.js';
+import { preflight, type AttainableRange } from './preflight.js';
 import { mdlSchema, type Mdl } from './schema.js';
 import { checkSemantics } from './semantics.js';
 import { fromZodIssues } from './zodIssues.js';
@@ -9,19 +9,42 @@ export { formatIssue } from './issues.js';
 export type MdlResult = { ok: true; mdl: Mdl; warnings: MdlIssue[] } | { ok: false; errors: MdlIssue[] };
 
 /**
- * Validates an already-parsed document (for example an API JSON body) against the MDL schema and
- * the semantic rules, returning every problem found rather than the first.
+ * What the validator needs to know about the builtin evaluators. The caller hands it in (the
+ * problem registry provides one) so that the MDL layer does not depend on the problems built on it.
  */
-export function validateMdl(document: unknown): MdlResult {
+export interface BuiltinEvaluators {
+  /** every name `evaluator.name` may take */
+  readonly names: readonly string[];
+  /** the named builtin's own requirements (objective count, named inputs) on a valid document */
+  issues(mdl: Mdl): MdlIssue[];
+  /** per objective of `mdl`, the values its builtin evaluator can produce, where known */
+  attainable(mdl: Mdl): (AttainableRange | undefined)[];
+}
+
+export interface ValidateOptions {
+  /** Without it, a builtin evaluator's name and requirements go unchecked (the engine checks them again when it runs). */
+  builtins?: BuiltinEvaluators;
+  /** a dataset replaces the initial design, so pre-flight does not weigh the design against the budget */
+  warmStart?: boolean;
+}
+
+/**
+ * Validates an already-parsed document (for example an API JSON body) against the MDL schema and
+ * the semantic rules, returning every problem found rather than the first. A valid document also
+ * gets the pre-flight warnings: things that waste the budget without being wrong.
+ */
+export function validateMdl(document: unknown, options: ValidateOptions = {}): MdlResult {
+  const { builtins, warmStart } = options;
   const parsed = mdlSchema.safeParse(document);
   const structural = parsed.success ? [] : fromZodIssues(parsed.error.issues, document, mdlSchema);
-  const { errors: semantic, warnings } = checkSemantics(document);
+  const { errors: semantic, warnings } = checkSemantics(document, builtins?.names);
   const errors = dedupe([...structural, ...semantic]);
   if (errors.length > 0 || !parsed.success) return { ok: false, errors };
   // A builtin evaluator's own requirements (objective count, named inputs) need a valid document.
-  const evaluator = builtinEvaluatorIssues(parsed.data);
+  const evaluator = builtins?.issues(parsed.data) ?? [];
   if (evaluator.length > 0) return { ok: false, errors: evaluator };
-  return { ok: true, mdl: parsed.data, warnings };
+  const attainable = builtins?.attainable(parsed.data) ?? [];
+  return { ok: true, mdl: parsed.data, warnings: [...warnings, ...preflight(parsed.data, { attainable, warmStart })] };
 }
 
 function dedupe(issues: MdlIssue[]): MdlIssue[] {

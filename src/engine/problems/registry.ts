@@ -1,4 +1,6 @@
+import type { AttainableRange } from '../mdl/preflight.js';
 import type { Mdl, Parameter } from '../mdl/schema.js';
+import type { BuiltinEvaluators } from '../mdl/validate.js';
 import { alloyDesign } from './alloy-design.js';
 import { batteryCathode } from './battery-cathode.js';
 import { bnh } from './bnh.js';
@@ -153,3 +155,44 @@ function parameterMismatch(wanted: SimulatorParameter, given: Parameter): string
   }
   return undefined;
 }
+
+/** Front points sampled to find a test problem's least value per objective (the extremes are among them). */
+const frontSamples = 201;
+const leastCache = new Map<string, Float64Array>();
+
+/** The least value of each of the `m` objectives over the Pareto front of `problem`, computed once. */
+function leastOnFront(problem: TestProblem, m: number): Float64Array {
+  const key = `${problem.name}/${m}`;
+  let least = leastCache.get(key);
+  if (!least) {
+    const front = problem.paretoFront(m, frontSamples);
+    least = new Float64Array(m).fill(Infinity);
+    for (let i = 0; i < front.length; i++) least[i % m] = Math.min(least[i % m], front[i]);
+    leastCache.set(key, least);
+  }
+  return least;
+}
+
+/**
+ * Per objective of `mdl`, the values its builtin evaluator can produce, where known: a simulator's
+ * physical range for the output of that name; for a test problem (every objective minimized, in
+ * MDL order) nothing below the least value on its Pareto front, which is the least value anywhere.
+ * Noise (relative, unbounded) can carry a test problem's values anywhere, so then nothing is known.
+ */
+export function attainableObjectives(mdl: Mdl): (AttainableRange | undefined)[] {
+  const evaluator = mdl.evaluator;
+  if (evaluator?.type !== 'builtin') return [];
+  const simulator = domainSimulator(evaluator.name);
+  if (simulator) return mdl.objectives.map((o) => simulator.objectives.find((s) => s.name === o.name)?.range);
+  const problem = testProblem(evaluator.name);
+  if (!problem || (evaluator.noise ?? 0) > 0) return [];
+  const least = leastOnFront(problem, mdl.objectives.length);
+  return mdl.objectives.map((objective, i) => (objective.direction === 'minimize' ? [least[i], Infinity] : undefined));
+}
+
+/** The registry as the MDL validator consumes it. */
+export const builtinEvaluators: BuiltinEvaluators = {
+  names: builtinNames(),
+  issues: builtinEvaluatorIssues,
+  attainable: attainableObjectives,
+};

@@ -25,7 +25,9 @@ export function unitPosition(parameter: Parameter, value: ParameterValue | undef
   }
   const [lo, hi] = parameter.bounds;
   let u: number;
-  if (parameter.scale === 'log') {
+  if (lo === hi) {
+    u = value === lo ? 0 : NaN; // a fixed parameter (equal bounds) has one position
+  } else if (parameter.scale === 'log') {
     if (!(lo > 0) || !(value > 0)) {
       throw new Error(`log-scale parameter '${parameter.name}' needs positive bounds and values, got ${value} in [${lo}, ${hi}].`);
     }
