@@ -11,6 +11,8 @@ import { announceJobs, publishEvent } from '../store/notify.js';
 import { loadCampaignState, storedEngineState } from '../lifecycle/campaign-state.js';
 import { evaluateProposals } from '../evaluators/evaluate-proposals.js';
 import type { EnginePool } from './engine-pool.js';
+import { ModelReporter } from './model-reporter.js';
+import { saveModelReport } from '../store/model-reports.js';
 import { createEvaluator, type ServiceEvaluatorOptions } from '../evaluators/create.js';
 import { EvaluatorError, type Evaluator } from '../evaluators/types.js';
 import { progressOf, timingOf } from '../lifecycle/progress.js';
@@ -19,6 +21,8 @@ import { endJob, event, logJob } from '../lifecycle/transitions.js';
 export interface JobRunContext {
   db: Db;
   pool: EnginePool;
+  /** computes model reports beside the loop, so a report never delays a proposal */
+  reportPool: EnginePool;
   logger: Logger;
   workerId: string;
   evaluatorOptions: ServiceEvaluatorOptions;
@@ -72,6 +76,7 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
   let stored = await countEvaluations(ctx.db, campaign.id);
   const external = (mdl.evaluator ?? { type: 'external' }).type === 'external';
   const evaluator = external ? null : createEvaluator(mdl, ctx.evaluatorOptions);
+  const reporter = new ModelReporter(ctx.reportPool, (report) => saveModelReport(ctx.db, campaign, report), ctx.logger.child({ job: claimed.id, campaign: campaign.id }));
   await ctx.db.transaction(async (trx) => {
     await logJob(trx, claimed, 'info', startMessage(ctx.workerId, claimed, state, mdl));
     if (campaign.warm_start && state.iteration === 0) await logWarmStart(trx, claimed, campaign.warm_start);
@@ -109,6 +114,7 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
         await logSurrogate(trx, claimed, mdl, state);
         await announce(trx, claimed, lease, state, mdl, phase);
       });
+      reporter.schedule(mdl, state);
     } else {
       job = await ctx.db.transaction(async (trx) => {
         await logJob(trx, claimed, 'info', `Resuming iteration ${proposals[0].iteration}: its ${proposals.length} candidates were proposed before the last interruption.`);
@@ -134,6 +140,9 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
     });
     stored += fresh.length;
   }
+  // The report of the final state is stored before the job ends, so a finished campaign has it.
+  reporter.schedule(mdl, state);
+  await reporter.flush();
   const converged = state.status === 'converged';
   if (state.status === 'failed') {
     await finish(ctx, claimed, lease, { job: 'failed', campaign: 'failed', level: 'error', message: `Failed: ${state.stopMessage ?? 'every evaluation failed in consecutive iterations'} See the warnings above for each failure.`, error: 'evaluations failing' });

@@ -39,6 +39,8 @@ export class Supervisor {
   private readonly leaseSeconds: number;
   private readonly pollSeconds: number;
   private readonly pool: EnginePool;
+  /** one thread for model reports: they trail the loops and never take a proposal's thread */
+  private readonly reportPool: EnginePool;
   private readonly listener: PgListener;
   private readonly running = new Map<string, { lease: Lease; done: Promise<void> }>();
   private readonly shutdown = new AbortController();
@@ -51,6 +53,7 @@ export class Supervisor {
     this.leaseSeconds = options.leaseSeconds ?? 30;
     this.pollSeconds = options.pollSeconds ?? 30;
     this.pool = new EnginePool({ threads: Math.max(1, options.concurrency), backend: options.backend ?? 'auto' });
+    this.reportPool = new EnginePool({ threads: 1, backend: options.backend ?? 'auto' });
     this.listener = new PgListener(options.databaseUrl, options.logger);
   }
 
@@ -102,6 +105,7 @@ export class Supervisor {
     await markWorkerStopped(db, this.workerId).catch(() => undefined);
     await this.listener.close();
     await this.pool.destroy();
+    await this.reportPool.destroy();
     this.log.info({ worker: this.workerId }, 'supervisor stopped');
   }
 
@@ -134,6 +138,7 @@ export class Supervisor {
       {
         db: this.options.db,
         pool: this.pool,
+        reportPool: this.reportPool,
         logger: this.log,
         workerId: this.workerId,
         evaluatorOptions: this.options.evaluatorOptions,
