@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { ARTIFACTS, signedInContext, startBrowserKiln, type BrowserKiln } from './support/browser.js';
-import { zdt1Mdl } from './support/campaign-fixtures.js';
+import { zdt1, zdt1Mdl } from './support/campaign-fixtures.js';
 import { problems } from './support/page-checks.js';
 import { eventually, type TestKiln } from './support/service.js';
 
@@ -280,4 +280,56 @@ test('jobs: the list names campaigns and says how long finished jobs took; a job
     await page.screenshot({ path: `${ARTIFACTS}/insight-job-${width}.png` });
   }
   await context.close();
+});
+
+test('the model report: predicted against measured with its intervals, parameter importance, the next batch as the model sees it', async () => {
+  // a lab playing ZDT1 through ask/tell, stopped answering with its third batch awaiting
+  const id = (await call('POST', '/v1/campaigns', { name: 'zdt1 lab', domain: 'benchmark', mdl: zdt1Mdl({ evaluator: null, budget: 40, batch: 4 }) })).id;
+  await call('POST', `/v1/campaigns/${id}/start`);
+  const told = new Set<string>();
+  const report = await eventually(async () => {
+    const batch = ((await call('GET', `/v1/campaigns/${id}/candidates`)) as Candidate[]).filter((c) => !told.has(c.id));
+    const campaign = await call('GET', `/v1/campaigns/${id}`);
+    if (campaign.evaluations_completed < 8 && batch.length > 0) {
+      for (const c of batch) told.add(c.id);
+      await call('POST', `/v1/campaigns/${id}/evaluations`, { evaluations: batch.map((c) => ({ id: c.id, objectives: zdt1(c.parameters.x1, c.parameters.x2) })) });
+      return undefined;
+    }
+    const model = await call('GET', `/v1/campaigns/${id}/model`);
+    return campaign.evaluations_completed >= 8 && model.next.length > 0 ? model : undefined;
+  }, 90_000, 'a model report with a batch awaiting results');
+
+  for (const [width, height] of VIEWPORTS) {
+    const context = await signedInContext(browser, kiln.adminKey);
+    const page = await context.newPage();
+    await page.setViewportSize({ width, height });
+    const failures: string[] = [];
+    page.on('pageerror', (error) => failures.push(error.message));
+    await page.goto(`${kiln.base}/#/campaigns/${id}`);
+    const panel = page.getByTestId('model-report');
+    await panel.waitFor();
+    const checks = panel.getByTestId('model-check');
+    assert.equal(await checks.count(), report.outputs.length);
+    // one point with its interval bar per leave-one-out prediction, named for screen readers
+    assert.equal(await checks.first().locator('circle').count(), report.outputs[0].predictions.length);
+    assert.match((await checks.first().locator('svg').getAttribute('aria-label'))!, /^Predicted against measured f1/);
+    assert.match(await checks.first().locator('figcaption').innerText(), /^f1: R² -?[\d.]+ · ±1σ holds \d+ % · ±1.96σ holds \d+ % · bias -?[\d.]+σ$/);
+    // importance: a bar per parameter for each objective, the widest first
+    const importance = panel.getByTestId('importance');
+    assert.equal(await importance.count(), 2);
+    const shares = (await importance.first().locator('tbody td:last-child').allInnerTexts()).map(Number);
+    assert.equal(shares.length, 2);
+    assert.ok(shares[0] >= shares[1], `sorted: ${shares.join(', ')}`);
+    // the awaited batch, one row per candidate
+    const next = panel.getByTestId('next-candidates');
+    assert.equal(await next.locator('tbody tr').count(), report.next.length);
+    assert.deepEqual(await next.locator('tbody tr td:first-child').allInnerTexts(), report.next.map((c: { id: string }) => c.id));
+    await panel.scrollIntoViewIfNeeded();
+    const box = (await panel.boundingBox())!;
+    assert.ok(box.x >= 0 && box.x + box.width <= width + 0.5, `the report fits the ${width} px window`);
+    assert.deepEqual(await problems(page), [], 'campaign page with its model report');
+    await panel.screenshot({ path: `${ARTIFACTS}/insight-model-${width}.png` });
+    assert.deepEqual(failures, []);
+    await context.close();
+  }
 });
