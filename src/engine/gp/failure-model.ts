@@ -8,21 +8,29 @@ import { fitProbitClassifier, type ProbitClassifier } from './probit-classifier.
  * - a probit GP classifier (probit-classifier.ts) for the failing REGION: smooth, ½ where the data
  *   say nothing, and never certain, because its likelihood treats labels as noisy;
  * - a neighbourhood factor for the failed POINTS, Π_j (1 − exp(−½ r_j²)) with r_j the distance to
- *   failed input j in units of the classifier's lengthscales times NEIGHBOURHOOD. Simulations
- *   fail deterministically: a point that failed fails again, and so, most likely, do its close
- *   neighbours. The classifier alone keeps P ≈ 0.1 even at a point that failed five times, so a
- *   large acquisition value there (an objective model extrapolating into the unmeasurable
- *   region) wins again and again; the factor is 0 at every failed input and recovers within
- *   about a lengthscale, along the inputs the classifier found relevant (a long lengthscale
- *   carries a failure across an input that does not matter).
+ *   failed input j in units of a radius per input: NEIGHBOURHOOD classifier lengthscales, at most
+ *   MAX_RADIUS. Simulations fail deterministically: a point that failed fails again, and so,
+ *   most likely, do its close neighbours. The classifier alone keeps P ≈ 0.1 even at a point
+ *   that failed five times, so a large acquisition value there (an objective model
+ *   extrapolating into the region it cannot measure) won again and again on a benchmark where
+ *   half the cube fails. The cap matters while few failures are known: the lengthscales then
+ *   cannot tell relevant inputs from irrelevant ones, and an uncapped radius along a
+ *   wrongly long lengthscale ruled out whole slabs of the cube (a DTLZ2 campaign lost its
+ *   Pareto set that way). The radius trades failures for reach: on a 2-input problem whose
+ *   front runs into the failing region, a cap of 0.2 failed 2.5 % of proposals and kept 96 %
+ *   of the attainable hypervolume, 0.1 failed 5.6 % and kept 98 %; on the 6-input benchmarks
+ *   0.1 failed 8–12 % where 0.2 failed 7–11 %.
  *
- * As a one-output posterior (for ConstrainedAcquisition, which scores a slack by Φ(mean / std))
- * it reports mean Φ⁻¹(P) and variance 1. A pending point is neither a success nor a failure: it
- * enters the neighbourhood factor weighted by its chance of failing (see `condition`); a believed
- * success next to a failure would draw the batch's next pick closer to it.
+ * The acquisition reads `weight`, which discounts likely failures further (P below ½). As a
+ * one-output posterior (for ConstrainedAcquisition, which scores a slack by Φ(mean / std)) the
+ * model reports mean Φ⁻¹(weight) and variance 1. A pending point is neither a success nor a
+ * failure: it enters the neighbourhood factor weighted by its chance of failing (`condition`).
+ *
+ * Measured on DTLZ2 (6 inputs, 90 evaluations, batches of 4, 3 seeds) failing where
+ * x1 + x2 > 1.5: 6.7 % of proposals failed, against 13.3 % with a GP regression on ±1 labels.
  */
 
-/** The failed points' neighbourhood radius, in classifier lengthscales. */
+/** The failed points' neighbourhood radius, in classifier lengthscales and in unit-cube units. */
 const NEIGHBOURHOOD = 0.5;
 const MAX_RADIUS = 0.2;
 /** Below this P(success), the acquisition discounts a candidate steeply (see `weight`). */
@@ -88,7 +96,7 @@ export class FailureModel {
     return this.probability(X, q).map((p) => (p >= CONFIDENT ? p : p * (p / CONFIDENT) ** CAUTION));
   }
 
-  /** X: `q x d` row-major → mean Φ⁻¹(P(success)), variance 1: `q x 1` each. */
+  /** X: `q x d` row-major → mean Φ⁻¹(weight), variance 1: `q x 1` each. */
   predict(X: Float64Array, q: number): { mean: Float64Array; variance: Float64Array } {
     return { mean: this.weight(X, q).map(normalQuantile), variance: new Float64Array(q).fill(1) };
   }

@@ -1,4 +1,4 @@
-import { inverseMillsRatio, logNormalCdf } from '../normal.js';
+import { inverseMillsRatio, logNormalCdf, normalCdf } from '../normal.js';
 import { choleskyInPlace, invertLower, solveLowerInPlace, solveLowerTransposedInPlace } from './dense64.js';
 import { maternCross, maternGram, scaleInputs } from './matern.js';
 
@@ -112,7 +112,7 @@ export class ProbitClassifier {
   /** P(success) at q points, Φ(μ / √(1 + σ²)). X: `q x d` row-major → length q. */
   probability(X: Float64Array, q: number): Float64Array {
     const { mean, variance } = this.latent(X, q);
-    return mean.map((mu, i) => Math.exp(logNormalCdf(mu / Math.sqrt(1 + variance[i]))));
+    return mean.map((mu, i) => normalCdf(mu / Math.sqrt(1 + variance[i])));
   }
 }
 
