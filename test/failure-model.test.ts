@@ -8,7 +8,7 @@ import { Random } from '../src/engine/random.js';
 import { initialState, tell } from '../src/engine/campaign/state.js';
 import { step } from '../src/engine/campaign/step.js';
 import { mdlSchema } from '../src/engine/mdl/schema.js';
-import { initTensorBackend } from '../src/engine/tensor/backend.js';
+import { initTensorBackend, tf } from '../src/engine/tensor/backend.js';
 
 await initTensorBackend('wasm');
 
@@ -93,6 +93,31 @@ test('the classifier recovers a known probit boundary from noisy labels', () => 
     const truth = normalCdf(4 * (0.6 - x));
     assert.ok(Math.abs(p - truth) < 0.12, `x=${x}: ${p.toFixed(3)} against ${truth.toFixed(3)}`);
   }
+});
+
+test('the tensor path of the latent posterior agrees with the float64 loops and frees its tensors', () => {
+  const random = new Random(11);
+  const n = 120;
+  const d = 5;
+  const X = Float64Array.from({ length: n * d }, () => random.uniform());
+  const labels = Array.from({ length: n }, (_, i) => (X[i * d] + 0.5 * X[i * d + 2] > 0.9 ? -1 : 1));
+  const before = tf.memory().numTensors;
+  const c = fitProbitClassifier(X, labels, n, d, [0.4, 2, 0.8, 2, 2]);
+  const q = 500;
+  // queries at training inputs too, where the variance nearly cancels
+  const Q = Float64Array.from({ length: q * d }, (_, i) => (i < 50 * d ? X[i] : random.uniform()));
+  const fast = c.latentTensor(Q, q);
+  const slow = c.latent64(Q, q);
+  const s2 = c.hyperparameters.outputScale;
+  for (let p = 0; p < q; p++) {
+    assert.ok(Math.abs(fast.mean[p] - slow.mean[p]) < 1e-4 * (1 + Math.abs(slow.mean[p])) * Math.sqrt(s2), `mean ${p}: ${fast.mean[p]} vs ${slow.mean[p]}`);
+    assert.ok(Math.abs(fast.variance[p] - slow.variance[p]) < 2e-4 * s2, `variance ${p}: ${fast.variance[p]} vs ${slow.variance[p]}`);
+  }
+  c.dispose();
+  assert.equal(tf.memory().numTensors, before);
+  // a disposed classifier uploads again when asked
+  assert.ok(Math.abs(c.latentTensor(Q, q).mean[7] - slow.mean[7]) < 1e-3 * (1 + Math.abs(slow.mean[7])));
+  c.dispose();
 });
 
 test('the failure model rules out failed points and keeps away from risky pending ones', () => {

@@ -121,5 +121,11 @@ export class FailureModel {
     return new FailureModel(d, this.classifier, failed, weights, this.k + k, this.radius);
   }
 
-  dispose(): void {}
+  /**
+   * Frees the classifier's tensors. A conditioned copy shares the classifier and uploads them
+   * again when next asked, so a batch may dispose the model it conditioned, as it does.
+   */
+  dispose(): void {
+    this.classifier.dispose();
+  }
 }
