@@ -18,8 +18,8 @@ import { fitProbitClassifier, type ProbitClassifier } from './probit-classifier.
  *   wrongly long lengthscale ruled out whole slabs of the cube (a DTLZ2 campaign lost its
  *   Pareto set that way). The radius trades failures for reach: on a 2-input problem whose
  *   front runs into the failing region, a cap of 0.2 failed 2.5 % of proposals and kept 96 %
- *   of the attainable hypervolume, 0.1 failed 5.6 % and kept 98 %; on the 6-input benchmarks
- *   0.1 failed 8–12 % where 0.2 failed 7–11 %.
+ *   of the attainable hypervolume, 0.1 failed 5.6 % and kept 98 %; on three DTLZ2 benchmarks
+ *   (4 and 6 inputs) 0.1 failed 8–12 % where 0.2 failed 7–9 %.
  *
  * The acquisition reads `weight`, which discounts likely failures further (P below ½). As a
  * one-output posterior (for ConstrainedAcquisition, which scores a slack by Φ(mean / std)) the

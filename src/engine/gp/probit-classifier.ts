@@ -246,11 +246,22 @@ function multiply(K: Float64Array, v: Float64Array, n: number): Float64Array {
 /** Multiples of the given lengthscales and latent variances the evidence chooses among. */
 const LENGTHSCALE_FACTORS = [0.5, 1, 2];
 const OUTPUT_SCALES = [1, 4, 16];
-/** Isotropic lengthscales, in multiples of √d (the typical distance between points of the cube). */
+/** Isotropic lengthscales, in multiples of √d (the cube's diagonal). */
 const ISOTROPIC_LENGTHSCALES = [0.1, 0.2, 0.4];
 /** Failures needed before per-input lengthscales are trusted. */
 const MIN_FAILURES_FOR_ARD = 3;
 
+/**
+ * The classifier with the highest Laplace evidence on a small grid of hyperparameters: three
+ * latent variances, from a latent that can barely leave Φ(±1) to one that can be nearly certain,
+ * times three isotropic lengthscales and, once MIN_FAILURES_FOR_ARD evaluations have failed,
+ * three multiples of `lengthscales` (e.g. those of a regression on the same labels, which finds
+ * the relevant inputs). With one or two failures a per-input fit explains them by whichever input
+ * happens to set them apart, and a classifier built on it marked a whole slab of the cube as
+ * failing. A grid, not a gradient search: the evidence keeps rising with the latent variance
+ * when the labels separate cleanly, and a bounded grid stops it there.
+ * X: `n x d` row-major in [0, 1]; labels: length n, ±1; lengthscales: length d.
+ */
 export function fitProbitClassifier(X: Float64Array, labels: ArrayLike<number>, n: number, d: number, lengthscales: ArrayLike<number>): ProbitClassifier {
   const shapes: Float64Array[] = ISOTROPIC_LENGTHSCALES.map((l) => new Float64Array(d).fill(l * Math.sqrt(d)));
   let failures = 0;
