@@ -89,6 +89,7 @@ export async function runConstrainedCampaigns(): Promise<BenchReport> {
       meets_target: method === 'cma-es' ? mean >= 0.36 : null,
       feasible_share: proposals > 0 ? feasible / proposals : 0,
       failed_share: null,
+      failed_per_seed: null,
       ended: null,
       s_per_iteration_median: median(seconds),
       s_per_iteration_max: Math.max(...seconds),
@@ -104,6 +105,7 @@ export async function runConstrainedCampaigns(): Promise<BenchReport> {
     const endings: string[] = [];
     let failed = 0;
     let proposals = 0;
+    const failedPerSeed: number[] = [];
     for (const seed of SEEDS.slice(0, 3)) {
       const mdl = failingMdl(method, seed);
       const state = await runLocalCampaign(mdl, failingRegion(createEvaluator(mdl, { allowCommand: false })), {
@@ -113,11 +115,13 @@ export async function runConstrainedCampaigns(): Promise<BenchReport> {
       });
       finals.push(state.convergenceHistory.at(-1) ?? 0);
       endings.push(state.status);
+      const before = failed;
       for (const e of state.evaluations) {
         if (e.iteration < 2) continue;
         proposals++;
         if (e.objectives === null) failed++;
       }
+      failedPerSeed.push(failed - before);
     }
     const mean = finals.reduce((a, b) => a + b, 0) / finals.length;
     rows.push({
@@ -131,6 +135,7 @@ export async function runConstrainedCampaigns(): Promise<BenchReport> {
       meets_target: method === 'cma-es' ? failed / proposals <= 0.1 && endings.every((s) => s === 'completed') : null,
       feasible_share: null,
       failed_share: failed / proposals,
+      failed_per_seed: failedPerSeed.join(' / '),
       ended: endings.join(' / '),
       s_per_iteration_median: median(seconds),
       s_per_iteration_max: Math.max(...seconds),

@@ -1,7 +1,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { ExactEhvi } from '../src/engine/acquisition/ehvi.js';
-import { expectedPositivePart, normalCdf, normalPdf } from '../src/engine/acquisition/normal.js';
+import { expectedPositivePart, normalCdf, normalPdf } from '../src/engine/normal.js';
 import { hypervolume } from '../src/engine/hypervolume.js';
 import { Random } from '../src/engine/random.js';
 

@@ -1,11 +1,11 @@
-import { normalCdf } from './normal.js';
+import { normalCdf } from '../normal.js';
 import type { AcquisitionFunction } from './types.js';
 
 /**
  * Constrained acquisition (Gardner et al. 2014; Gelbart, Snoek & Adams 2014): the objective
  * acquisition times the probability that every modelled constraint holds, each constraint an
- * independent GP on a slack that is ≥ 0 where it holds (outcome constraints, and the failure
- * model's success indicator). Without an objective acquisition (no feasible point observed
+ * independent GP on a slack that is ≥ 0 where it holds (outcome constraints; the failure
+ * model reports Φ⁻¹ of its probability of success with std 1, so it reads the same way). Without an objective acquisition (no feasible point observed
  * yet) the value is the probability of feasibility alone, which seeks feasibility first.
  *
  * mean, std: `q x (m + c)` row-major, the m objectives first, then the c slacks.

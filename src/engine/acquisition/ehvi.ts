@@ -1,5 +1,5 @@
 import { paretoIndices } from '../pareto.js';
-import { expectedPositivePart } from './normal.js';
+import { expectedPositivePart } from '../normal.js';
 import type { AcquisitionFunction } from './types.js';
 
 /**

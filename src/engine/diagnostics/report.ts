@@ -1,4 +1,4 @@
-import { normalCdf } from '../acquisition/normal.js';
+import { normalCdf } from '../normal.js';
 import { ExactEhvi } from '../acquisition/ehvi.js';
 import { MonteCarloEhvi } from '../acquisition/mc-ehvi.js';
 import { observe } from '../campaign/observations.js';

@@ -1,6 +1,7 @@
 import { proposeBatch } from '../acquisition/batch.js';
-import { JointPosterior } from '../acquisition/posterior.js';
+import { JointPosterior, type Posterior } from '../acquisition/posterior.js';
 import type { GpHyperparameters } from '../gp/priors.js';
+import { FailureModel } from '../gp/failure-model.js';
 import { Surrogate, standardizedColumn } from '../gp/surrogate.js';
 import { nondominatedRanks } from './nsga2/sorting.js';
 import type { FitRequest, Observations, Strategy, StrategyContext } from './types.js';
@@ -39,9 +40,9 @@ export const globalStrategy: Strategy = {
   propose(context, fitted) {
     const data = modelData(context.observations);
     const outputs = data.m + data.c;
-    const parts = [Surrogate.build(data.X, data.outputs, data.n, data.d, outputs, fitted.slice(0, outputs))];
+    const parts: Posterior[] = [Surrogate.build(data.X, data.outputs, data.n, data.d, outputs, fitted.slice(0, outputs))];
     const failures = failureData(context.observations, data);
-    if (failures) parts.push(Surrogate.build(failures.X, failures.y, failures.n, data.d, 1, [fitted[outputs]]));
+    if (failures) parts.push(FailureModel.fit(failures.X, failures.y, failures.n, data.d, fitted[outputs].lengthscales));
     const batch = proposeBatch({
       space: context.space,
       X: data.X,
@@ -109,18 +110,44 @@ function modelData(o: Observations): ModelData {
 }
 
 /**
- * Failures as information: when evaluations have failed, a GP on a success indicator (+1 for the
- * model's rows, −1 for the failed inputs, at most GLOBAL_MAX_POINTS of the latest) whose
- * probability of a positive value weights the acquisition like an outcome constraint, so the
- * batch moves away from where evaluations fail instead of resampling there. Null without failures.
+ * Rows of the failure model (gp/failure-model.ts), a dense classifier whose fit costs O(n³) for
+ * each of its hyperparameter candidates: 200 rows keep a fit near 0.1 s.
+ */
+const FAILURE_MODEL_ROWS = 200;
+
+/**
+ * Failures as information: when evaluations have failed, the inputs of successes (label +1) and
+ * failures (−1) for the failure model, whose probability of success weights the acquisition like
+ * an outcome constraint, so the batch moves away from where evaluations fail instead of
+ * resampling there. Above FAILURE_MODEL_ROWS it keeps the latest failures (at most half the
+ * rows) and the successes nearest to any of them, the ones that place the boundary. Null
+ * without failures.
  */
 function failureData(o: Observations, data: ModelData): { X: Float64Array; y: Float64Array; n: number } | null {
   if (o.failed.length === 0) return null;
-  const failed = o.failed.slice(-GLOBAL_MAX_POINTS);
-  const n = data.n + failed.length;
-  const X = new Float64Array(n * data.d);
-  X.set(data.X);
-  failed.forEach((x, i) => X.set(x, (data.n + i) * data.d));
-  const y = Float64Array.from({ length: n }, (_, i) => (i < data.n ? 1 : -1));
+  const { d } = data;
+  const failed = o.failed.slice(-Math.max(FAILURE_MODEL_ROWS - data.n, FAILURE_MODEL_ROWS / 2));
+  let successes = Array.from({ length: data.n }, (_, i) => i);
+  const room = FAILURE_MODEL_ROWS - failed.length;
+  if (successes.length > room) {
+    const distance = successes.map((i) => nearest(data.X.subarray(i * d, (i + 1) * d), failed));
+    successes = successes.sort((a, b) => distance[a] - distance[b]).slice(0, room);
+  }
+  const n = successes.length + failed.length;
+  const X = new Float64Array(n * d);
+  successes.forEach((r, i) => X.set(data.X.subarray(r * d, (r + 1) * d), i * d));
+  failed.forEach((x, i) => X.set(x, (successes.length + i) * d));
+  const y = Float64Array.from({ length: n }, (_, i) => (i < successes.length ? 1 : -1));
   return { X, y, n };
+}
+
+/** Squared Euclidean distance from x to the nearest of the points. */
+function nearest(x: Float64Array, points: readonly Float64Array[]): number {
+  let best = Infinity;
+  for (const p of points) {
+    let r2 = 0;
+    for (let j = 0; j < x.length; j++) r2 += (x[j] - p[j]) ** 2;
+    best = Math.min(best, r2);
+  }
+  return best;
 }

@@ -33,6 +33,62 @@ export function expectedPositivePart(z: number): number {
   return (normalPdf(z) * r) / (x + r);
 }
 
+/**
+ * log Φ(z), accurate far into the lower tail (log φ(z) − log(x + t(x)) with x = −z below −1),
+ * where Φ itself would underflow: the log-likelihood of a probit classifier.
+ */
+export function logNormalCdf(z: number): number {
+  if (z < -1) return -0.5 * z * z + Math.log(INV_SQRT_2PI) - Math.log(-z + millsTail(-z));
+  return Math.log(normalCdf(z));
+}
+
+/**
+ * φ(z)/Φ(z), the inverse Mills ratio: the slope of log Φ at z. Below −1 it is x + t(x) with
+ * x = −z, which stays exact where φ and Φ both underflow (it tends to −z).
+ */
+export function inverseMillsRatio(z: number): number {
+  if (z < -1) return -z + millsTail(-z);
+  return normalPdf(z) / normalCdf(z);
+}
+
+/**
+ * Φ⁻¹(p) for p in (0, 1): Acklam's rational approximation (relative error 1e-9) refined by one
+ * Halley step on Φ, which brings it to float64 accuracy; ±Infinity at 0 and 1.
+ */
+export function normalQuantile(p: number): number {
+  if (!(p > 0)) return -Infinity;
+  if (!(p < 1)) return Infinity;
+  let x: number;
+  if (p < 0.02425) {
+    const q = Math.sqrt(-2 * Math.log(p));
+    x = tailPolynomial(q);
+  } else if (p > 1 - 0.02425) {
+    const q = Math.sqrt(-2 * Math.log1p(-p));
+    x = -tailPolynomial(q);
+  } else {
+    const q = p - 0.5;
+    const r = q * q;
+    x =
+      ((((((-3.969683028665376e1 * r + 2.209460984245205e2) * r - 2.759285104469687e2) * r + 1.38357751867269e2) * r - 3.066479806614716e1) * r +
+        2.506628277459239) *
+        q) /
+      (((((-5.447609879822406e1 * r + 1.615858368580409e2) * r - 1.556989798598866e2) * r + 6.680131188771972e1) * r - 1.328068155288572e1) * r + 1);
+  }
+  // Halley's step on Φ(x) − p; the error is taken on the smaller tail so it keeps its digits
+  const e = x < 0 ? normalCdf(x) - p : 1 - p - normalCdf(-x);
+  const u = e / normalPdf(x);
+  return x - u / (1 + (x * u) / 2);
+}
+
+/** Acklam's lower-tail approximation of Φ⁻¹ at q = √(−2 log p). */
+function tailPolynomial(q: number): number {
+  return (
+    (((((-7.784894002430293e-3 * q - 3.223964580411365e-1) * q - 2.400758277161838) * q - 2.549732539343734) * q + 4.374664141464968) * q +
+      2.938163982698783) /
+    ((((7.784695709041462e-3 * q + 3.224671290700398e-1) * q + 2.445134137142996) * q + 3.754408661907416) * q + 1)
+  );
+}
+
 /** R(x) = (1 - Φ(x)) / φ(x) for x > 0, as 1 / (x + t(x)). */
 function millsRatio(x: number): number {
   return 1 / (x + millsTail(x));
