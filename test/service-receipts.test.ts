@@ -1,5 +1,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { replayResults } from '../src/cli/replay.js';
 import { recordedCampaign } from '../src/cli/replay-input.js';
 import { replayCampaign } from '../src/engine/campaign/replay.js';
 import { initTensorBackend } from '../src/engine/tensor/backend.js';
@@ -57,9 +61,15 @@ test('results from the API carry a receipt per iteration, and replaying them giv
     assert.equal(i.receipt?.engine_version, environment.engine_version);
     assert.equal(i.receipt?.tensor_backend, 'cpu');
   }
-  // the downloaded JSON, envelope and all, goes through kiln replay's own reading
-  const replays = replayCampaign(recordedCampaign(mdl, body), environment);
-  assert.deepEqual(replays.map((r) => [r.iteration, r.identical, r.differences, r.notes]), [1, 2, 3, 4, 5].map((i) => [i, true, [], []]));
+  // the downloaded JSON, envelope and all, and the campaign's MDL as the API returns it, through kiln replay
+  const folder = mkdtempSync(join(tmpdir(), 'kiln-api-replay-'));
+  writeFileSync(join(folder, 'results.json'), JSON.stringify(body));
+  writeFileSync(join(folder, 'campaign.json'), JSON.stringify(mdl));
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await replayResults(join(folder, 'results.json'), { mdl: join(folder, 'campaign.json') }, { out: (t) => out.push(t), err: (t) => err.push(t) });
+  assert.equal(code, 0, [...out, ...err].join('\n'));
+  assert.deepEqual(out.filter((l) => l.startsWith('Iteration')).map((l) => l.replace(/ \(.*\)/, '')), [1, 2, 3, 4, 5].map((i) => `Iteration ${i}: identical, ${i === 1 ? 4 : 2} proposals`));
 });
 
 test('ask/tell: results posted out of order, failures and a restart with a batch pending keep every receipt; replay is identical', async () => {
