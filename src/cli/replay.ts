@@ -1,17 +1,16 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { replayCampaign, type IterationReplay } from '../engine/campaign/replay.js';
 import { initTensorBackend, type TensorBackendName } from '../engine/tensor/backend.js';
 import { packageVersion } from '../package-root.js';
 import { processIo, type CliIo } from './io.js';
 import { readReplayInput, recordedCampaign } from './replay-input.js';
+import { BACKENDS, positiveInt } from './run.js';
 
 export interface ReplayOptions {
   iteration?: number;
   mdl?: string;
   backend?: TensorBackendName | 'auto';
 }
-
-const BACKENDS: readonly string[] = ['auto', 'tensorflow', 'wasm', 'cpu'];
 
 /** `kiln replay DIR|results.json`: proposes recorded iterations again and says whether they are identical. */
 export function replayCommand(io: CliIo = processIo): Command {
@@ -62,10 +61,4 @@ function describe(r: IterationReplay): string {
   const how = r.recorded ? ` (${r.recorded.strategy}, ${r.recorded.acquisition})` : '';
   const verdict = r.identical ? `identical, ${r.proposals} proposals` : `DIFFERENT: ${r.differences[0]}`;
   return [`Iteration ${r.iteration}${how}: ${verdict}`, ...r.differences.slice(1), ...r.notes].join('\n  ');
-}
-
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
-  return n;
 }

@@ -21,7 +21,8 @@ import { formatNumber, formatTable, processIo, type CliIo } from './io.js';
 import { formatProblem } from './problems.js';
 import { packageVersion } from '../package-root.js';
 
-const BACKENDS: readonly string[] = ['auto', 'tensorflow', 'wasm', 'cpu'];
+/** What --backend and KILN_TENSOR_BACKEND take. */
+export const BACKENDS: readonly string[] = ['auto', 'tensorflow', 'wasm', 'cpu'];
 
 export interface RunOptions {
   seed?: number;
@@ -236,7 +237,7 @@ class Progress {
   }
 }
 
-function positiveInt(value: string): number {
+export function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer.');
   return n;
