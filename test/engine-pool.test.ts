@@ -6,6 +6,10 @@ import { diagnoseCampaign } from '../src/engine/diagnostics/report.js';
 import { mdlSchema } from '../src/engine/mdl/schema.js';
 import { initTensorBackend } from '../src/engine/tensor/backend.js';
 import { EnginePool } from '../src/jobs/engine-pool.js';
+import { packageVersion } from '../src/package-root.js';
+
+// the receipt of a pool step names Kiln's version and the thread's backend; an inline step is told them
+const environment = { engine_version: packageVersion(), tensor_backend: 'wasm' };
 
 test('a step on a worker thread gives exactly the proposals of the same step in-process', async () => {
   await initTensorBackend('wasm');
@@ -31,12 +35,14 @@ test('a step on a worker thread gives exactly the proposals of the same step in-
   const pool = new EnginePool({ threads: 1, backend: 'wasm' });
   try {
     const remote = await pool.step(mdl, state);
-    const local = step(mdl, state);
+    const local = step(mdl, state, environment);
     assert.equal(remote.backend, 'wasm');
     assert.equal(remote.strategy, 'ehvi');
     assert.equal(remote.proposals.length, 2);
     assert.deepEqual(remote.proposals, local.proposals);
     assert.deepEqual(remote.state, local.state);
+    assert.deepEqual(remote.receipt, local.receipt);
+    assert.equal(remote.receipt?.tensor_backend, 'wasm');
     // the model report, too, is the same on a pool thread as in-process
     assert.deepEqual(await pool.diagnose(mdl, remote.state), diagnoseCampaign(mdl, remote.state));
   } finally {
@@ -65,11 +71,12 @@ test('with two threads the fits of a trust-region step run in parallel and the p
   const pool = new EnginePool({ threads: 2, backend: 'wasm' });
   try {
     const remote = await pool.step(mdl, state);
-    const local = step(mdl, state);
+    const local = step(mdl, state, environment);
     assert.equal(remote.strategy, 'trust-region');
     assert.equal(remote.proposals.length, 12);
     assert.deepEqual(remote.proposals, local.proposals);
     assert.deepEqual(remote.state, local.state);
+    assert.deepEqual(remote.receipt, local.receipt, 'the parallel fits leave the receipt as it is in one piece');
   } finally {
     await pool.destroy();
   }

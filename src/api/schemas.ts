@@ -179,6 +179,27 @@ const resultRow = z.object({
   feasible: z.boolean().describe('meets every outcome constraint (always true for a campaign without them)'),
   is_pareto: z.boolean().describe('on the Pareto front of the feasible evaluations'),
 });
+const sha256 = z.string().describe('sha-256, hex, of a canonical JSON serialization (keys sorted, no spaces)');
+const receiptSchema = z.object({
+  version: z.literal(1),
+  iteration: z.int(),
+  engine_version: z.string().nullable().describe("Kiln's package version that proposed the batch"),
+  tensor_backend: z.string().nullable().describe('the tensor backend the step ran on (cpu, wasm, tensorflow)'),
+  seed: z.object({
+    campaign: z.int(),
+    iteration: z.int().describe('derived from the campaign seed and the iteration'),
+    plan: z.int().describe('seed of the model-fitting stream, drawn from the iteration seed'),
+    propose: z.int().describe('seed of the acquisition stream, drawn from the iteration seed'),
+    derivation: z.string(),
+  }),
+  strategy: z.string().describe('initial-design, random, lhs, global, trust-region or nsga2'),
+  acquisition: z.string().describe('ehvi, mc-ehvi, parego or thompson-hvi, each possibly constrained; none for model-free strategies'),
+  evaluations_seen: z.int().describe('told evaluations (warm start, successes and failures) the step saw'),
+  data_hash: sha256.describe('of the told evaluations in order: ids, iterations, parameters, objectives, outcomes, errors'),
+  state_hash: sha256.describe('of the engine state the step started from'),
+  mdl_hash: sha256.describe('of the campaign definition as run, defaults filled in'),
+  proposals_hash: sha256.describe('of the proposals in order: ids, iterations, parameters'),
+});
 export const resultsSchema = z.object({
   pareto_front: z.array(resultRow),
   evaluations: z.array(resultRow).optional().describe('absent when pareto_only=true'),
@@ -194,6 +215,16 @@ export const resultsSchema = z.object({
     .array(z.object({ id: z.string(), iteration: z.int(), parameters: parameterValues, error: z.string() }))
     .optional()
     .describe('candidates the evaluator could not score; they count against the budget'),
+  iterations: z
+    .array(
+      z.object({
+        iteration: z.int(),
+        receipt: receiptSchema.nullable().describe('null for iterations stored before Kiln kept receipts'),
+        evaluation_ids: z.array(z.string()).describe("the iteration's evaluations (failures included) in the order the engine was told them"),
+      }),
+    )
+    .optional()
+    .describe('each completed iteration with its reproducibility receipt; `kiln replay` proposes the batches again from them and the evaluations'),
 });
 const checkedPrediction = z.object({ id: z.string(), measured: z.number(), predicted: z.number(), sd: z.number() });
 export const modelReportSchema = z.object({

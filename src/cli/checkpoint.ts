@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { join } from 'node:path';
 import { campaignResults } from '../engine/campaign/results.js';
 import { resultsCsv } from '../engine/campaign/results-csv.js';
+import { iterationReceipts, type Receipt } from '../engine/campaign/receipt.js';
 import { completedEvaluations } from '../engine/campaign/state.js';
 import type { CampaignState } from '../engine/campaign/types.js';
 import { mdlSchema, type Mdl } from '../engine/mdl/schema.js';
@@ -23,11 +24,14 @@ export interface Checkpoint {
   /** folder a command evaluator runs in (the campaign file's) */
   cwd: string;
   state: CampaignState;
+  /** the receipt of each completed iteration, in order (absent in checkpoints of older versions) */
+  receipts?: Receipt[];
 }
 
 /** Writes results.json, results.csv and the checkpoint for `state` into `out`. */
 export function saveRun(out: string, checkpoint: Checkpoint, extra: { tensor_backend: string }): ReturnType<typeof campaignResults> {
   const { mdl, state, seed } = checkpoint;
+  const receipts = new Map((checkpoint.receipts ?? []).map((r) => [r.iteration, r]));
   mkdirSync(out, { recursive: true });
   const results = campaignResults(mdl, state);
   const failed = state.evaluations.filter((e) => e.objectives === null);
@@ -44,6 +48,7 @@ export function saveRun(out: string, checkpoint: Checkpoint, extra: { tensor_bac
       tensor_backend: extra.tensor_backend,
     },
     failed_evaluations: failed.map((e) => ({ id: e.id, iteration: e.iteration, parameters: e.parameters, error: e.error })),
+    iterations: iterationReceipts(state, (iteration) => receipts.get(iteration)),
   };
   writeAtomically(join(out, 'results.json'), JSON.stringify(json, null, 2) + '\n');
   writeAtomically(join(out, 'results.csv'), resultsCsv(mdl, results.evaluations));
@@ -65,7 +70,7 @@ export function loadCheckpoint(dir: string): Checkpoint {
   if (raw.version !== 1 || !mdl.success || typeof raw.seed !== 'number' || typeof raw.cwd !== 'string' || !raw.state || !Array.isArray(raw.state.evaluations)) {
     throw new Error(`${file} is not a kiln run checkpoint of this version`);
   }
-  return { version: 1, mdl: mdl.data, seed: raw.seed, cwd: raw.cwd, state: raw.state };
+  return { version: 1, mdl: mdl.data, seed: raw.seed, cwd: raw.cwd, state: raw.state, receipts: Array.isArray(raw.receipts) ? raw.receipts : [] };
 }
 
 /** Writes `text` to a temporary name beside `file` and renames it over `file`. */

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { hvCommand, paretoCommand } from './hv.js';
+import { replayCommand } from './replay.js';
 import { runCampaignFile, runCommand } from './run.js';
 import { validateCommand } from './validate.js';
 import { processIo } from './io.js';
@@ -15,6 +16,7 @@ const program = new Command('kiln')
   .version(packageVersion(), '-V, --version', 'print the Kiln version')
   .showHelpAfterError()
   .addCommand(runCommand())
+  .addCommand(replayCommand())
   .addCommand(validateCommand())
   .addCommand(hvCommand())
   .addCommand(paretoCommand())

@@ -19,8 +19,10 @@ import { CHECKPOINT, loadCheckpoint, saveRun, writeAtomically, type Checkpoint }
 import { modelSummary } from './model-summary.js';
 import { formatNumber, formatTable, processIo, type CliIo } from './io.js';
 import { formatProblem } from './problems.js';
+import { packageVersion } from '../package-root.js';
 
-const BACKENDS: readonly string[] = ['auto', 'tensorflow', 'wasm', 'cpu'];
+/** What --backend and KILN_TENSOR_BACKEND take. */
+export const BACKENDS: readonly string[] = ['auto', 'tensorflow', 'wasm', 'cpu'];
 
 export interface RunOptions {
   seed?: number;
@@ -117,7 +119,8 @@ export async function runCampaignFile(file: string | undefined, opts: RunOptions
       `seed ${seed}, tensor backend ${backend}, ${threads} engine thread${threads === 1 ? '' : 's'}`,
   );
   if (opts.resume !== undefined) io.out(`Resuming after iteration ${start.state.iteration} from ${join(out, CHECKPOINT)}`);
-  const save = (state: CampaignState) => saveRun(out, { ...start, state }, { tensor_backend: backend });
+  const receipts = [...(start.receipts ?? [])];
+  const save = (state: CampaignState) => saveRun(out, { ...start, state, receipts }, { tensor_backend: backend });
   save(start.state);
   const progress = new Progress(io, mdl.optimizer.budget);
   // with two cores or more, a step's GP fits (per objective, per trust region) run side by side
@@ -128,7 +131,9 @@ export async function runCampaignFile(file: string | undefined, opts: RunOptions
       state: start.state,
       pool,
       signal: opts.signal,
+      environment: { engine_version: packageVersion(), tensor_backend: backend },
       onIteration: (r, s) => {
+        if (s.receipt?.iteration === r.iteration) receipts.push(s.receipt);
         progress.update(r);
         save(s);
       },
@@ -232,7 +237,7 @@ class Progress {
   }
 }
 
-function positiveInt(value: string): number {
+export function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer.');
   return n;

@@ -6,6 +6,7 @@ import type { Mdl } from '../engine/mdl/schema.js';
 import { fitModel } from '../engine/strategies/fit.js';
 import type { FitRequest } from '../engine/strategies/types.js';
 import { initTensorBackend, type TensorBackendName } from '../engine/tensor/backend.js';
+import { packageVersion } from '../package-root.js';
 
 /**
  * One unit of engine work sent to a pool thread: a whole step, or one of its three phases (plan
@@ -33,17 +34,21 @@ export type StepTaskResult = { backend: TensorBackendName } & (
  * MDL, the campaign state, fit requests and hyperparameters); models are rebuilt inside the thread,
  * so no tensors or kernel memory ever cross threads.
  */
+let version: string | undefined;
+
 export default async function runStep(task: StepTask): Promise<StepTaskResult> {
   const backend = await initTensorBackend(task.backend);
+  // The receipt names the code and the backend that really proposed the batch: this thread's.
+  const environment = { engine_version: (version ??= packageVersion()), tensor_backend: backend };
   switch (task.kind) {
     case 'step':
-      return { kind: 'step', result: step(task.mdl, task.state), backend };
+      return { kind: 'step', result: step(task.mdl, task.state, environment), backend };
     case 'plan':
       return { kind: 'plan', fits: planStep(task.mdl, task.state), backend };
     case 'fit':
       return { kind: 'fit', hyperparameters: fitModel(task.request), backend };
     case 'complete':
-      return { kind: 'step', result: completeStep(task.mdl, task.state, task.fitted), backend };
+      return { kind: 'step', result: completeStep(task.mdl, task.state, task.fitted, environment), backend };
     case 'diagnose':
       return { kind: 'report', report: diagnoseCampaign(task.mdl, task.state), backend };
   }

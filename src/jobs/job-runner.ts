@@ -237,6 +237,8 @@ async function storeIteration(ctx: JobRunContext, job: JobRow, lease: Lease, cam
       strategy: timing.strategy,
       propose_seconds: timing.proposeSeconds,
       evaluate_seconds: timing.evaluateSeconds,
+      // the step's receipt travels in the state with its pending batch, so a resumed batch keeps it
+      receipt: state.receipt?.iteration === summary.iteration ? state.receipt : null,
       // last statement of the transaction, so this is all of the store but its commit
       store_seconds: (performance.now() - storeStarted) / 1000,
     });

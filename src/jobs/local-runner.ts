@@ -1,5 +1,6 @@
 import { completedEvaluations, initialState, tell, type WarmStartRow } from '../engine/campaign/state.js';
 import { step } from '../engine/campaign/step.js';
+import type { ReceiptEnvironment } from '../engine/campaign/receipt.js';
 import type { CampaignState, IterationSummary } from '../engine/campaign/types.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import { evaluateProposals } from '../evaluators/evaluate-proposals.js';
@@ -23,6 +24,8 @@ export interface LocalRunOptions {
   pool?: EnginePool;
   /** continue this saved state (a checkpoint) instead of starting afresh */
   state?: CampaignState;
+  /** Kiln's version and the tensor backend, for the receipts of steps run inline (a pool names its own) */
+  environment?: ReceiptEnvironment;
   /** told when a whole batch failed (the program crashed, timed out, printed invalid JSON) */
   onBatchFailure?: (iteration: number, error: Error) => void;
 }
@@ -43,7 +46,7 @@ export async function runLocalCampaign(
   while (state.status === 'running') {
     if (options.signal?.aborted) break;
     const t0 = performance.now();
-    const next = options.pool ? await options.pool.step(mdl, state) : step(mdl, state);
+    const next = options.pool ? await options.pool.step(mdl, state) : step(mdl, state, options.environment);
     const t1 = performance.now();
     if (next.proposals.length === 0) break;
     const batch = await evaluateProposals(evaluator, next.proposals, options.signal);

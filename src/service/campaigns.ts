@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { campaignResults, type CampaignResults } from '../engine/campaign/results.js';
+import { iterationReceipts, type IterationReceipt } from '../engine/campaign/receipt.js';
 import { resultsCsv } from '../engine/campaign/results-csv.js';
 import type { MdlIssue } from '../engine/mdl/issues.js';
 import { parseMdl, validateMdl, type MdlResult, type ValidateOptions } from '../engine/mdl/parse.js';
@@ -19,6 +20,7 @@ import {
   insertCampaign,
   insertEvaluations,
   listCampaigns,
+  loadIterations,
   markCampaignRunning,
   type CampaignRow,
   type CampaignStatus,
@@ -246,13 +248,17 @@ export interface FailedEvaluation {
   error: string;
 }
 
-export async function resultsOf(db: Db, principal: Principal, id: string): Promise<{ mdl: Mdl; results: CampaignResults & { failed_evaluations: FailedEvaluation[] } }> {
+export type ServiceResults = CampaignResults & { failed_evaluations: FailedEvaluation[]; iterations: IterationReceipt[] };
+
+export async function resultsOf(db: Db, principal: Principal, id: string): Promise<{ mdl: Mdl; results: ServiceResults }> {
   const campaign = await getCampaign(db, principal, id);
   const state = await loadCampaignState(db, campaign);
+  const receipts = new Map((await loadIterations(db, campaign.id)).map((row) => [row.iteration, row.receipt]));
   const failed = state.evaluations
     .filter((e) => e.objectives === null)
     .map((e) => ({ id: e.id, iteration: e.iteration, parameters: e.parameters, error: e.error ?? 'no result' }));
-  return { mdl: campaign.mdl, results: { ...campaignResults(campaign.mdl, state), failed_evaluations: failed } };
+  const iterations = iterationReceipts(state, (iteration) => receipts.get(iteration));
+  return { mdl: campaign.mdl, results: { ...campaignResults(campaign.mdl, state), failed_evaluations: failed, iterations } };
 }
 
 export function resultsAsCsv(mdl: Mdl, results: CampaignResults, paretoOnly: boolean): string {

@@ -1,3 +1,4 @@
+import type { Receipt } from '../engine/campaign/receipt.js';
 import type { EvaluationRecord } from '../engine/campaign/types.js';
 import type { Mdl, ParameterValue } from '../engine/mdl/schema.js';
 import type { Executor } from './db.js';
@@ -71,6 +72,8 @@ export interface IterationRow {
   propose_seconds: number;
   evaluate_seconds: number;
   store_seconds: number;
+  /** what proposed the iteration's batch (engine/campaign/receipt.ts); null for iterations stored before receipts */
+  receipt: Receipt | null;
   created_at?: Date;
 }
 
@@ -194,5 +197,6 @@ export async function loadIterations(db: Executor, campaignId: string): Promise<
 }
 
 export async function insertIteration(db: Executor, row: IterationRow): Promise<void> {
+  // pg writes a plain object (the receipt) as JSON text, which jsonb takes
   await db('campaign_iterations').insert(row);
 }

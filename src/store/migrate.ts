@@ -7,6 +7,7 @@ import * as access from './migrations/004-access.js';
 import * as outcomes from './migrations/005-outcomes.js';
 import * as jobBackoff from './migrations/006-job-backoff.js';
 import * as modelReports from './migrations/007-model-reports.js';
+import * as receipts from './migrations/008-receipts.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -25,6 +26,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['005-outcomes', outcomes],
   ['006-job-backoff', jobBackoff],
   ['007-model-reports', modelReports],
+  ['008-receipts', receipts],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

@@ -8,6 +8,7 @@ import { fitModel } from '../strategies/fit.js';
 import { strategyNamed } from '../strategies/registry.js';
 import type { FitRequest, Strategy, StrategyContext, StrategyName } from '../strategies/types.js';
 import { observe } from './observations.js';
+import { dataHash, mdlHash, proposalsHash, SEED_DERIVATION, stateHash, type Receipt, type ReceiptEnvironment } from './receipt.js';
 import { budgetUsed } from './state.js';
 import {
   deserializeHyperparameters,
@@ -21,6 +22,8 @@ export interface StepResult {
   proposals: Proposal[];
   /** how the batch was chosen: initial-design, random, lhs, nsga2, ehvi, mc-ehvi, parego or trust-region */
   strategy: string;
+  /** what decided the batch (receipt.ts); null when nothing was proposed */
+  receipt: Receipt | null;
 }
 
 /** Successful evaluations needed before a surrogate is worth fitting. */
@@ -35,8 +38,8 @@ const MIN_MODEL_DATA = 2;
  * returned fits over them (strategies/fit.ts, `fitModel`) and hands the results to
  * `completeStep`: the proposals are the same either way.
  */
-export function step(mdl: Mdl, previous: CampaignState): StepResult {
-  return completeStep(mdl, previous, planStep(mdl, previous).map(fitModel));
+export function step(mdl: Mdl, previous: CampaignState, environment?: ReceiptEnvironment): StepResult {
+  return completeStep(mdl, previous, planStep(mdl, previous).map(fitModel), environment);
 }
 
 /** The GP fits the next step needs (plain data, each with its own seed); empty when none. */
@@ -45,12 +48,20 @@ export function planStep(mdl: Mdl, state: CampaignState): FitRequest[] {
   return prepared ? prepared.strategy.plan(prepared.context('plan')).fits : [];
 }
 
-/** The next step from the results of `planStep`'s fits, in their order. */
-export function completeStep(mdl: Mdl, previous: CampaignState, fitted: readonly GpHyperparameters[]): StepResult {
+/**
+ * The next step from the results of `planStep`'s fits, in their order. `environment` (Kiln's
+ * version and the tensor backend) goes into the receipt as given: the engine cannot know either.
+ */
+export function completeStep(
+  mdl: Mdl,
+  previous: CampaignState,
+  fitted: readonly GpHyperparameters[],
+  environment?: ReceiptEnvironment,
+): StepResult {
   const prepared = prepare(mdl, previous);
   const state: CampaignState = structuredClone(previous);
-  if (!prepared) return { state, proposals: [], strategy: 'none' };
-  const { strategy, space, iteration } = prepared;
+  if (!prepared) return { state, proposals: [], strategy: 'none', receipt: null };
+  const { strategy, space, iteration, seeds } = prepared;
   const outcome = strategy.propose(prepared.context('propose'), fitted);
   state.strategy = prepared.choice;
   if (outcome.memory !== undefined) state.strategies = { ...state.strategies, [strategy.name]: outcome.memory };
@@ -61,7 +72,23 @@ export function completeStep(mdl: Mdl, previous: CampaignState, fitted: readonly
     parameters: space.decode(x),
   }));
   state.pending = proposals;
-  return { state, proposals, strategy: outcome.label };
+  const receipt: Receipt = {
+    version: 1,
+    iteration,
+    engine_version: environment?.engine_version ?? null,
+    tensor_backend: environment?.tensor_backend ?? null,
+    seed: { campaign: previous.seed, iteration: seeds.iteration, plan: seeds.plan, propose: seeds.propose, derivation: SEED_DERIVATION },
+    strategy: strategy.name,
+    acquisition: outcome.acquisition ?? 'none',
+    evaluations_seen: previous.evaluations.length,
+    data_hash: dataHash(previous.evaluations),
+    state_hash: stateHash(previous),
+    mdl_hash: mdlHash(mdl),
+    proposals_hash: proposalsHash(proposals),
+  };
+  // Kept with the pending batch, so a batch resumed after a crash is stored with its receipt.
+  state.receipt = receipt;
+  return { state, proposals, strategy: outcome.label, receipt };
 }
 
 interface PreparedStep {
@@ -69,6 +96,7 @@ interface PreparedStep {
   choice: NonNullable<CampaignState['strategy']>;
   space: SearchSpace;
   iteration: number;
+  seeds: { iteration: number; plan: number; propose: number };
   context(phase: 'plan' | 'propose'): StrategyContext;
 }
 
@@ -90,13 +118,15 @@ function prepare(mdl: Mdl, state: CampaignState): PreparedStep | null {
   if (modelBased && !isDesign && (observations.n < MIN_MODEL_DATA || observations.ref === null)) name = 'random';
   const strategy = strategyNamed(name);
   // Plan and propose draw from separate streams, both fixed by the seed and the iteration.
-  const streams = new Random(mixSeed(state.seed, iteration));
+  const iterationSeed = mixSeed(state.seed, iteration);
+  const streams = new Random(iterationSeed);
   const seeds = { plan: streams.seed(), propose: streams.seed() };
   return {
     strategy,
     choice,
     space,
     iteration,
+    seeds: { iteration: iterationSeed, ...seeds },
     context: (phase) => ({
       mdl,
       space,
@@ -113,7 +143,7 @@ function prepare(mdl: Mdl, state: CampaignState): PreparedStep | null {
   };
 }
 
-/** A well-mixed 31-bit seed for one iteration, so iterations draw independent streams. */
+/** A well-mixed 31-bit seed for one iteration, so iterations draw independent streams (receipt.ts SEED_DERIVATION says how). */
 function mixSeed(seed: number, iteration: number): number {
   let h = Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(iteration, 0xc2b2ae35);
   h = Math.imul(h ^ (h >>> 16), 0x7feb352d);

@@ -18,6 +18,7 @@
 import type { ParameterValue } from '../mdl/schema.js';
 import type { SerializedHyperparameters } from '../gp/priors.js';
 import type { StrategyChoice } from '../strategies/types.js';
+import type { Receipt } from './receipt.js';
 
 export { deserializeHyperparameters, serializeHyperparameters, type SerializedHyperparameters } from '../gp/priors.js';
 
@@ -81,6 +82,8 @@ export interface CampaignState {
   stopReason: StopReason | null;
   /** why the campaign stopped, in a sentence a person can act on; absent while it runs */
   stopMessage?: string;
+  /** the receipt of the latest step (receipt.ts): kept with its pending batch until the batch is stored */
+  receipt?: Receipt;
   /** counter for evaluation ids the engine hands out when the caller does not */
   nextId: number;
   /** evaluation ids are `${idPrefix}${n}`; the service sets a per-campaign prefix so ids are unique everywhere */

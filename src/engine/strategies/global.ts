@@ -58,7 +58,7 @@ export const globalStrategy: Strategy = {
       constraints: data.c + (failures ? 1 : 0),
       feasible: data.feasible,
     });
-    return { points: batch.points, label: batch.acquisition, hyperparameters: fitted.slice(0, data.m) };
+    return { points: batch.points, label: batch.acquisition, acquisition: batch.acquisition, hyperparameters: fitted.slice(0, data.m) };
   },
 };
 

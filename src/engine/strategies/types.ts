@@ -94,6 +94,8 @@ export interface StrategyOutcome {
   points: Float64Array[];
   /** how the batch was chosen, for logs (e.g. ehvi, trust-region, nsga2) */
   label: string;
+  /** the acquisition that ranked the candidates (ehvi, parego, thompson-hvi...), for receipts; absent when none did */
+  acquisition?: string;
   /** this strategy's state for its next step; must survive JSON */
   memory?: unknown;
   /** hyperparameters of the model behind the batch, one set per objective, for logs and diagnostics */

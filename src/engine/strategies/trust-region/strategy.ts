@@ -101,7 +101,9 @@ export const trustRegionStrategy: Strategy = {
     const picks = selectBatch(refined, penalty.Y, o.n, m, o.ref!, q, random);
     const points = picks.map(({ pool, row }) => refined[pool].X.slice(row * d, (row + 1) * d));
     memory.lastBatch = { ids: context.proposalIds.slice(0, points.length), regions: picks.map((p) => refined[p.pool].region) };
-    return { points, label: 'trust-region', memory, hyperparameters: fitted.slice(0, m) };
+    // Thompson draws ranked by hypervolume improvement, with sampled infeasibility folded in when constrained.
+    const acquisition = c > 0 ? 'constrained thompson-hvi' : 'thompson-hvi';
+    return { points, label: 'trust-region', acquisition, memory, hyperparameters: fitted.slice(0, m) };
   },
 };
 

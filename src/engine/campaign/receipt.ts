@@ -1,0 +1,126 @@
+import { createHash } from 'node:crypto';
+import type { Mdl } from '../mdl/schema.js';
+import type { CampaignState, EvaluationRecord, Proposal } from './types.js';
+
+/**
+ * A reproducibility receipt: everything that decided one iteration's batch, so the batch can be
+ * proposed again and compared (`kiln replay`). The hashes are sha-256 (hex) of a canonical JSON
+ * serialization (canonicalJson): the same data give the same hash on every machine.
+ */
+export interface Receipt {
+  version: 1;
+  /** the iteration the batch belongs to */
+  iteration: number;
+  /** Kiln's package version, and the tensor backend the step ran on; null when the caller did not say */
+  engine_version: string | null;
+  tensor_backend: string | null;
+  seed: {
+    /** the campaign seed */
+    campaign: number;
+    /** this iteration's seed, derived from the campaign seed and the iteration */
+    iteration: number;
+    /** the seeds of the plan (GP fits) and propose (acquisition) streams, drawn from the iteration seed */
+    plan: number;
+    propose: number;
+    derivation: string;
+  };
+  /** initial-design, random, lhs, global, trust-region or nsga2 */
+  strategy: string;
+  /** ehvi, mc-ehvi, parego, thompson-hvi, each possibly "constrained ...", or none */
+  acquisition: string;
+  /** evaluations the surrogate saw (warm-start rows, successes and failures) */
+  evaluations_seen: number;
+  /** sha-256 of the told evaluations in order: ids, iterations, parameters, objectives, outcomes, failures */
+  data_hash: string;
+  /** sha-256 of the engine state the step started from (data included, this receipt field left out) */
+  state_hash: string;
+  /** sha-256 of the MDL as run (defaults filled in) */
+  mdl_hash: string;
+  /** sha-256 of the proposals: ids, iterations and parameters, in order */
+  proposals_hash: string;
+}
+
+/** What the caller knows and the engine does not: its version and tensor backend. */
+export interface ReceiptEnvironment {
+  engine_version: string;
+  tensor_backend: string;
+}
+
+export const SEED_DERIVATION =
+  'iteration = mix(campaign, iteration): x = imul(campaign ^ 0x9e3779b9, 0x85ebca6b) ^ imul(iteration, 0xc2b2ae35), ' +
+  'x = imul(x ^ x>>>16, 0x7feb352d), (x ^ x>>>15)>>>1; plan and propose are the first two seeds of ' +
+  'xoshiro128** seeded with the iteration seed';
+
+/**
+ * JSON with object keys sorted at every depth and no spaces; arrays keep their order. Numbers are
+ * written as JavaScript writes them (the shortest text that reads back to the same double), so the
+ * text is the same wherever the values are; `undefined` members are left out, as JSON.stringify does.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') {
+    if (typeof value === 'number' && !Number.isFinite(value)) return 'null';
+    return JSON.stringify(value) ?? 'null';
+  }
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (ArrayBuffer.isView(value)) return canonicalJson(Array.from(value as unknown as ArrayLike<number>));
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** The data a surrogate sees, as the engine keeps them; the hash does not depend on key order. */
+export function dataHash(evaluations: readonly EvaluationRecord[]): string {
+  return sha256Hex(
+    canonicalJson(
+      evaluations.map((e) => ({
+        id: e.id,
+        iteration: e.iteration,
+        parameters: e.parameters,
+        objectives: e.objectives,
+        outcomes: e.outcomes,
+        error: e.error,
+      })),
+    ),
+  );
+}
+
+/** The engine state a step starts from, without the previous receipt (which names the machine). */
+export function stateHash(state: CampaignState): string {
+  const { receipt: _receipt, ...rest } = state;
+  return sha256Hex(canonicalJson(rest));
+}
+
+export function proposalsHash(proposals: readonly Proposal[]): string {
+  return sha256Hex(canonicalJson(proposals.map((p) => ({ id: p.id, iteration: p.iteration, parameters: p.parameters }))));
+}
+
+export function mdlHash(mdl: Mdl): string {
+  return sha256Hex(canonicalJson(mdl));
+}
+
+/** One completed iteration in a results payload: its receipt, and its evaluations in the order they were told. */
+export interface IterationReceipt {
+  iteration: number;
+  /** null for iterations stored before Kiln kept receipts */
+  receipt: Receipt | null;
+  /** ids of the iteration's evaluations (successes and failures) in the order the engine was told them */
+  evaluation_ids: string[];
+}
+
+/** The completed iterations of `state` (1 to state.iteration), each with the receipt `receiptOf` finds. */
+export function iterationReceipts(state: CampaignState, receiptOf: (iteration: number) => Receipt | null | undefined): IterationReceipt[] {
+  const ids = new Map<number, string[]>();
+  for (const e of state.evaluations) {
+    if (e.iteration > 0) ids.set(e.iteration, [...(ids.get(e.iteration) ?? []), e.id]);
+  }
+  return Array.from({ length: state.iteration }, (_, k) => ({
+    iteration: k + 1,
+    receipt: receiptOf(k + 1) ?? null,
+    evaluation_ids: ids.get(k + 1) ?? [],
+  }));
+}
