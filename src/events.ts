@@ -1,4 +1,4 @@
-import type { ResultRow } from './engine/campaign/results.js';
+import type { ResultRow } from './engine/campaign/result-row.js';
 import type { ErrorBody } from './errors.js';
 
 /**
