@@ -13,7 +13,7 @@ const MAX_ROWS_BYTES = 6000;
  * What the iteration that produced the last `freshCount` evaluations of `state` added, for the
  * `job.progress` event: the new rows with their Pareto flags, the earlier rows they pushed off the
  * front, the new failures, and the campaign figures after it. The Pareto front is computed before
- * and after (two O(n²) passes over the feasible rows, a few milliseconds at 5,000 rows).
+ * and after the iteration: about 13 ms together at 5,000 rows, inside the iteration's transaction.
  */
 export function iterationSummary(mdl: Mdl, state: CampaignState, freshCount: number, progress: { evaluations_completed: number; best_objectives: Record<string, number> }): IterationSummary {
   const after = campaignResults(mdl, state);
