@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { TemplateListItem } from './contract.js';
-import { api, explain, type Campaign } from './api.js';
+import type { CampaignCreated, TemplateListItem } from './contract.js';
+import { api, explain } from './api.js';
 import { MdlPreview } from './mdl-preview.js';
 import { CreatedWithWarnings, ProblemList, refusal, type Problem } from './problems.js';
 
@@ -48,7 +48,7 @@ export function NewCampaignFromTemplate() {
   const [bounds, setBounds] = useState<Bounds>({});
   const [problems, setProblems] = useState<Problem[]>([]);
   const [error, setError] = useState<string | null>(null);
-  const [created, setCreated] = useState<(Campaign & { warnings: Problem[] }) | null>(null);
+  const [created, setCreated] = useState<CampaignCreated | null>(null);
   const fail = (e: unknown) => setError(explain(e));
   useEffect(() => {
     api<TemplateListItem[]>('GET', '/v1/templates?per_page=100').then((r) => setTemplates(r.data), fail);
@@ -66,7 +66,7 @@ export function NewCampaignFromTemplate() {
     setCreated(null);
     try {
       const overrides = mdl ? overridesFrom(mdl, budget, seed, bounds) : undefined;
-      const { data } = await api<Campaign & { warnings: Problem[] }>('POST', '/v1/campaigns', { template_id: templateId, ...(name ? { name } : {}), ...(overrides ? { overrides } : {}) });
+      const { data } = await api<CampaignCreated>('POST', '/v1/campaigns', { template_id: templateId, ...(name ? { name } : {}), ...(overrides ? { overrides } : {}) });
       if (data.warnings.length > 0) setCreated(data);
       else location.hash = `#/campaigns/${data.id}`;
     } catch (e) {
