@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, download, explain, subscribe, type Campaign, type Results } from './api.js';
 import type { IterationSummary } from './contract.js';
-import { applyIteration } from './live-results.js';
+import { applyIteration } from './apply-iteration.js';
 import { deleteCampaign } from './campaigns.js';
 import { CampaignPlots } from './campaign-plots.js';
 import { EvaluationTable, type Column } from './evaluations.js';
