@@ -10,6 +10,7 @@ const SUITES: Record<string, () => Promise<{ suite: BenchSuite; more?: BenchSuit
   service: () => import('./service.js'),
   datasets: () => import('./datasets.js'),
   web: () => import('./web.js'),
+  'dashboard-load': () => import('./dashboard-load.js'),
 };
 
 /** Parts a suite runs after its own table, each also runnable alone by its name. */

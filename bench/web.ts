@@ -35,7 +35,7 @@ const MDL = {
 };
 
 /** ZDT1 at seeded random points: a realistic front with most points dominated. */
-function evaluationsCsv(count: number): string {
+export function evaluationsCsv(count: number): string {
   let seed = 12345;
   const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
   const lines = ['x1,x2,x3,x4,f1,f2'];
@@ -48,7 +48,7 @@ function evaluationsCsv(count: number): string {
 }
 
 /** A campaign holding `count` evaluations, warm-started from an uploaded dataset. */
-async function campaignWith(kiln: BenchKiln, count: number): Promise<string> {
+export async function campaignWith(kiln: BenchKiln, count: number): Promise<string> {
   const auth = { Authorization: `Bearer ${kiln.key}` };
   const form = new FormData();
   form.append('file', new Blob([evaluationsCsv(count)], { type: 'text/csv' }), 'evaluations.csv');

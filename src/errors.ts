@@ -1,18 +1,55 @@
 /**
- * Kiln's error family. Every error a caller can act on is a KilnError with the HTTP status, the
- * UPPER_SNAKE code and the details of decisions.md's envelope; the API maps them to responses in
+ * Every error code the API answers with, and its HTTP status: the one table both the server and the
+ * dashboard (through a type-only import) read, so a code cannot be misspelt or given two statuses.
+ */
+export const ERROR_STATUS = {
+  BAD_REQUEST: 400,
+  UNAUTHENTICATED: 401,
+  INSUFFICIENT_SCOPE: 403,
+  IP_NOT_ALLOWED: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  INVALID_STATE: 409,
+  CONCURRENT_CAMPAIGN_LIMIT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  VALIDATION_FAILED: 422,
+  DATASET_INVALID: 422,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  NOT_IMPLEMENTED: 501,
+  PROVIDER_UNAVAILABLE: 502,
+  SERVICE_UNAVAILABLE: 503,
+  /** WebSocket only: a connection holds too many subscriptions */
+  TOO_MANY_SUBSCRIPTIONS: 429,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** The error envelope's `error` member as the API sends it. */
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * Kiln's error family. Every error a caller can act on is a KilnError with one of the codes above
+ * (its status follows from the code) and the envelope's details; the API maps them to responses in
  * exactly one place (src/api/error-envelope.ts). Anything else that escapes is INTERNAL.
  */
 export class KilnError extends Error {
+  readonly status: number;
+
   constructor(
-    readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
     options?: { cause?: unknown },
   ) {
     super(message, options);
     this.name = 'KilnError';
+    this.status = ERROR_STATUS[code];
   }
 }
 

@@ -67,17 +67,33 @@ test('four objectives: the Pareto plot becomes parallel coordinates, one axis pe
   const page = await context.newPage();
   const failures: string[] = [];
   page.on('pageerror', (error) => failures.push(error.message));
+  // every full read of the results the page makes, to check that it follows iterations without them
+  let resultsReads = 0;
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname === `/v1/campaigns/${id}/results`) resultsReads++;
+  });
   await page.goto(`${kiln.base}/#/campaigns/${id}`);
   const plot = page.getByTestId('pareto-parallel');
   const points = async () => Number(await plot.getAttribute('data-points'));
   await eventually(async () => ((await plot.count()) === 1 && (await points()) === 10 ? true : undefined), 60_000, 'the initial design on the page');
 
-  // the rest of the budget, while the page is open: it must follow without a reload
-  await eventually(async () => {
-    if ((await call('GET', `/v1/campaigns/${id}`)).status !== 'running') return true;
-    await answerCandidates(id);
-    return undefined;
-  }, 90_000, 'the campaign to finish');
+  // the rest of the budget, one iteration at a time while the page is open: it must follow
+  // without a reload, and read the results at most once per iteration (it appends each
+  // iteration's job.progress summary instead)
+  let shown = 10;
+  while ((await call('GET', `/v1/campaigns/${id}`)).status === 'running') {
+    const readsBefore = resultsReads;
+    const answered = await eventually(async () => {
+      if ((await call('GET', `/v1/campaigns/${id}`)).status !== 'running') return -1;
+      const posted = await answerCandidates(id);
+      return posted > 0 ? posted : undefined;
+    }, 60_000, 'the next batch');
+    if (answered < 0) break;
+    shown += answered;
+    await eventually(async () => ((await points()) === shown ? true : undefined), 30_000, `${shown} evaluations on the page`);
+    assert.ok(resultsReads - readsBefore <= 1, `one iteration caused ${resultsReads - readsBefore} reads of the results`);
+  }
+  await eventually(async () => ((await call('GET', `/v1/campaigns/${id}`)).status !== 'running' ? true : undefined), 30_000, 'the campaign to finish');
   const results = await call('GET', `/v1/campaigns/${id}/results`);
   const rows = results.evaluations as Row[];
   const front = rows.filter((r) => r.is_pareto);

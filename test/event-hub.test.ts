@@ -49,8 +49,9 @@ const fixtures: Pick<EventHubDependencies, 'authenticate' | 'resolve'> = {
   },
 };
 
+/** The hub routes without reading `data`, so a marker payload tells the events apart. */
 function event(type: KilnEventType, job_id: string | null, campaign_id: string, organization_id = 'org_a'): KilnEvent {
-  return { type, job_id, campaign_id, organization_id, data: { marker: `${type}:${job_id}:${campaign_id}` }, timestamp: '2025-01-01T00:00:00.000Z' };
+  return { type, job_id, campaign_id, organization_id, data: { marker: `${type}:${job_id}:${campaign_id}` }, timestamp: '2025-01-01T00:00:00.000Z' } as unknown as KilnEvent;
 }
 
 async function start(overrides: Partial<EventHubDependencies> = {}) {
@@ -150,7 +151,7 @@ test('the token is taken from the query or the Authorization header, and close()
 test('other paths get 404 and a refused connection counts as the given error', options, async () => {
   const limited = await start({
     onConnection: async () => {
-      throw new KilnError(429, 'RATE_LIMITED', 'Too many requests.', { retry_after: 7 });
+      throw new KilnError('RATE_LIMITED', 'Too many requests.', { retry_after: 7 });
     },
   });
   const broken = await start({
@@ -305,7 +306,7 @@ test('a consumer that does not read is closed with 1013 instead of buffered fore
   try {
     await client.request({ type: 'subscribe', job_id: 'job_1' });
     client.ws.pause();
-    const big = { ...event('job.log', 'job_1', 'camp_1'), data: 'x'.repeat(1024 * 1024) };
+    const big: KilnEvent = { ...event('job.log', 'job_1', 'camp_1'), type: 'job.log', data: { timestamp: '2025-01-01T00:00:00.000Z', level: 'info', message: 'x'.repeat(1024 * 1024) } };
     for (let i = 0; i < 48; i++) hub.events.emit(big);
     const closed = new Promise((done) => client.ws.once('close', (code, reason) => done([code, String(reason)])));
     client.ws.resume();

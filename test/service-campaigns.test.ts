@@ -308,6 +308,20 @@ describe('running a campaign', () => {
     assert.deepEqual(results.pareto_front, front);
     assert.equal(done.pareto_size, front.length);
 
+    // One job.progress per stored iteration, whose summaries rebuild the results without a read.
+    assert.deepEqual(iterations, [1, 2, 3, 4], 'one job.progress per stored iteration');
+    const rebuilt = new Map<string, { id: string; is_pareto: boolean }>();
+    for (const { data } of progress) {
+      assert.equal(data.summary.iteration, data.iteration);
+      assert.equal(data.summary.evaluations_completed, data.evaluations_completed);
+      assert.deepEqual(data.summary.best_objectives, data.best_objectives);
+      for (const left of data.summary.left_pareto_front) rebuilt.set(left, { ...rebuilt.get(left)!, is_pareto: false });
+      for (const row of data.summary.evaluations) rebuilt.set(row.id, row);
+    }
+    assert.deepEqual([...rebuilt.values()].sort((a, b) => a.id.localeCompare(b.id)), [...results.evaluations].sort((a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id)));
+    assert.deepEqual(progress.map((e) => e.data.summary.hypervolume), results.convergence_history);
+    assert.equal(progress.at(-1).data.summary.pareto_size, front.length);
+
     const paretoOnly = (await api('GET', `/v1/campaigns/${id}/results?pareto_only=true`)).json.data;
     assert.deepEqual(Object.keys(paretoOnly), ['pareto_front']);
     assert.deepEqual(paretoOnly.pareto_front, front);

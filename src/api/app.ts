@@ -115,8 +115,8 @@ export function createApp(deps: AppDependencies): { app: Koa; routes: RouteTable
   app.use(
     router.allowedMethods({
       throw: true,
-      methodNotAllowed: () => new KilnError(405, 'METHOD_NOT_ALLOWED', 'This path does not take that method; see /v1/openapi.json for what it takes.'),
-      notImplemented: () => new KilnError(501, 'NOT_IMPLEMENTED', 'This server does not implement that method.'),
+      methodNotAllowed: () => new KilnError('METHOD_NOT_ALLOWED', 'This path does not take that method; see /v1/openapi.json for what it takes.'),
+      notImplemented: () => new KilnError('NOT_IMPLEMENTED', 'This server does not implement that method.'),
     }),
   );
   return { app, routes: table };
@@ -175,5 +175,5 @@ async function parseBody(ctx: Context, route: RouteDefinition): Promise<void> {
     return;
   }
   const accepted = route.multipart ? 'application/json or multipart/form-data' : 'application/json';
-  throw new KilnError(400, 'BAD_REQUEST', `This route takes ${accepted} bodies; the request's Content-Type is ${ctx.get('Content-Type') || 'missing'}.`);
+  throw new KilnError('BAD_REQUEST', `This route takes ${accepted} bodies; the request's Content-Type is ${ctx.get('Content-Type') || 'missing'}.`);
 }

@@ -10,7 +10,7 @@ import { clientIp } from './client-ip.js';
 export function bearerToken(header: string | undefined): string | null {
   if (!header) return null;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) throw new KilnError(401, 'UNAUTHENTICATED', 'The Authorization header must be "Bearer <API key or token>".');
+  if (!match) throw new KilnError('UNAUTHENTICATED', 'The Authorization header must be "Bearer <API key or token>".');
   return match[1];
 }
 
@@ -24,7 +24,7 @@ export const GUEST_PLAN = 'guest';
  */
 export function bearerAuthenticator(db: Db, usage: KeyUsageRecorder, tokens: TokenService, trustedProxies: number) {
   const resolve = async (token: string | null, ip?: string): Promise<Principal> => {
-    if (token === null) throw new KilnError(401, 'UNAUTHENTICATED', 'This request needs credentials: send Authorization: Bearer <API key or token>.');
+    if (token === null) throw new KilnError('UNAUTHENTICATED', 'This request needs credentials: send Authorization: Bearer <API key or token>.');
     if (!token.startsWith('svc_') && token.split('.').length === 3) return tokens.verify(token, { ip });
     const principal = await authenticateKey(db, token, { ip });
     usage.record(principal.keyId);

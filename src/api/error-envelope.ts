@@ -13,7 +13,7 @@ export function errorEnvelope(logger: Logger) {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
-        throw new KilnError(404, 'NOT_FOUND', `No route ${ctx.method} ${ctx.path}.`);
+        throw new KilnError('NOT_FOUND', `No route ${ctx.method} ${ctx.path}.`);
       }
     } catch (error) {
       const requestId = String(ctx.state.requestId ?? '');

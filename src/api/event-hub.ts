@@ -3,7 +3,8 @@ import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
-import type { KilnEvent, KilnEventType } from '../events.js';
+import { eventMessage, type KilnEvent, type KilnEventType, type ServerMessage } from '../events.js';
+import type { ErrorBody } from '../errors.js';
 
 export type { KilnEvent, KilnEventType };
 
@@ -42,11 +43,7 @@ const MAX_PAYLOAD = 64 * 1024;
 const MAX_BUFFERED = 4 * 1024 * 1024;
 const MAX_SUBSCRIPTIONS = 100;
 
-interface Envelope {
-  code: string;
-  message: string;
-  details?: Record<string, unknown>;
-}
+type Envelope = ErrorBody;
 
 interface Connection {
   subscriber: Subscriber;
@@ -108,7 +105,7 @@ export function attachEventHub(server: Server, deps: EventHubDependencies): Even
   function refuseWithError(socket: Duplex, error: unknown): void {
     const { status, code, message, details } = (error ?? {}) as Record<string, unknown>;
     if (typeof status === 'number' && STATUS_CODES[status] && typeof code === 'string') {
-      const envelope: Envelope = { code, message: String(message ?? code) };
+      const envelope: Envelope = { code: code as Envelope['code'], message: String(message ?? code) };
       const headers: Record<string, string> = {};
       if (details && typeof details === 'object') {
         envelope.details = details as Record<string, unknown>;
@@ -195,7 +192,7 @@ export function attachEventHub(server: Server, deps: EventHubDependencies): Even
     send(ws, { type: 'subscribed', job_id: ids.job_id, campaign_id: ids.campaign_id });
   }
 
-  function send(ws: WebSocket, message: unknown): void {
+  function send(ws: WebSocket, message: ServerMessage): void {
     sendRaw(ws, JSON.stringify(message));
   }
 
@@ -216,13 +213,7 @@ export function attachEventHub(server: Server, deps: EventHubDependencies): Even
         (event.job_id !== null && connection.jobs.has(event.job_id)) || connection.campaigns.has(event.campaign_id);
       if (!wanted) continue;
       // The organization stays on the node: clients only ever see what they subscribed by.
-      text ??= JSON.stringify({
-        type: event.type,
-        job_id: event.job_id,
-        campaign_id: event.campaign_id,
-        data: event.data,
-        timestamp: event.timestamp,
-      });
+      text ??= JSON.stringify(eventMessage(event));
       sendRaw(ws, text);
     }
   });

@@ -19,7 +19,7 @@ export async function readJsonBody(ctx: Context, limitBytes: number, options: { 
   };
   const decoder = decoders[encoding];
   if (!decoder && encoding !== 'identity') {
-    throw new KilnError(400, 'BAD_REQUEST', `Content-Encoding ${encoding} is not supported; send gzip, deflate, br or none.`);
+    throw new KilnError('BAD_REQUEST', `Content-Encoding ${encoding} is not supported; send gzip, deflate, br or none.`);
   }
   if (Number(ctx.get('Content-Length') || 0) > limitBytes) {
     ctx.req.resume();
@@ -40,7 +40,7 @@ export async function readJsonBody(ctx: Context, limitBytes: number, options: { 
     }
   } catch (error) {
     if (error instanceof KilnError) throw error;
-    throw new KilnError(400, 'BAD_REQUEST', `The request body could not be read: ${(error as Error).message}.`);
+    throw new KilnError('BAD_REQUEST', `The request body could not be read: ${(error as Error).message}.`);
   }
   const text = Buffer.concat(chunks).toString('utf8');
   try {
@@ -49,10 +49,10 @@ export async function readJsonBody(ctx: Context, limitBytes: number, options: { 
     if (!/^\s*[[{]/.test(text)) throw new Error('only an object or an array is accepted');
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new KilnError(400, 'BAD_REQUEST', `The request body could not be parsed: ${(error as Error).message}.`);
+    throw new KilnError('BAD_REQUEST', `The request body could not be parsed: ${(error as Error).message}.`);
   }
 }
 
 function tooLarge(limitBytes: number): KilnError {
-  return new KilnError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${limitBytes / 1024 / 1024}mb.`, { limit: limitBytes });
+  return new KilnError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limitBytes / 1024 / 1024}mb.`, { limit: limitBytes });
 }

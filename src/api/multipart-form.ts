@@ -71,15 +71,15 @@ export function readMultipartForm(ctx: Context, limits: FormLimits): Promise<Mul
         resolve(form);
       });
     });
-    req.on('aborted', () => fail(new KilnError(400, 'BAD_REQUEST', 'The request body was interrupted by the client.')));
+    req.on('aborted', () => fail(new KilnError('BAD_REQUEST', 'The request body was interrupted by the client.')));
     req.pipe(parser);
   });
 }
 
 function tooLarge(message: string, limit: number): KilnError {
-  return new KilnError(413, 'PAYLOAD_TOO_LARGE', message, { limit });
+  return new KilnError('PAYLOAD_TOO_LARGE', message, { limit });
 }
 
 function unparseable(error: Error): KilnError {
-  return new KilnError(400, 'BAD_REQUEST', `The request body could not be parsed: ${error.message}.`);
+  return new KilnError('BAD_REQUEST', `The request body could not be parsed: ${error.message}.`);
 }

@@ -81,7 +81,7 @@ export function extraPaths(): Record<string, Json> {
         description: [
           'A WebSocket alternative to polling GET /v1/jobs/{job_id}. Authenticate the handshake like any request: the Authorization header, or `?token=` where a client cannot set headers. The connection counts as one request, at connection time.',
           'Client messages: `{"type": "subscribe", "job_id": "..."}` or `{"type": "subscribe", "campaign_id": "..."}`, and the same with `"type": "unsubscribe"` to stop.',
-          'Server messages: `{"type", "job_id", "campaign_id", "data", "timestamp"}` where type is `job.status`, `job.progress`, `job.log` or `campaign.status`. Subscribing to a resource of another organization answers an `error` message and no data.',
+          'Server messages: `{"type", "job_id", "campaign_id", "data", "timestamp"}` where type is `job.status`, `job.progress`, `job.log` or `campaign.status`. `job.progress` comes once per stored iteration and its `data.summary` holds what the iteration added (new rows, ids pushed off the Pareto front, failures, the campaign figures), so a client can append instead of re-reading the results. Subscribing to a resource of another organization answers an `error` message and no data.',
         ].join('\n\n'),
         security: [{ bearerAuth: [] }],
         parameters: [

@@ -77,10 +77,7 @@ export class RateLimits {
       const retryAfter = Math.max(1, Math.ceil(worst.res.msBeforeNext / 1000));
       const state = stateOf(worst.w, worst.res);
       const per = worst.w.scope === worst.w.window ? `per ${worst.w.window}` : `per ${worst.w.window} on ${worst.w.scope}`;
-      throw new KilnError(
-        429,
-        'RATE_LIMITED',
-        `Rate limit exceeded: ${worst.w.limit} requests ${per}. Wait ${retryAfter} seconds before retrying.`,
+      throw new KilnError('RATE_LIMITED', `Rate limit exceeded: ${worst.w.limit} requests ${per}. Wait ${retryAfter} seconds before retrying.`,
         { limit: worst.w.limit, window: worst.w.window, retry_after: retryAfter },
         { cause: state },
       );

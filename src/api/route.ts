@@ -94,7 +94,7 @@ export class RouteTable {
         const principal = route.scope === 'public' ? PUBLIC : await hooks.authenticate(ctx, { guests: route.guests });
         if (route.scope !== 'public') await hooks.limit(ctx, principal, route);
         if (route.scope !== 'none' && route.scope !== 'public' && !hasScope(principal, route.scope)) {
-          throw new KilnError(403, 'INSUFFICIENT_SCOPE', `This request needs the ${route.scope} scope, which this key does not have.`, { required_scope: route.scope });
+          throw new KilnError('INSUFFICIENT_SCOPE', `This request needs the ${route.scope} scope, which this key does not have.`, { required_scope: route.scope });
         }
         const query = route.query ? parseOrFail(route.query, ctx.query, '') : undefined;
         let body: unknown;

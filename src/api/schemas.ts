@@ -274,6 +274,63 @@ export const pageMeta = z.object({ page: z.int(), per_page: z.int(), total: z.in
 export const errorEnvelope = z.object({
   error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }),
 });
+const datasetIssue = z.object({ row: z.int().nullable(), column: z.string().nullable(), message: z.string() });
+export const datasetSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  rows: z.int(),
+  columns: z.array(z.string()),
+  created_at: z.iso.datetime(),
+  size_bytes: z.int(),
+  format: z.enum(['csv', 'json', 'parquet']),
+  validated: z.boolean().describe('whether the upload was checked against a linked MDL'),
+  warnings: z.array(datasetIssue).describe('values outside the bounds of the linked MDL'),
+  flagged_rows: z.array(z.object({ row: z.int(), reason: z.string() })).describe('rows with missing objective values, excluded from training'),
+});
+export const datasetDetailSchema = datasetSchema.extend({ preview: z.array(z.record(z.string(), z.unknown())) });
+const fractions = z.record(z.string(), z.number());
+
+export const materialSchema = z.object({
+  id: z.string().describe('mat_…, stable for the same material'),
+  source: z.enum(['catalog', 'computed']).describe('catalog: a curated entry with cited properties; computed: derived from the formula alone'),
+  name: z.string().nullable(),
+  applications: z.array(z.string()),
+  formula: z.string(),
+  reduced_formula: z.string().describe('Hill order, divided by the common divisor of whole-number counts'),
+  elements: z.array(z.string()).describe('Hill order'),
+  composition: fractions.describe('element → count per formula unit'),
+  molar_mass: z.number().describe('g/mol, from the IUPAC 2021 standard atomic weights'),
+  element_fractions: fractions.describe('atomic fractions'),
+  weight_fractions: fractions.describe('mass fractions'),
+  descriptors: z.object({
+    atoms_per_formula_unit: z.number(),
+    mean_atomic_mass: z.number(),
+    mean_atomic_number: z.number(),
+    mean_electronegativity: z.number().nullable().describe('Pauling; null where an element has no value'),
+    electronegativity_difference: z.number().nullable().describe('max − min'),
+    mean_atomic_radius: z.number().nullable().describe('pm'),
+    mean_covalent_radius: z.number().nullable().describe('pm'),
+  }),
+  properties: z
+    .record(z.string(), z.object({ value: z.union([z.number(), z.string()]), source: z.string() }))
+    .describe('catalog properties (units in the name, e.g. band_gap_ev), each with its citation; empty for computed records'),
+});
+export const templateListItemSchema = z.object({
+  id: z.string(),
+  slug: z.string().describe('<domain>/<template-name>'),
+  name: z.string(),
+  domain: z.string(),
+  description: z.string(),
+  parameters_count: z.int(),
+  objectives_count: z.int(),
+  default_budget: z.int(),
+  tags: z.array(z.string()),
+  visibility: z.enum(['public', 'private', 'team']).describe('public: built-in; private: its creator; team: the organization'),
+  builtin: z.boolean(),
+  can_delete: z.boolean().describe('whether the caller may delete it: a custom template, by its creator or an admin'),
+});
+export const templateDetailSchema = templateListItemSchema.extend({ created_at: z.iso.datetime().nullable(), mdl: mdlSchema });
 export const healthSchema = z.object({
   status: z.enum(['ok', 'degraded']),
   database: z.enum(['ok', 'unavailable']),

@@ -27,7 +27,7 @@ const MAX_FIELD_BYTES = 1024 * 1024;
  */
 export async function receiveUpload(req: IncomingMessage, maxBytes: number): Promise<ReceivedFile> {
   if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) {
-    throw new KilnError(400, 'BAD_REQUEST', 'Upload a dataset as multipart/form-data with a file part named "file".');
+    throw new KilnError('BAD_REQUEST', 'Upload a dataset as multipart/form-data with a file part named "file".');
   }
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > maxBytes + MAX_FIELD_BYTES) throw tooLarge(maxBytes);
@@ -49,7 +49,7 @@ function receive(req: IncomingMessage, dir: string, maxBytes: number): Promise<O
     try {
       parser = busboy({ headers: req.headers, limits: { fileSize: maxBytes, files: 1, fields: 20, fieldSize: MAX_FIELD_BYTES } });
     } catch (error) {
-      reject(new KilnError(400, 'BAD_REQUEST', `The multipart body cannot be read: ${(error as Error).message}.`));
+      reject(new KilnError('BAD_REQUEST', `The multipart body cannot be read: ${(error as Error).message}.`));
       return;
     }
     const fields: Record<string, string> = {};
@@ -72,10 +72,7 @@ function receive(req: IncomingMessage, dir: string, maxBytes: number): Promise<O
       if (!format) {
         stream.resume();
         fail(
-          new KilnError(
-            415,
-            'UNSUPPORTED_MEDIA_TYPE',
-            `The file ${info.filename ?? ''} (${info.mimeType}) is not CSV, JSON or Parquet; send it with Content-Type text/csv, application/json or application/parquet, or a .csv, .json or .parquet name.`,
+          new KilnError('UNSUPPORTED_MEDIA_TYPE', `The file ${info.filename ?? ''} (${info.mimeType}) is not CSV, JSON or Parquet; send it with Content-Type text/csv, application/json or application/parquet, or a .csv, .json or .parquet name.`,
           ),
         );
         return;
@@ -86,25 +83,25 @@ function receive(req: IncomingMessage, dir: string, maxBytes: number): Promise<O
       file = pipeline(stream, createWriteStream(join(dir, 'upload'))).then(() => ({ filename: info.filename ?? 'upload', format, size }));
       file.catch(() => undefined);
     });
-    parser.on('error', (error: Error) => fail(new KilnError(400, 'BAD_REQUEST', `The multipart body cannot be read: ${error.message}.`)));
+    parser.on('error', (error: Error) => fail(new KilnError('BAD_REQUEST', `The multipart body cannot be read: ${error.message}.`)));
     parser.on('close', () => {
       if (failed) return;
       if (!file) {
-        fail(new KilnError(422, 'VALIDATION_FAILED', 'The request is not valid: file: a dataset upload needs a file part named "file".', { errors: [{ path: 'file', message: 'is required' }] }));
+        fail(new KilnError('VALIDATION_FAILED', 'The request is not valid: file: a dataset upload needs a file part named "file".', { errors: [{ path: 'file', message: 'is required' }] }));
         return;
       }
       file.then(
         (received) => {
           if (!failed) resolve({ ...received, path: join(dir, 'upload'), fields });
         },
-        (error: Error) => fail(new KilnError(400, 'BAD_REQUEST', `The upload was interrupted: ${error.message}.`)),
+        (error: Error) => fail(new KilnError('BAD_REQUEST', `The upload was interrupted: ${error.message}.`)),
       );
     });
-    req.on('aborted', () => fail(new KilnError(400, 'BAD_REQUEST', 'The upload was interrupted by the client.')));
+    req.on('aborted', () => fail(new KilnError('BAD_REQUEST', 'The upload was interrupted by the client.')));
     req.pipe(parser);
   });
 }
 
 function tooLarge(limit: number): KilnError {
-  return new KilnError(413, 'PAYLOAD_TOO_LARGE', `The file is larger than your plan allows (${Math.round(limit / 1024 / 1024)} MB).`, { limit });
+  return new KilnError('PAYLOAD_TOO_LARGE', `The file is larger than your plan allows (${Math.round(limit / 1024 / 1024)} MB).`, { limit });
 }

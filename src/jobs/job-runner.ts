@@ -15,8 +15,10 @@ import { ModelReporter } from './model-reporter.js';
 import { saveModelReport } from '../store/model-reports.js';
 import { createEvaluator, type ServiceEvaluatorOptions } from '../evaluators/create.js';
 import { EvaluatorError, type Evaluator } from '../evaluators/types.js';
+import { iterationSummary } from '../lifecycle/iteration-summary.js';
 import { progressOf, timingOf } from '../lifecycle/progress.js';
-import { endJob, event, logJob } from '../lifecycle/transitions.js';
+import { endJob, logJob } from '../lifecycle/transitions.js';
+import { kilnEvent } from '../events.js';
 
 export interface JobRunContext {
   db: Db;
@@ -219,7 +221,8 @@ async function storeIteration(ctx: JobRunContext, job: JobRow, lease: Lease, cam
       // wall time, database work included, so that the remaining-time estimate is honest
       iteration_seconds_total: current.iteration_seconds_total + (performance.now() - timing.iterationStarted) / 1000,
     });
-    await publishEvent(trx, event('job.progress', job, { ...progress, current_phase: updated.phase, timing: timingOf(updated) }));
+    const iteration = iterationSummary(mdl, state, timing.fresh.length, progress);
+    await publishEvent(trx, kilnEvent('job.progress', job, { ...progress, current_phase: updated.phase, timing: timingOf(updated), summary: iteration }));
     const failures = (summary.failed > 0 ? `, ${summary.failed} failed` : '') + (summary.infeasible > 0 ? `, ${summary.infeasible} infeasible` : '');
     await logJob(trx, job, 'info', `Iteration ${summary.iteration} (${timing.strategy}): ${summary.evaluated} evaluated${failures}; hypervolume ${fmt(summary.hypervolume)}, Pareto set ${summary.paretoSize}; propose ${timing.proposeSeconds.toFixed(2)} s, evaluate ${timing.evaluateSeconds.toFixed(2)} s.`);
     for (const failed of timing.fresh.filter((e) => e.error)) {
@@ -245,16 +248,16 @@ async function storeIteration(ctx: JobRunContext, job: JobRow, lease: Lease, cam
   });
 }
 
-/** The job's phase and progress, with the events and a log entry, inside the caller's transaction; returns the job row. */
+/** The job's phase and progress, with the status event and a log entry, inside the caller's transaction; returns the job row. */
 async function announce(trx: Transaction, job: JobRow, lease: Lease, state: CampaignState, mdl: Mdl, phase: string): Promise<JobRow> {
   const updated = await updateFenced(trx, lease, { phase, progress: progressOf(mdl, state, bestObjectives(mdl, state)) });
-  await publishEvent(trx, event('job.status', job, { status: 'running', current_phase: phase }));
+  await publishEvent(trx, kilnEvent('job.status', job, { status: 'running', current_phase: phase }));
   if (phase === 'awaiting_evaluations') {
     await logJob(trx, job, 'info', `Waiting for results of ${state.pending.length} candidates: GET /v1/campaigns/${job.campaign_id}/candidates, then POST their results to /v1/campaigns/${job.campaign_id}/evaluations.`);
   } else {
     await logJob(trx, job, 'debug', `Phase: ${phase}.`);
   }
-  await publishEvent(trx, event('job.progress', job, { ...updated.progress, current_phase: phase, timing: timingOf(updated) }));
+  // job.status carries the phase; job.progress is sent once per stored iteration, with its summary.
   return updated;
 }
 
@@ -278,7 +281,7 @@ async function release(ctx: JobRunContext, job: JobRow, lease: Lease): Promise<J
     await ctx.db.transaction(async (trx) => {
       if (!(await handBackJobs(trx, ctx.workerId, [lease])).includes(lease.id)) throw new LeaseLost(lease.id);
       await logJob(trx, job, 'info', `Worker ${ctx.workerId} is shutting down; the job goes back to the queue and resumes after its last saved iteration.`);
-      await publishEvent(trx, event('job.status', job, { status: 'queued', current_phase: 'queued' }));
+      await publishEvent(trx, kilnEvent('job.status', job, { status: 'queued', current_phase: 'queued' }));
       await announceJobs(trx);
     });
     return 'released';

@@ -10,7 +10,8 @@ import type { TensorBackendName } from '../engine/tensor/backend.js';
 import { EnginePool } from './engine-pool.js';
 import type { ServiceEvaluatorOptions } from '../evaluators/create.js';
 import { runJob } from './job-runner.js';
-import { endJob, event, logJob } from '../lifecycle/transitions.js';
+import { endJob, logJob } from '../lifecycle/transitions.js';
+import { kilnEvent } from '../events.js';
 
 export interface SupervisorOptions {
   db: Db;
@@ -189,7 +190,7 @@ export class Supervisor {
               `Worker ${job.worker_id} stopped renewing its lease (it crashed or lost the database); the job goes back to the queue ` +
                 `and resumes after the last saved iteration in ${delay} s on any worker (attempt ${job.attempt + 1} of ${maxAttempts}).`,
             );
-            await publishEvent(trx, event('job.status', job, { status: 'queued', current_phase: 'queued' }));
+            await publishEvent(trx, kilnEvent('job.status', job, { status: 'queued', current_phase: 'queued' }));
             this.log.warn({ job: job.id, attempt: job.attempt }, 'lapsed job requeued');
             setTimeout(() => void this.fill(), delay * 1000 + 50).unref();
             continue;

@@ -1,4 +1,4 @@
-import type { KilnEvent, KilnEventType } from '../events.js';
+import { kilnEvent } from '../events.js';
 import type { CampaignStatus } from '../store/campaigns.js';
 import { updateCampaign } from '../store/campaigns.js';
 import type { Executor, Transaction } from '../store/db.js';
@@ -7,22 +7,18 @@ import { publishEvent } from '../store/notify.js';
 
 type JobRef = Pick<JobRow, 'id' | 'organization_id' | 'campaign_id'>;
 
-export function event(type: KilnEventType, job: { id: string | null; organization_id: string; campaign_id: string }, data: unknown): KilnEvent {
-  return { type, job_id: job.id, campaign_id: job.campaign_id, organization_id: job.organization_id, data, timestamp: new Date().toISOString() };
-}
-
 /** A job log entry, stored and sent live to the job's subscribers. */
 export async function logJob(db: Executor, job: JobRef, level: LogLevel, message: string): Promise<void> {
   const entry = await appendLog(db, job, level, message);
-  await publishEvent(db, event('job.log', job, { timestamp: entry.timestamp.toISOString(), level, message }));
+  await publishEvent(db, kilnEvent('job.log', job, { timestamp: entry.timestamp.toISOString(), level, message }));
 }
 
 export async function announceStatus(db: Executor, job: JobRef, status: JobStatus, phase: string): Promise<void> {
-  await publishEvent(db, event('job.status', job, { status, current_phase: phase }));
+  await publishEvent(db, kilnEvent('job.status', job, { status, current_phase: phase }));
 }
 
 export async function announceCampaignStatus(db: Executor, campaign: { id: string; organization_id: string }, status: CampaignStatus, jobId: string | null): Promise<void> {
-  await publishEvent(db, event('campaign.status', { id: jobId, organization_id: campaign.organization_id, campaign_id: campaign.id }, { status }));
+  await publishEvent(db, kilnEvent('campaign.status', { id: jobId, organization_id: campaign.organization_id, campaign_id: campaign.id }, { status }));
 }
 
 export interface JobEnding {

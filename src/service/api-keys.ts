@@ -11,7 +11,7 @@ import { SCOPES, type Principal, type Scope } from './principal.js';
 /** The organization of a self-hosted installation; created on first start. */
 export const DEFAULT_ORGANIZATION = { id: 'org_default', name: 'Default organization', plan: 'enterprise' };
 
-const unauthenticated = (message: string) => new KilnError(401, 'UNAUTHENTICATED', message);
+const unauthenticated = (message: string) => new KilnError('UNAUTHENTICATED', message);
 
 /**
  * Resolves a bearer API key to its principal. A key with a wrong shape or checksum is refused
@@ -28,7 +28,7 @@ export async function authenticateKey(db: Db, key: string, context: { ip?: strin
   if (row.revoked_at) throw unauthenticated('The API key has been revoked.');
   if (row.expires_at && row.expires_at <= now) throw unauthenticated(`The API key expired at ${row.expires_at.toISOString()}.`);
   if (row.allowed_ips.length > 0 && !(context.ip && ipAllowed(context.ip, row.allowed_ips))) {
-    throw new KilnError(403, 'IP_NOT_ALLOWED', `This key may be used only from ${row.allowed_ips.join(', ')}; this request came from ${context.ip ?? 'an unknown address'}.`);
+    throw new KilnError('IP_NOT_ALLOWED', `This key may be used only from ${row.allowed_ips.join(', ')}; this request came from ${context.ip ?? 'an unknown address'}.`);
   }
   const organizationId = key.startsWith('svc_test_') ? testOrganizationId(row.organization_id) : row.organization_id;
   return { organizationId, plan: row.plan, keyId: row.id, scopes: row.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s)) };

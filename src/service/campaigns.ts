@@ -175,10 +175,7 @@ export async function checkConcurrentLimit(db: Db, principal: Principal): Promis
   if (limit === null) return;
   const running = await countCampaignsWithStatus(db, principal.organizationId, 'running');
   if (running >= limit) {
-    throw new KilnError(
-      409,
-      'CONCURRENT_CAMPAIGN_LIMIT',
-      `Your plan (${principal.plan}) runs at most ${limit} campaigns at once and ${running} are running; stop one or wait for it to finish.`,
+    throw new KilnError('CONCURRENT_CAMPAIGN_LIMIT', `Your plan (${principal.plan}) runs at most ${limit} campaigns at once and ${running} are running; stop one or wait for it to finish.`,
       { limit },
     );
   }

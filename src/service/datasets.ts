@@ -64,11 +64,11 @@ export async function uploadDataset(services: DatasetServices, principal: Princi
     mdl,
   });
   if (!result.ok && result.kind === 'too_many_rows') {
-    throw new KilnError(413, 'PAYLOAD_TOO_LARGE', `The file has more than the ${result.limit.toLocaleString('en')} rows your plan allows.`, { limit: result.limit });
+    throw new KilnError('PAYLOAD_TOO_LARGE', `The file has more than the ${result.limit.toLocaleString('en')} rows your plan allows.`, { limit: result.limit });
   }
   if (!result.ok) {
     const more = result.errorCount > result.errors.length ? ` (the first ${result.errors.length} are listed)` : '';
-    throw new KilnError(422, 'DATASET_INVALID', `The dataset has ${result.errorCount} problem${result.errorCount === 1 ? '' : 's'}${more}; nothing was stored.`, {
+    throw new KilnError('DATASET_INVALID', `The dataset has ${result.errorCount} problem${result.errorCount === 1 ? '' : 's'}${more}; nothing was stored.`, {
       errors: result.errors,
       warnings: result.warnings,
     });
@@ -172,7 +172,7 @@ export async function warmStartFrom(db: Db, principal: Principal, datasetId: str
     }
   }
   if (!validator.ok) {
-    throw new KilnError(422, 'DATASET_INVALID', `Dataset ${datasetId} does not fit this campaign's MDL: ${validator.errorCount} problem${validator.errorCount === 1 ? '' : 's'}.`, {
+    throw new KilnError('DATASET_INVALID', `Dataset ${datasetId} does not fit this campaign's MDL: ${validator.errorCount} problem${validator.errorCount === 1 ? '' : 's'}.`, {
       errors: validator.errors,
       warnings: validator.warnings,
     });

@@ -70,7 +70,7 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
       const previous = stored.get(entry.id) ?? (await findPostedResult(trx, campaign.id, entry.id));
       if (previous) {
         if (!sameResult(previous, entry)) {
-          throw new KilnError(409, 'INVALID_STATE', `Candidate ${entry.id} already has a different result; results cannot be changed once posted.`, { status: campaign.status });
+          throw new KilnError('INVALID_STATE', `Candidate ${entry.id} already has a different result; results cannot be changed once posted.`, { status: campaign.status });
         }
         duplicates += 1;
         continue;

@@ -68,7 +68,7 @@ export async function revokeKey(db: Db, principal: Principal, id: string) {
   const row = await findKey(db, organizationOf(principal), id);
   if (!row) throw notFound('API key', id);
   if (row.id === principal.keyId) {
-    throw new KilnError(409, 'INVALID_STATE', 'A key cannot revoke itself; revoke it with another admin key.', { status: 'active' });
+    throw new KilnError('INVALID_STATE', 'A key cannot revoke itself; revoke it with another admin key.', { status: 'active' });
   }
   if (!row.revoked_at) await updateKey(db, row.id, { revoked_at: new Date() });
   return { id: row.id, revoked: true };

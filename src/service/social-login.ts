@@ -59,10 +59,7 @@ export function configuredProvider(config: Config, name: string): SocialProvider
   const provider = SOCIAL_PROVIDERS.find((p) => p === name);
   if (provider && settings(config, provider)) return provider;
   const offered = configuredProviders(config);
-  throw new KilnError(
-    404,
-    'NOT_FOUND',
-    `Sign-in with ${name} is not available here; ${offered.length ? `configured providers: ${offered.join(', ')}` : 'no social login provider is configured'}.`,
+  throw new KilnError('NOT_FOUND', `Sign-in with ${name} is not available here; ${offered.length ? `configured providers: ${offered.join(', ')}` : 'no social login provider is configured'}.`,
     { configured_providers: offered },
   );
 }
@@ -79,7 +76,7 @@ function providerClient(provider: SocialProvider, s: ProviderSettings): Promise<
     const insecure = issuer.protocol === 'http:' && isLoopback(issuer);
     pending = discover(issuer, s, insecure).catch((error: Error) => {
       discovered.delete(key);
-      throw new KilnError(502, 'PROVIDER_UNAVAILABLE', `The ${provider} OpenID provider at ${s.issuer} could not be reached or described itself wrongly: ${error.message}`, undefined, {
+      throw new KilnError('PROVIDER_UNAVAILABLE', `The ${provider} OpenID provider at ${s.issuer} could not be reached or described itself wrongly: ${error.message}`, undefined, {
         cause: error,
       });
     });
@@ -174,7 +171,7 @@ export async function completeLogin(services: SocialLoginServices, provider: Soc
   const state = query.get('state');
   const row = state ? await takeLoginState(db, state) : undefined;
   if (!row || row.provider !== provider || row.expires_at <= new Date()) {
-    throw new KilnError(400, 'BAD_REQUEST', `This sign-in is unknown, already completed or expired (it lasts ${STATE_SECONDS / 60} minutes); start again at /auth/${provider}.`);
+    throw new KilnError('BAD_REQUEST', `This sign-in is unknown, already completed or expired (it lasts ${STATE_SECONDS / 60} minutes); start again at /auth/${provider}.`);
   }
   const target = new URL(row.redirect_uri);
   const refuse = (error: string, description: string): URL => {
@@ -230,7 +227,7 @@ export async function redeemLoginCode(services: SocialLoginServices, input: { pr
   const user = row && row.provider === input.provider && row.redirect_uri === new URL(input.redirect_uri).href && row.expires_at > new Date() ? await findUser(db, row.user_id) : undefined;
   const organization = user && (await findOrganization(db, user.organization_id));
   if (!user || !organization) {
-    throw new KilnError(401, 'UNAUTHENTICATED', 'The code is unknown, used, expired, or was issued for another provider/redirect_uri; sign in again.');
+    throw new KilnError('UNAUTHENTICATED', 'The code is unknown, used, expired, or was issued for another provider/redirect_uri; sign in again.');
   }
   const issued = await tokens.issue({ sub: user.id, organizationId: user.organization_id, plan: organization.plan, scopes: scopesOf(user.role) });
   return { ...issued, user: { id: user.id, email: user.email, name: user.name, provider: input.provider } };

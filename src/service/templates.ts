@@ -130,7 +130,7 @@ export class TemplateCatalog {
     const template = await this.get(principal, idOrSlug);
     if (template.builtin) throw invalidState(`${template.slug} is a built-in template; built-in templates cannot be deleted.`, 'builtin');
     if (template.created_by !== principal.keyId && !hasScope(principal, 'admin')) {
-      throw new KilnError(403, 'INSUFFICIENT_SCOPE', 'Only the template\'s creator or an admin can delete it.', { required_scope: 'admin' });
+      throw new KilnError('INSUFFICIENT_SCOPE', 'Only the template\'s creator or an admin can delete it.', { required_scope: 'admin' });
     }
     await deleteTemplate(this.db, template.id);
     return { id: template.id, deleted: true };

@@ -18,7 +18,7 @@ export interface IssuedToken {
   expires_at: string;
 }
 
-const unauthenticated = (message: string) => new KilnError(401, 'UNAUTHENTICATED', message);
+const unauthenticated = (message: string) => new KilnError('UNAUTHENTICATED', message);
 
 /**
  * Kiln's JWTs: HS256 only (pinned on verification, so `alg: none` or another algorithm is
@@ -39,7 +39,7 @@ export class TokenService {
 
   async issue(subject: { sub: string; organizationId: string; plan: string; scopes: readonly Scope[] }, seconds = DEFAULT_TOKEN_SECONDS): Promise<IssuedToken> {
     if (!Number.isInteger(seconds) || seconds < 60 || seconds > MAX_TOKEN_SECONDS) {
-      throw new KilnError(422, 'VALIDATION_FAILED', `The request is not valid: expires_in: must be between 60 seconds and ${MAX_TOKEN_SECONDS / 86400} days.`, {
+      throw new KilnError('VALIDATION_FAILED', `The request is not valid: expires_in: must be between 60 seconds and ${MAX_TOKEN_SECONDS / 86400} days.`, {
         errors: [{ path: 'expires_in', message: 'out of range' }],
       });
     }
@@ -88,7 +88,7 @@ export class TokenService {
     if (!key || key.revoked_at) throw unauthenticated('The API key this token was made from has been revoked.');
     if (key.expires_at && key.expires_at <= new Date()) throw unauthenticated('The API key this token was made from has expired.');
     if (key.allowed_ips.length > 0 && !(ip && ipAllowed(ip, key.allowed_ips))) {
-      throw new KilnError(403, 'IP_NOT_ALLOWED', `The key this token was made from may be used only from ${key.allowed_ips.join(', ')}; this request came from ${ip ?? 'an unknown address'}.`);
+      throw new KilnError('IP_NOT_ALLOWED', `The key this token was made from may be used only from ${key.allowed_ips.join(', ')}; this request came from ${ip ?? 'an unknown address'}.`);
     }
   }
 

@@ -8,13 +8,13 @@ export interface FieldError {
 /** 422 VALIDATION_FAILED listing every problem (decisions.md). */
 export function validationFailed(errors: readonly FieldError[], message?: string): KilnError {
   const summary = message ?? (errors.length === 1 ? `${errors[0].path}: ${errors[0].message}` : `${errors.length} problems; see details.errors.`);
-  return new KilnError(422, 'VALIDATION_FAILED', `The request is not valid: ${summary}`, { errors });
+  return new KilnError('VALIDATION_FAILED', `The request is not valid: ${summary}`, { errors });
 }
 
 export function notFound(kind: string, id: string): KilnError {
-  return new KilnError(404, 'NOT_FOUND', `No ${kind} with id ${id}.`);
+  return new KilnError('NOT_FOUND', `No ${kind} with id ${id}.`);
 }
 
 export function invalidState(message: string, status: string): KilnError {
-  return new KilnError(409, 'INVALID_STATE', message, { status });
+  return new KilnError('INVALID_STATE', message, { status });
 }

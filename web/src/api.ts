@@ -3,7 +3,8 @@
 export class ApiError extends Error {
   constructor(
     readonly status: number,
-    readonly code: string,
+    /** one of the API's error codes, or HTTP_<status> when the answer was not the API's (a proxy's page) */
+    readonly code: ErrorBody['code'] | `HTTP_${number}`,
     message: string,
     readonly details?: Record<string, unknown>,
   ) {
@@ -72,8 +73,8 @@ async function failure(res: Response): Promise<ApiError> {
 }
 
 /** The API's refusal as an ApiError; a refused credential also signs the tab out. */
-export function refusal(status: number, statusText: string, body: { error?: { code: string; message: string; details?: Record<string, unknown> } } | null): ApiError {
-  const error = body?.error ?? { code: 'HTTP_' + status, message: `${status} ${statusText}` };
+export function refusal(status: number, statusText: string, body: { error?: ErrorBody } | null): ApiError {
+  const error: { code: ErrorBody['code'] | `HTTP_${number}`; message: string; details?: Record<string, unknown> } = body?.error ?? { code: `HTTP_${status}`, message: `${status} ${statusText}` };
   if (status === 401 && credential.get()) {
     credential.clear();
     dispatchEvent(new CustomEvent(SIGNED_OUT, { detail: error.message }));
@@ -117,56 +118,16 @@ export async function download(path: string, fallbackName: string): Promise<void
   setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
 }
 
-export interface Campaign {
-  id: string;
-  name: string;
-  domain: string;
-  status: string;
-  budget: number;
-  evaluations_completed: number;
-  current_iteration: number;
-  hypervolume: number;
-  pareto_size: number;
-  created_at: string;
-  best_objectives?: Record<string, number>;
-  latest_job_id?: string | null;
-  /** why the engine ended the campaign, in a sentence */
-  stop_message?: string | null;
-  mdl?: {
-    objectives: { name: string; direction: string; unit?: string }[];
-    parameters: { name: string; unit?: string }[];
-    outcomes?: { name: string; unit?: string }[];
-    outcome_constraints?: { expression: string }[];
-  };
-}
+import type { ErrorBody, EventMessage, ServerMessage } from './contract.js';
 
-export interface ResultRow {
-  id: string;
-  parameters: Record<string, number | string>;
-  objectives: Record<string, number>;
-  /** measured outcomes, when the campaign declares any */
-  outcomes?: Record<string, number>;
-  iteration: number;
-  /** meets every outcome constraint */
-  feasible?: boolean;
-  is_pareto: boolean;
-}
-
-export interface Results {
-  pareto_front: ResultRow[];
-  evaluations: ResultRow[];
-  hypervolume: number;
-  convergence_history: number[];
-  /** candidates the evaluator could not score: no objective values, so counted but not plotted */
-  failed_evaluations?: { id: string; iteration: number; error: string }[];
-}
+export type { Campaign, ResultRow, Results } from './contract.js';
 
 /**
  * Live events of a campaign over the WebSocket; returns a function that closes it. A dropped
  * connection (a restarted server, a laptop waking up) is opened again with growing pauses, and
  * `onResync` is called once it is back, since events sent in between are gone: the page re-reads.
  */
-export function subscribe(campaignId: string, onEvent: (event: { type: string; data: unknown }) => void, onResync?: () => void): () => void {
+export function subscribe(campaignId: string, onEvent: (event: EventMessage) => void, onResync?: () => void): () => void {
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
   let ws: WebSocket | null = null;
   let closed = false;
@@ -179,7 +140,10 @@ export function subscribe(campaignId: string, onEvent: (event: { type: string; d
       if (attempt > 0) onResync?.();
       attempt = 0;
     };
-    ws.onmessage = (message) => onEvent(JSON.parse(String(message.data)));
+    ws.onmessage = (message) => {
+      const received = JSON.parse(String(message.data)) as ServerMessage;
+      if (received.type !== 'subscribed' && received.type !== 'unsubscribed' && received.type !== 'error') onEvent(received);
+    };
     ws.onclose = () => {
       if (closed || credential.get() === null) return;
       attempt += 1;

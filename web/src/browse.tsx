@@ -1,26 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { Material, TemplateListItem } from './contract.js';
 import { api, credential, download, explain } from './api.js';
 import { MdlPreview } from './mdl-preview.js';
 import { NewTemplate, type CreatedTemplate } from './new-template.js';
 
-interface TemplateItem {
-  id: string;
-  slug: string;
-  name: string;
-  domain: string;
-  description: string;
-  default_budget: number;
-  tags: string[];
-  parameters_count: number;
-  objectives_count: number;
-  visibility: 'public' | 'private' | 'team';
-  builtin: boolean;
-  can_delete: boolean;
-}
-
 /** Built-in templates (and, signed in, your organization's, which you may add to or delete from): guests may browse them too. */
 export function Templates() {
-  const [items, setItems] = useState<TemplateItem[] | null>(null);
+  const [items, setItems] = useState<TemplateListItem[] | null>(null);
   // every domain seen in an unfiltered list, so custom templates' own domains can be picked too
   const [domains, setDomains] = useState<string[]>(['alloys', 'battery', 'energy', 'polymers', 'water']);
   const [domain, setDomain] = useState('');
@@ -33,7 +19,7 @@ export function Templates() {
   const signedIn = credential.get() !== null;
   useEffect(() => {
     const query = new URLSearchParams({ per_page: '100', ...(domain ? { domain } : {}), ...(search ? { search } : {}) });
-    api<TemplateItem[]>('GET', `/v1/templates?${query}`).then(
+    api<TemplateListItem[]>('GET', `/v1/templates?${query}`).then(
       (r) => {
         setItems(r.data);
         setDomains((known) => [...new Set([...known, ...r.data.map((t) => t.domain)])].sort());
@@ -46,7 +32,7 @@ export function Templates() {
     setNotice(`Created ${t.slug} (${t.visibility}).`);
     setRevision((r) => r + 1);
   };
-  const remove = async (t: TemplateItem) => {
+  const remove = async (t: TemplateListItem) => {
     if (!confirm(`Delete the template ${t.slug}? Campaigns already made from it keep their MDL.`)) return;
     setError(null);
     try {
@@ -108,18 +94,6 @@ export function Templates() {
       )}
     </main>
   );
-}
-
-interface Material {
-  id: string;
-  name?: string;
-  source: string;
-  formula: string;
-  reduced_formula: string;
-  molar_mass: number;
-  composition: Record<string, number>;
-  weight_fractions: Record<string, number>;
-  properties: Record<string, { value: unknown; source: string }>;
 }
 
 /** A formula box: composition, molar mass and the catalog's properties with their sources. */

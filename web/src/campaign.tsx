@@ -1,5 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, download, explain, subscribe, type Campaign, type Results } from './api.js';
+import type { IterationSummary } from './contract.js';
+import { applyIteration } from './apply-iteration.js';
 import { deleteCampaign } from './campaigns.js';
 import { CampaignPlots } from './campaign-plots.js';
 import { EvaluationTable, type Column } from './evaluations.js';
@@ -7,15 +9,34 @@ import { hypervolumeOf, withUnit } from './format.js';
 import { ModelReportPanel } from './model-report.js';
 
 /**
- * Re-reads the campaign and its results on every progress or status event of its jobs. Events
- * can come faster than a large result set downloads, so at most one read is in flight and one
- * more is queued behind it.
+ * The campaign and its results, kept current from its jobs' events: each stored iteration's
+ * `job.progress` carries what the iteration added, which is appended; the results are re-read
+ * only when an event cannot be applied (an iteration missed, rows too many for one event) and
+ * after a reconnect, since events sent while the socket was down are gone. A status change re-reads
+ * the campaign alone. Reads can be slower than events on a large campaign, so at most one full read
+ * is in flight, with one more queued behind it; events arriving meanwhile are applied after it.
  */
 function useLiveCampaign(id: string) {
   const [campaign, setCampaign] = useState<Campaign | null>(null);
   const [results, setResults] = useState<Results | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const reading = useRef<{ busy: boolean; again: boolean }>({ busy: false, again: false });
+  const held = useRef<{ campaign: Campaign | null; results: Results | null }>({ campaign: null, results: null });
+  const reading = useRef<{ busy: boolean; again: boolean; waiting: IterationSummary[] }>({ busy: false, again: false, waiting: [] });
+  const show = (c: Campaign, r: Results | null) => {
+    held.current = { campaign: c, results: r ?? held.current.results };
+    setCampaign(c);
+    if (r) setResults(r);
+  };
+  const apply = (summary: IterationSummary): void => {
+    const { campaign: c, results: r } = held.current;
+    if (reading.current.busy || !c || !r) {
+      reading.current.waiting.push(summary);
+      return;
+    }
+    const next = applyIteration(c, r, summary);
+    if (next) show(next.campaign, next.results);
+    else void refresh();
+  };
   const refresh = async (): Promise<void> => {
     if (reading.current.busy) {
       reading.current.again = true;
@@ -24,8 +45,7 @@ function useLiveCampaign(id: string) {
     reading.current.busy = true;
     try {
       const [c, r] = await Promise.all([api<Campaign>('GET', `/v1/campaigns/${id}`), api<Results>('GET', `/v1/campaigns/${id}/results`)]);
-      setCampaign(c.data);
-      setResults(r.data);
+      show(c.data, r.data);
       setError(null);
     } catch (e) {
       setError(explain(e));
@@ -34,7 +54,19 @@ function useLiveCampaign(id: string) {
       if (reading.current.again) {
         reading.current.again = false;
         void refresh();
+      } else {
+        for (const summary of reading.current.waiting.splice(0)) apply(summary);
       }
+    }
+  };
+  const reloadCampaign = async (): Promise<void> => {
+    try {
+      const c = await api<Campaign>('GET', `/v1/campaigns/${id}`);
+      // figures already applied from newer events are kept
+      const current = held.current.campaign;
+      show(current && current.current_iteration > c.data.current_iteration ? { ...c.data, ...figures(current) } : c.data, null);
+    } catch (e) {
+      setError(explain(e));
     }
   };
   useEffect(() => {
@@ -42,12 +74,17 @@ function useLiveCampaign(id: string) {
     return subscribe(
       id,
       (event) => {
-        if (event.type === 'job.progress' || event.type === 'job.status' || event.type === 'campaign.status') void refresh();
+        if (event.type === 'job.progress') apply(event.data.summary);
+        else if (event.type === 'campaign.status') void reloadCampaign();
       },
       () => void refresh(),
     );
   }, [id]);
-  return { campaign, results, error, setError, refresh };
+  return { campaign, results, error, setError, refresh: reloadCampaign };
+}
+
+function figures(c: Campaign): Pick<Campaign, 'current_iteration' | 'evaluations_completed' | 'hypervolume' | 'pareto_size' | 'best_objectives'> {
+  return { current_iteration: c.current_iteration, evaluations_completed: c.evaluations_completed, hypervolume: c.hypervolume, pareto_size: c.pareto_size, best_objectives: c.best_objectives };
 }
 
 export function CampaignDetail({ id }: { id: string }) {

@@ -1,25 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { Dataset as DatasetRecord, DatasetDetail } from './contract.js';
 import { api, ApiError, credential, download, explain, refusal } from './api.js';
 
-interface Issue {
-  row: number | null;
-  column: string | null;
-  message: string;
-}
-
-interface Dataset {
-  id: string;
-  name: string;
-  description: string;
-  rows: number;
-  columns: string[];
-  size_bytes: number;
-  format: string;
-  created_at: string;
-  warnings: Issue[];
-  flagged_rows: { row: number; reason: string }[];
-  preview?: Record<string, unknown>[];
-}
+/** A dataset as the list shows it, with its preview on its own page. */
+type Dataset = DatasetRecord & Partial<Pick<DatasetDetail, 'preview'>>;
+type Issue = DatasetRecord['warnings'][number];
 
 /** Multipart upload through XMLHttpRequest, which reports upload progress (fetch does not). */
 function upload(form: FormData, onProgress: (fraction: number) => void): Promise<Dataset> {

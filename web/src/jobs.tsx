@@ -1,26 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, explain, subscribe } from './api.js';
+import type { Job as JobDetail, JobListItem, LogEntry } from './contract.js';
 import { useCampaignNames } from './campaign-names.js';
 import { Pager } from './pager.js';
 
-interface Job {
-  id: string;
-  campaign_id: string;
-  status: string;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  worker_id: string | null;
-  progress: { iteration: number; total_iterations: number; evaluations_completed: number; budget: number; current_phase?: string };
-  /** on a job's own page only (GET /v1/jobs/{id}) */
-  timing?: { elapsed_seconds: number; avg_iteration_seconds: number; estimated_remaining_seconds: number };
-}
-
-interface LogEntry {
-  timestamp: string;
-  level: string;
-  message: string;
-}
+/** A job as the list shows it, or with its detail members on its own page (GET /v1/jobs/{id}). */
+type Job = JobListItem & Partial<Pick<JobDetail, 'timing'>> & { progress: Partial<JobDetail['progress']> };
 
 const LEVELS = ['debug', 'info', 'warning', 'error'];
 
@@ -115,10 +100,9 @@ export function JobDetail({ id }: { id: string }) {
     return subscribe(
       job.campaign_id,
       (event) => {
-        const e = event as { type: string; job_id?: string; data: unknown };
-        if (e.job_id !== id) return;
-        if (e.type === 'job.log') setLogs((previous) => [...previous, e.data as LogEntry]);
-        if (e.type === 'job.progress' || e.type === 'job.status') void refresh();
+        if (event.job_id !== id) return;
+        if (event.type === 'job.log') setLogs((previous) => [...previous, event.data]);
+        if (event.type === 'job.progress' || event.type === 'job.status') void refresh();
       },
       reload,
     );

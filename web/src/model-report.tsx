@@ -1,25 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, explain } from './api.js';
+import type { ModelReport } from './contract.js';
 import { formatNumber } from './format.js';
-
-/** GET /v1/campaigns/{id}/model, as the dashboard reads it. */
-interface ModelReport {
-  iteration: number;
-  points: number;
-  outputs: {
-    name: string;
-    kind: 'objective' | 'constraint';
-    r2: number;
-    mean_standardized_error: number;
-    coverage_68: number;
-    coverage_95: number;
-    predictions: { id: string; measured: number; predicted: number; sd: number }[];
-  }[];
-  importance: { objective: string; parameters: { name: string; lengthscale_share: number; total_sobol: number }[] }[];
-  next: { id: string; parameters: Record<string, number | string>; predicted: Record<string, { mean: number; sd: number }>; probability_feasible: number; expected_improvement: number }[];
-  message?: string;
-  computed_at: string | null;
-}
 
 const SIZE = 320;
 const PAD = 44;

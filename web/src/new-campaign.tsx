@@ -1,8 +1,7 @@
 import { useState } from 'preact/hooks';
-import { send, type Campaign } from './api.js';
+import { send } from './api.js';
+import type { CampaignCreated } from './contract.js';
 import { CreatedWithWarnings, ProblemList, refusal, type Problem } from './problems.js';
-
-type Created = Campaign & { warnings: Problem[] };
 
 /**
  * A campaign from an MDL document, pasted or picked as a file: sent as the multipart form
@@ -13,7 +12,7 @@ export function NewCampaignFromMdl() {
   const [file, setFile] = useState<File | null>(null);
   const [problems, setProblems] = useState<Problem[]>([]);
   const [error, setError] = useState<string | null>(null);
-  const [created, setCreated] = useState<Created | null>(null);
+  const [created, setCreated] = useState<CampaignCreated | null>(null);
   const submit = async (event: Event) => {
     event.preventDefault();
     setProblems([]);
@@ -22,7 +21,7 @@ export function NewCampaignFromMdl() {
     const form = new FormData();
     form.append('mdl_file', file ?? new Blob([text], { type: 'application/yaml' }), file?.name ?? 'campaign.yaml');
     try {
-      const { data } = await send<Created>('POST', '/v1/campaigns', form);
+      const { data } = await send<CampaignCreated>('POST', '/v1/campaigns', form);
       if (data.warnings.length > 0) setCreated(data);
       else location.hash = `#/campaigns/${data.id}`;
     } catch (e) {

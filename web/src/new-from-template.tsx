@@ -1,14 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, explain, type Campaign } from './api.js';
+import type { CampaignCreated, TemplateListItem } from './contract.js';
+import { api, explain } from './api.js';
 import { MdlPreview } from './mdl-preview.js';
 import { CreatedWithWarnings, ProblemList, refusal, type Problem } from './problems.js';
-
-interface TemplateItem {
-  id: string;
-  name: string;
-  domain: string;
-  default_budget: number;
-}
 
 interface TemplateParameter {
   name: string;
@@ -44,7 +38,7 @@ function overridesFrom(mdl: TemplateMdl, budget: string, seed: string, bounds: B
 
 /** Create a campaign from a template: pick it, read its MDL, change name, budget, seed or bounds. */
 export function NewCampaignFromTemplate() {
-  const [templates, setTemplates] = useState<TemplateItem[]>([]);
+  const [templates, setTemplates] = useState<TemplateListItem[]>([]);
   // the Templates page links here with #/campaigns?template=<id>
   const [templateId, setTemplateId] = useState(() => new URLSearchParams(location.hash.split('?')[1] ?? '').get('template') ?? '');
   const [mdl, setMdl] = useState<TemplateMdl | null>(null);
@@ -54,10 +48,10 @@ export function NewCampaignFromTemplate() {
   const [bounds, setBounds] = useState<Bounds>({});
   const [problems, setProblems] = useState<Problem[]>([]);
   const [error, setError] = useState<string | null>(null);
-  const [created, setCreated] = useState<(Campaign & { warnings: Problem[] }) | null>(null);
+  const [created, setCreated] = useState<CampaignCreated | null>(null);
   const fail = (e: unknown) => setError(explain(e));
   useEffect(() => {
-    api<TemplateItem[]>('GET', '/v1/templates?per_page=100').then((r) => setTemplates(r.data), fail);
+    api<TemplateListItem[]>('GET', '/v1/templates?per_page=100').then((r) => setTemplates(r.data), fail);
   }, []);
   useEffect(() => {
     setMdl(null);
@@ -72,7 +66,7 @@ export function NewCampaignFromTemplate() {
     setCreated(null);
     try {
       const overrides = mdl ? overridesFrom(mdl, budget, seed, bounds) : undefined;
-      const { data } = await api<Campaign & { warnings: Problem[] }>('POST', '/v1/campaigns', { template_id: templateId, ...(name ? { name } : {}), ...(overrides ? { overrides } : {}) });
+      const { data } = await api<CampaignCreated>('POST', '/v1/campaigns', { template_id: templateId, ...(name ? { name } : {}), ...(overrides ? { overrides } : {}) });
       if (data.warnings.length > 0) setCreated(data);
       else location.hash = `#/campaigns/${data.id}`;
     } catch (e) {

@@ -1,12 +1,11 @@
 import { ApiError, explain } from './api.js';
+import type { MdlWarning } from './contract.js';
 
-/** One problem or warning about a request, with `path` inside the document it concerns. */
-export interface Problem {
-  path: string;
-  message: string;
-  line?: number;
-  column?: number;
-}
+/**
+ * One problem or warning about a request, with `path` inside the document it concerns: the shape
+ * of the MDL's pre-flight warnings, which validation failures list too.
+ */
+export type Problem = MdlWarning;
 
 /**
  * The API names the request member a problem sits in (`mdl_file.parameters[0].bounds`,

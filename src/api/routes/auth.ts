@@ -18,7 +18,7 @@ export function authRoutes(table: RouteTable, tokens: TokenService): void {
     responses: { 200: { description: 'the new token', data: tokenSchema } },
     handle: async ({ ctx }) => {
       const token = bearerToken(ctx.get('Authorization') || undefined);
-      if (!token || token.startsWith('svc_')) throw new KilnError(401, 'UNAUTHENTICATED', 'Refresh takes the current JWT in the Authorization header (API keys are not refreshed).');
+      if (!token || token.startsWith('svc_')) throw new KilnError('UNAUTHENTICATED', 'Refresh takes the current JWT in the Authorization header (API keys are not refreshed).');
       return { data: await tokens.refresh(token) };
     },
   });

@@ -2,25 +2,11 @@ import { z } from 'zod';
 import { datasetCsv, datasetDetail, getDataset, listDatasetsFor, removeDataset, uploadDataset, type DatasetServices } from '../../service/datasets.js';
 import { planLimits } from '../../service/plans.js';
 import { pageMeta, paging, type RouteTable } from '../route.js';
-import { pageQuery } from '../schemas.js';
+import { datasetDetailSchema, datasetSchema, pageQuery } from '../schemas.js';
 import { receiveUpload } from '../upload.js';
 
 const tag = 'Datasets';
 
-const issue = z.object({ row: z.int().nullable(), column: z.string().nullable(), message: z.string() });
-const datasetSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string(),
-  rows: z.int(),
-  columns: z.array(z.string()),
-  created_at: z.iso.datetime(),
-  size_bytes: z.int(),
-  format: z.enum(['csv', 'json', 'parquet']),
-  validated: z.boolean().describe('whether the upload was checked against a linked MDL'),
-  warnings: z.array(issue).describe('values outside the bounds of the linked MDL'),
-  flagged_rows: z.array(z.object({ row: z.int(), reason: z.string() })).describe('rows with missing objective values, excluded from training'),
-});
 const uploadSchema = z.object({
   file: z.string().describe('the dataset: CSV with a header row, a JSON array of flat objects, or Parquet (format from the part Content-Type, else the extension)'),
   name: z.string().optional().describe('default: the file name'),
@@ -77,7 +63,7 @@ export function datasetRoutes(table: RouteTable, services: DatasetServices): voi
     tag,
     summary: 'Dataset detail with a preview of the first 10 rows',
     scope: 'datasets:read',
-    responses: { 200: { description: 'the dataset', data: datasetSchema.extend({ preview: z.array(z.record(z.string(), z.unknown())) }) } },
+    responses: { 200: { description: 'the dataset', data: datasetDetailSchema } },
     handle: async ({ params, principal }) => ({ data: await datasetDetail(db, principal, params.dataset_id) }),
   });
 

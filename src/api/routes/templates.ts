@@ -2,25 +2,9 @@ import { z } from 'zod';
 import { mdlSchema } from '../../engine/mdl/schema.js';
 import { templateDetail, templateYaml, type TemplateCatalog } from '../../service/templates.js';
 import { pageMeta, paging, type RouteTable } from '../route.js';
-import { pageQuery } from '../schemas.js';
+import { pageQuery, templateDetailSchema, templateListItemSchema } from '../schemas.js';
 
 const tag = 'Templates';
-
-const listItem = z.object({
-  id: z.string(),
-  slug: z.string().describe('<domain>/<template-name>'),
-  name: z.string(),
-  domain: z.string(),
-  description: z.string(),
-  parameters_count: z.int(),
-  objectives_count: z.int(),
-  default_budget: z.int(),
-  tags: z.array(z.string()),
-  visibility: z.enum(['public', 'private', 'team']).describe('public: built-in; private: its creator; team: the organization'),
-  builtin: z.boolean(),
-  can_delete: z.boolean().describe('whether the caller may delete it: a custom template, by its creator or an admin'),
-});
-const detail = listItem.extend({ created_at: z.iso.datetime().nullable(), mdl: mdlSchema });
 
 const createBody = z.strictObject({
   name: z.string().min(1).max(200),
@@ -44,7 +28,7 @@ export function templateRoutes(table: RouteTable, templates: TemplateCatalog): v
       search: z.string().max(200).optional().describe('matched against name and description, case-insensitive'),
       ...pageQuery,
     }),
-    responses: { 200: { description: 'a page of templates', data: listItem, list: true } },
+    responses: { 200: { description: 'a page of templates', data: templateListItemSchema, list: true } },
     handle: async ({ query, principal }) => {
       const { page, perPage } = paging(query);
       const { data, total } = await templates.list(principal, { domain: query.domain, search: query.search, page, perPage });
@@ -60,7 +44,7 @@ export function templateRoutes(table: RouteTable, templates: TemplateCatalog): v
     tag,
     summary: 'Template detail with its full MDL (id or slug)',
     scope: 'templates:read',
-    responses: { 200: { description: 'the template', data: detail } },
+    responses: { 200: { description: 'the template', data: templateDetailSchema } },
     handle: async ({ params, principal }) => ({ data: templateDetail(await templates.get(principal, params.template_id), principal) }),
   });
 
@@ -91,7 +75,7 @@ export function templateRoutes(table: RouteTable, templates: TemplateCatalog): v
     scope: 'templates:write',
     body: createBody,
     bodyDoc: createBody.extend({ mdl: mdlSchema }),
-    responses: { 201: { description: 'created', data: detail } },
+    responses: { 201: { description: 'created', data: templateDetailSchema } },
     handle: async ({ body, principal }) => ({ status: 201, data: templateDetail(await templates.create(principal, body), principal) }),
   });
 

@@ -1,23 +1,12 @@
 import { paretoMask } from '../pareto.js';
-import type { Mdl, ParameterValue } from '../mdl/schema.js';
+import type { Mdl } from '../mdl/schema.js';
 import { isFeasible } from './feasibility.js';
 import { objectiveMatrix, toObjectiveRecord } from './objective-space.js';
 import { frontSummary } from './state.js';
+import type { ResultRow } from './result-row.js';
 import type { CampaignState } from './types.js';
 
-/** One evaluation in the results payload (interface.md 2.3). */
-export interface ResultRow {
-  id: string;
-  parameters: Record<string, ParameterValue>;
-  objectives: Record<string, number>;
-  /** measured outcomes, present when the campaign declares any */
-  outcomes?: Record<string, number>;
-  iteration: number;
-  /** meets every outcome constraint (always true without them) */
-  feasible: boolean;
-  /** on the Pareto front of the feasible evaluations */
-  is_pareto: boolean;
-}
+export type { ResultRow };
 
 /** The results payload of interface.md 2.3 with the members decisions.md adds. */
 export interface CampaignResults {

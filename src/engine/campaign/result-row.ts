@@ -1,0 +1,15 @@
+import type { ParameterValue } from '../mdl/schema.js';
+
+/** One evaluation as GET /v1/campaigns/{id}/results lists it. */
+export interface ResultRow {
+  id: string;
+  parameters: Record<string, ParameterValue>;
+  objectives: Record<string, number>;
+  /** measured outcomes, present when the campaign declares any */
+  outcomes?: Record<string, number>;
+  iteration: number;
+  /** meets every outcome constraint (always true without them) */
+  feasible: boolean;
+  /** on the Pareto front of the feasible evaluations */
+  is_pareto: boolean;
+}

@@ -1,0 +1,37 @@
+import { campaignResults } from '../engine/campaign/results.js';
+import type { CampaignState } from '../engine/campaign/types.js';
+import type { Mdl } from '../engine/mdl/schema.js';
+import type { IterationSummary } from '../events.js';
+
+/**
+ * Past this many bytes of JSON the rows are left out of the summary: a whole event must stay under
+ * Postgres's 8000-byte NOTIFY limit, with room for the progress and timing members around it.
+ */
+const MAX_ROWS_BYTES = 6000;
+
+/**
+ * What the iteration that produced the last `freshCount` evaluations of `state` added, for the
+ * `job.progress` event: the new rows with their Pareto flags, the earlier rows they pushed off the
+ * front, the new failures, and the campaign figures after it. The Pareto front is computed before
+ * and after the iteration: about 13 ms together at 5,000 rows, inside the iteration's transaction.
+ */
+export function iterationSummary(mdl: Mdl, state: CampaignState, freshCount: number, progress: { evaluations_completed: number; best_objectives: Record<string, number> }): IterationSummary {
+  const after = campaignResults(mdl, state);
+  const before = campaignResults(mdl, { ...state, evaluations: state.evaluations.slice(0, state.evaluations.length - freshCount) });
+  const fresh = state.evaluations.slice(state.evaluations.length - freshCount);
+  const freshIds = new Set(fresh.map((e) => e.id));
+  const onFront = new Set(after.pareto_front.map((r) => r.id));
+  const figures = {
+    iteration: state.iteration,
+    hypervolume: after.hypervolume,
+    pareto_size: after.pareto_front.length,
+    evaluations_completed: progress.evaluations_completed,
+    best_objectives: progress.best_objectives,
+  };
+  const rows = {
+    evaluations: after.evaluations.filter((r) => freshIds.has(r.id)),
+    left_pareto_front: before.pareto_front.filter((r) => !onFront.has(r.id)).map((r) => r.id),
+    failed_evaluations: fresh.filter((e) => e.error).map((e) => ({ id: e.id, iteration: e.iteration, parameters: e.parameters, error: String(e.error) })),
+  };
+  return Buffer.byteLength(JSON.stringify(rows)) > MAX_ROWS_BYTES ? figures : { ...figures, ...rows };
+}
