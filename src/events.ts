@@ -21,6 +21,7 @@ export interface ProgressFigures {
   /** of the feasible Pareto front, in the campaign's reference-point units */
   hypervolume: number;
   best_objectives: Record<string, number>;
+  /** evaluations that succeeded and meet every outcome constraint (absent in progress saved before outcome constraints) */
   feasible_evaluations?: number;
 }
 

@@ -1,21 +1,13 @@
 import type { Db, Executor, Patch, Transaction } from './db.js';
 import { pageOf, type PageRequest } from './paging.js';
+import type { JobStatusName, LogLevelName, ProgressFigures } from '../events.js';
 
-export type JobStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
-export type LogLevel = 'debug' | 'info' | 'warning' | 'error';
+export type JobStatus = JobStatusName;
+export type LogLevel = LogLevelName;
 export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warning', 'error'];
 
-/** Measured progress of a job (interface.md 2.4), kept as one JSON column. */
-export interface JobProgress {
-  iteration: number;
-  total_iterations: number;
-  evaluations_completed: number;
-  budget: number;
-  hypervolume: number;
-  best_objectives: Record<string, number>;
-  /** evaluations that succeeded and meet every outcome constraint (absent in progress saved before outcome constraints) */
-  feasible_evaluations?: number;
-}
+/** Measured progress of a job, kept as one JSON column: the progress members of GET /v1/jobs/{id}. */
+export type JobProgress = ProgressFigures;
 
 export interface JobRow {
   id: string;
