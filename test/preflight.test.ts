@@ -107,6 +107,16 @@ test('a budget no larger than the initial design is a warning', () => {
   assert.deepEqual(warningsOf(warm, { builtins: builtinEvaluators, warmStart: true }), [], 'a dataset replaces the design');
 });
 
+test('a budget given outside the document (kiln run --budget) is the one pre-flight weighs', () => {
+  const design = variant((d) => (d.optimizer.initial_samples = 20));
+  assert.deepEqual(warningsOf(design), [], 'the file\'s budget of 30 leaves room after the design of 20');
+  const [warning] = warningsOf(design, { builtins: builtinEvaluators, budget: 12 });
+  assert.match(warning.message, /budget of 12 evaluations is no larger than the initial design of 20/);
+  const result = validateMdl(design, { budget: 12 });
+  assert.ok(result.ok && result.mdl.optimizer.budget === 12, 'the validated campaign carries the budget that will run');
+  assert.deepEqual(warningsOf(variant((d) => (d.optimizer.budget = 10)), { builtins: builtinEvaluators, budget: 90 }), [], 'a raised budget clears the file\'s warning');
+});
+
 test('a reference no evaluation can beat is a warning where the evaluator is known', () => {
   const beyond = variant((d) => (d.objectives[0].reference = -0.5));
   const [warning] = warningsOf(beyond);

@@ -77,7 +77,7 @@ function prepare(file: string | undefined, opts: RunOptions, io: CliIo): Checkpo
     io.err(`kiln: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
     return null;
   }
-  const parsed = parseMdl(text, /\.json$/i.test(file) ? 'json' : undefined, { builtins: builtinEvaluators });
+  const parsed = parseMdl(text, /\.json$/i.test(file) ? 'json' : undefined, { builtins: builtinEvaluators, budget: opts.budget });
   if (!parsed.ok) {
     for (const issue of parsed.errors) io.err(formatProblem(file, issue));
     io.err(`${file} is not a valid campaign: ${parsed.errors.length} ${parsed.errors.length === 1 ? 'problem' : 'problems'}`);
@@ -85,7 +85,6 @@ function prepare(file: string | undefined, opts: RunOptions, io: CliIo): Checkpo
   }
   for (const issue of parsed.warnings) io.err(formatProblem(file, issue, 'warning'));
   const mdl: Mdl = structuredClone(parsed.mdl);
-  if (opts.budget !== undefined) mdl.optimizer.budget = opts.budget;
   const seed = opts.seed ?? mdl.optimizer.seed ?? randomInt(2 ** 31 - 1);
   return { version: 1, mdl, seed, cwd: dirname(resolve(file)), state: initialState(mdl, { seed }) };
 }

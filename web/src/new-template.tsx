@@ -1,10 +1,6 @@
 import { useRef, useState } from 'preact/hooks';
-import { api, ApiError } from './api.js';
-
-interface FieldError {
-  path: string;
-  message: string;
-}
+import { api } from './api.js';
+import { ProblemList, refusal, type Problem } from './problems.js';
 
 export interface CreatedTemplate {
   id: string;
@@ -34,7 +30,7 @@ export function NewTemplate({ onCreated }: { onCreated: (template: CreatedTempla
   const [tags, setTags] = useState('');
   const [visibility, setVisibility] = useState<'private' | 'team'>('private');
   const [text, setText] = useState('');
-  const [errors, setErrors] = useState<FieldError[]>([]);
+  const [errors, setErrors] = useState<Problem[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
@@ -64,8 +60,9 @@ export function NewTemplate({ onCreated }: { onCreated: (template: CreatedTempla
       setText('');
       onCreated(created.data);
     } catch (e) {
-      setError(e instanceof ApiError ? e.explain() : String(e));
-      if (e instanceof ApiError && Array.isArray(e.details?.errors)) setErrors(e.details.errors as FieldError[]);
+      const refused = refusal(e, 'template');
+      setError(refused.summary);
+      setErrors(refused.problems);
     } finally {
       setBusy(false);
     }
@@ -101,9 +98,9 @@ export function NewTemplate({ onCreated }: { onCreated: (template: CreatedTempla
       </form>
       {error && <p role="alert" class="error">{error}</p>}
       {errors.length > 0 && (
-        <ul data-testid="template-errors" role="alert" class="error">
-          {errors.map((e) => <li><code>{e.path}</code>: {e.message}</li>)}
-        </ul>
+        <div role="alert" class="error">
+          <ProblemList problems={errors} testId="template-errors" />
+        </div>
       )}
     </details>
   );

@@ -26,6 +26,8 @@ export interface ValidateOptions {
   builtins?: BuiltinEvaluators;
   /** a dataset replaces the initial design, so pre-flight does not weigh the design against the budget */
   warmStart?: boolean;
+  /** a budget set outside the document (`kiln run --budget`) replaces `optimizer.budget`, so pre-flight weighs the design against the budget that will run */
+  budget?: number;
 }
 
 /**
@@ -34,7 +36,7 @@ export interface ValidateOptions {
  * gets the pre-flight warnings: things that waste the budget without being wrong.
  */
 export function validateMdl(document: unknown, options: ValidateOptions = {}): MdlResult {
-  const { builtins, warmStart } = options;
+  const { builtins, warmStart, budget } = options;
   const parsed = mdlSchema.safeParse(document);
   const structural = parsed.success ? [] : fromZodIssues(parsed.error.issues, document, mdlSchema);
   const { errors: semantic, warnings } = checkSemantics(document, builtins?.names);
@@ -43,8 +45,9 @@ export function validateMdl(document: unknown, options: ValidateOptions = {}): M
   // A builtin evaluator's own requirements (objective count, named inputs) need a valid document.
   const evaluator = builtins?.issues(parsed.data) ?? [];
   if (evaluator.length > 0) return { ok: false, errors: evaluator };
-  const attainable = builtins?.attainable(parsed.data) ?? [];
-  return { ok: true, mdl: parsed.data, warnings: [...warnings, ...preflight(parsed.data, { attainable, warmStart })] };
+  const mdl = budget === undefined ? parsed.data : { ...parsed.data, optimizer: { ...parsed.data.optimizer, budget } };
+  const attainable = builtins?.attainable(mdl) ?? [];
+  return { ok: true, mdl, warnings: [...warnings, ...preflight(mdl, { attainable, warmStart })] };
 }
 
 function dedupe(issues: MdlIssue[]): MdlIssue[] {
