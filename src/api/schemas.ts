@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { mdlSchema } from '../engine/mdl/schema.js';
-import { exportDocumentSchema } from '../service/export-document.js';
+import { exportDocumentSchema } from '../service/export-schema.js';
 
 /**
  * The API's request and response schemas. Requests are validated with them; the OpenAPI document

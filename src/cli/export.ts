@@ -8,7 +8,8 @@ import type { Mdl } from '../engine/mdl/schema.js';
 import { builtinEvaluators } from '../engine/problems/registry.js';
 import { packageVersion } from '../package-root.js';
 import { documentProblems } from '../service/export-checks.js';
-import { documentReceipts, EXPORT_VERSION, exportDocumentSchema, exportedEvaluations, stateFromDocument, type ExportDocument } from '../service/export-document.js';
+import { documentReceipts, exportedEvaluations, stateFromDocument } from '../service/export-document.js';
+import { EXPORT_VERSION, exportDocumentSchema, type ExportDocument } from '../service/export-schema.js';
 import { loadCheckpoint, type Checkpoint } from './checkpoint.js';
 import { processIo, type CliIo } from './io.js';
 

@@ -1,5 +1,5 @@
 import type { Mdl, Parameter } from '../engine/mdl/schema.js';
-import type { ExportDocument, ExportedEvaluation } from './export-document.js';
+import type { ExportDocument, ExportedEvaluation } from './export-schema.js';
 import type { FieldError } from './validation.js';
 
 /** More problems than this are summarized: a document from another campaign fails on every row. */

@@ -22,7 +22,8 @@ import {
 import type { Db } from '../store/db.js';
 import { allPostedResults, insertPostedResult } from '../store/external-results.js';
 import { documentProblems } from './export-checks.js';
-import { EXPORT_VERSION, exportedEvaluations, stateFromDocument, type ExportDocument } from './export-document.js';
+import { exportedEvaluations, stateFromDocument } from './export-document.js';
+import { EXPORT_VERSION, type ExportDocument } from './export-schema.js';
 import type { Principal } from './principal.js';
 import { campaignDetail } from './presenters.js';
 import { notFound, validationFailed, type FieldError } from './validation.js';
