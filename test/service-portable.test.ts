@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportCampaignTo } from '../src/cli/export.js';
+import { replayResults } from '../src/cli/replay.js';
 import { runCampaignFile } from '../src/cli/run.js';
 import { createApiKey } from '../src/service/api-keys.js';
 import { ensureOrganization } from '../src/store/organizations.js';
@@ -113,6 +114,19 @@ test('a campaign stopped mid-run moves to another organization and finishes ther
   assert.deepEqual(after.slice(0, before.length), before, 'evaluations up to the export point are the original ones');
   assert.deepEqual(after, await evaluations(api, home), 'and the continuation matches the original campaign continued at home');
   assert.equal(awayDone.hypervolume, homeDone.hypervolume);
+
+  // the same document continues locally, and its receipts replay
+  const dir = mkdtempSync(join(tmpdir(), 'kiln-portable-'));
+  const file = join(dir, 'campaign.json');
+  writeFileSync(file, JSON.stringify(doc));
+  const lines: string[] = [];
+  const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l), isTTY: false };
+  assert.equal(await replayResults(file, { backend: 'cpu' }, io), 0, lines.join('\n'));
+  assert.match(lines.join('\n'), new RegExp(`All ${doc.iterations.length} iterations replayed identically`));
+  const out = join(dir, 'local');
+  assert.equal(await runCampaignFile(undefined, { resumeFrom: file, out, backend: 'cpu' }, io), 0, lines.join('\n'));
+  const local = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')).evaluations as Row[];
+  assert.deepEqual(local.map(({ iteration, parameters, objectives }) => ({ iteration, parameters, objectives })), after, 'kiln run --resume-from continues it as the service did');
 });
 
 test('an ask/tell campaign exported with a pending batch keeps it, and the results already posted', async () => {
