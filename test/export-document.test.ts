@@ -1,6 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { runFolderDocument } from '../src/cli/export.js';
+import { runCampaignFile } from '../src/cli/run.js';
 import { step } from '../src/engine/campaign/step.js';
 import { initialState, tell } from '../src/engine/campaign/state.js';
 import type { CampaignState, EvaluationRecord } from '../src/engine/campaign/types.js';
@@ -136,4 +140,22 @@ test('the checks name each evaluation that does not fit the MDL, and an engine s
   const parsed = exportDocumentSchema.parse(JSON.parse(JSON.stringify(doc)));
   const disagreeing = documentProblems({ ...parsed, iterations: parsed.iterations.slice(1), engine_state: { ...parsed.engine_state!, seed: 4, pending: [] } }, mdl);
   assert.deepEqual(disagreeing.map((p) => p.path), ['engine_state.seed', 'iterations', 'evaluations']);
+});
+
+test('kiln run --resume-from refuses a document it cannot continue, saying why', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kiln-resume-from-'));
+  const lines: string[] = [];
+  const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l), isTTY: false };
+  const attempt = async (content: unknown) => {
+    const file = join(dir, 'campaign.json');
+    writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+    lines.length = 0;
+    assert.equal(await runCampaignFile(undefined, { resumeFrom: file, out: join(dir, 'out') }, io), 1);
+    return lines.join('\n');
+  };
+  assert.match(await attempt('{"kiln_export_version": 1'), /cannot resume: .* is not readable JSON/);
+  assert.match(await attempt({ ...doc, kiln_export_version: 2 }), /is not a Kiln export document of version 1 \(kiln_export_version is 2\)/);
+  const wrongParameter = structuredClone(doc);
+  wrongParameter.evaluations[0].parameters = { x1: 0.5, x9: 1 };
+  assert.match(await attempt(wrongParameter), /evaluations\[0\]\.parameters\.x2: is missing.*evaluations\[0\]\.parameters\.x9: is not a parameter/);
 });

@@ -226,6 +226,14 @@ test('a kiln run folder, exported, continues in the service', async () => {
 test('documents that cannot be imported are refused with the problem and where it is', async () => {
   const id = await create(api, 'portable-bad', zdt1Mdl({ budget: 6, batch: 2 }));
   const good = await exported(api, id);
+  // kiln export <campaign-id> --url downloads the same document
+  const saved = join(mkdtempSync(join(tmpdir(), 'kiln-portable-')), 'remote.json');
+  const lines: string[] = [];
+  const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) };
+  assert.equal(await exportCampaignTo(id, { url: kiln.base, apiKey: kiln.adminKey, output: saved }, io), 0, lines.join('\n'));
+  assert.deepEqual({ ...JSON.parse(readFileSync(saved, 'utf8')), exported_at: null }, { ...good, exported_at: null });
+  assert.equal(await exportCampaignTo('camp_nope', { url: kiln.base, apiKey: kiln.adminKey }, io), 1);
+  assert.match(lines.at(-1)!, /answered 404: No campaign with id camp_nope/);
   const refuse = async (body: unknown, status: number, path: RegExp, message: RegExp, headers: Record<string, string> = {}) => {
     const res = await api('POST', '/v1/campaigns/import', body, headers);
     assert.equal(res.status, status, res.text);
