@@ -256,6 +256,13 @@ test('documents that cannot be imported are refused with the problem and where i
   await refuse(badShape, 422, /^evaluations\[0\]\./, /./);
   await refuse('{"kiln_export_version": 1,', 400, /^$/, /JSON/i);
   await refuse('x'.repeat(33 * 1024 * 1024), 413, /^$/, /larger than 32mb/, { 'Content-Type': 'application/json' });
+  // prior data count against the plan's row limit, as a dataset's would
+  await ensureOrganization(kiln.runtime.db, { id: 'org_free_lab', name: 'Free lab', plan: 'free' });
+  const free = client(kiln.base, (await createApiKey(kiln.runtime.db, { organizationId: 'org_free_lab', name: 'free', scopes: ['admin'] })).key);
+  const prior = Array.from({ length: 10_001 }, (_, k) => ({ id: `w${k}`, iteration: 0, status: 'completed', parameters: { x1: (k % 100) / 100, x2: 0.5 }, objectives: { f1: 1, f2: 2 } }));
+  const tooMuch = await free('POST', '/v1/campaigns/import', { ...good, evaluations: prior });
+  assert.equal(tooMuch.status, 413, tooMuch.text);
+  assert.match(tooMuch.json.error.message, /10001 warm-start rows .* at most 10000/);
   // a refused import creates nothing
   const list = (await api('GET', '/v1/campaigns?per_page=100')).json.data as { name: string }[];
   assert.equal(list.filter((c) => c.name === 'portable-bad').length, 1);

@@ -4,6 +4,7 @@ import { completedEvaluations } from '../engine/campaign/state.js';
 import type { EvaluationRecord } from '../engine/campaign/types.js';
 import { validateMdl } from '../engine/mdl/parse.js';
 import { builtinEvaluators } from '../engine/problems/registry.js';
+import { KilnError } from '../errors.js';
 import { newId } from '../ids.js';
 import { evaluationIdPrefix, storedEngineState } from '../lifecycle/campaign-state.js';
 import { packageVersion } from '../package-root.js';
@@ -22,6 +23,7 @@ import {
 import type { Db } from '../store/db.js';
 import { allPostedResults, insertPostedResult } from '../store/external-results.js';
 import { documentProblems } from './export-checks.js';
+import { planLimits } from './plans.js';
 import { exportedEvaluations, stateFromDocument } from './export-document.js';
 import { EXPORT_VERSION, type ExportDocument } from './export-schema.js';
 import type { Principal } from './principal.js';
@@ -119,6 +121,7 @@ export async function importCampaign(db: Db, principal: Principal, input: Import
   else if (!DOMAIN_PATTERN.test(domain) || domain.length > 64) problems.push({ path: input.domain ? 'domain' : 'campaign.domain', message: 'must be a lower-case slug such as water or battery' });
   problems.push(...documentProblems(doc, mdl));
   if (problems.length > 0) throw validationFailed(problems);
+  checkWarmStartRows(principal, doc);
 
   const id = newId('camp_');
   const renamed = idRenamer(doc, evaluationIdPrefix(id));
@@ -211,6 +214,15 @@ function renamedDeep<T>(value: T, rename: (id: string) => string | undefined): T
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, renamedDeep(v, rename)])) as T;
   }
   return value;
+}
+
+/** Warm-start rows arrive as a dataset's would: the plan's row limit holds for them too. */
+function checkWarmStartRows(principal: Principal, doc: ExportDocument): void {
+  const limit = planLimits(principal.plan).datasetRows;
+  const rows = doc.evaluations.filter((e) => e.iteration === 0).length;
+  if (rows > limit) {
+    throw new KilnError('PAYLOAD_TOO_LARGE', `The document holds ${rows} warm-start rows (iteration 0); your plan (${principal.plan}) takes at most ${limit} rows of prior data per campaign.`, { limit });
+  }
 }
 
 function importedStatus(doc: ExportDocument): CampaignStatus {
