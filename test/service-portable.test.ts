@@ -3,7 +3,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exportCampaignTo } from '../src/cli/export.js';
+import { exportCampaignTo, runFolderDocument } from '../src/cli/export.js';
+import { initialState, tell } from '../src/engine/campaign/state.js';
+import { step } from '../src/engine/campaign/step.js';
+import { validateMdl } from '../src/engine/mdl/parse.js';
+import { builtinEvaluators } from '../src/engine/problems/registry.js';
+import { initTensorBackend } from '../src/engine/tensor/backend.js';
 import { replayResults } from '../src/cli/replay.js';
 import { runCampaignFile } from '../src/cli/run.js';
 import { createApiKey } from '../src/service/api-keys.js';
@@ -221,6 +226,43 @@ test('a kiln run folder, exported, continues in the service', async () => {
   const done = await settled(api, copy.id, ['completed']);
   assert.equal(done.evaluations_completed, 12);
   assert.deepEqual((await evaluations(api, copy.id)).slice(0, local.length), strip(local));
+});
+
+test('a batch proposed but not evaluated when exported is evaluated first where the campaign lands', async () => {
+  // a run stopped between proposing iteration 4 and evaluating it, as a crash or a move mid-iteration leaves it
+  await initTensorBackend('cpu');
+  const mdl = validateMdl(zdt1Mdl({ budget: 14, batch: 2, seed: 9 }), { builtins: builtinEvaluators });
+  assert.ok(mdl.ok);
+  let state = initialState(mdl.mdl, { seed: 9 });
+  const receipts = [];
+  for (let k = 0; k < 3; k++) {
+    const next = step(mdl.mdl, state);
+    receipts.push(next.receipt!);
+    state = tell(mdl.mdl, next.state, next.proposals.map((p) => ({ id: p.id, objectives: zdt1(p.parameters.x1 as number, p.parameters.x2 as number) }))).state;
+  }
+  state = step(mdl.mdl, state).state;
+  const pending = state.pending.map((p) => p.parameters);
+  assert.equal(pending.length, 2);
+  const doc = runFolderDocument('mid-iteration', { version: 1, mdl: mdl.mdl, seed: 9, cwd: '.', state, receipts });
+
+  const res = await api('POST', '/v1/campaigns/import', { ...doc, domain: 'benchmark' });
+  assert.equal(res.status, 201, res.text);
+  assert.equal(res.json.data.imported.pending, 2);
+  assert.equal((await api('POST', `/v1/campaigns/${res.json.data.id}/start`)).status, 202);
+  await settled(api, res.json.data.id, ['completed']);
+  const there = await evaluations(api, res.json.data.id);
+  assert.equal(there.length, 14);
+  assert.deepEqual(there.filter((e) => e.iteration === 4).map((e) => e.parameters), pending, 'the pending batch is iteration 4, evaluated as proposed');
+
+  // and locally, from the same document, to the same end
+  const dir = mkdtempSync(join(tmpdir(), 'kiln-portable-'));
+  writeFileSync(join(dir, 'campaign.json'), JSON.stringify(doc));
+  const lines: string[] = [];
+  const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l), isTTY: false };
+  assert.equal(await runCampaignFile(undefined, { resumeFrom: join(dir, 'campaign.json'), out: join(dir, 'out'), backend: 'cpu' }, io), 0, lines.join('\n'));
+  assert.match(lines.join('\n'), /evaluating its pending batch of 2 first/);
+  const local = JSON.parse(readFileSync(join(dir, 'out', 'results.json'), 'utf8')).evaluations as Row[];
+  assert.deepEqual(local.map(({ iteration, parameters, objectives }) => ({ iteration, parameters, objectives })), there);
 });
 
 test('documents that cannot be imported are refused with the problem and where it is', async () => {
