@@ -93,15 +93,22 @@ test('sign in with a key, create a campaign from a template, start it, watch bot
   const [jsonDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download JSON' }).click()]);
   const json = JSON.parse(readFileSync((await jsonDownload.path())!, 'utf8'));
   assert.equal(json.data.evaluations.length, csv.trim().split('\n').length - 1, 'the JSON and the CSV hold the same evaluations');
+  const [exportDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export' }).click()]);
+  assert.equal(exportDownload.suggestedFilename(), `${id}-export.json`);
+  const exportText = readFileSync((await exportDownload.path())!, 'utf8');
+  const exported = JSON.parse(exportText);
+  assert.equal(exported.kiln_export_version, 1);
+  const told = exported.evaluations.filter((e: { iteration: number; status: string }) => e.status !== 'pending' && e.iteration > 0).length;
+  assert.equal(told, (await campaignNow(id)).evaluations_completed, 'the export holds every evaluation');
 
   await page.getByRole('link', { name: '← Campaigns' }).click();
   await page.getByRole('table').waitFor();
   assert.equal(await page.getByTestId('campaign-row').count(), 1);
-  await page.getByLabel('Domain').fill('battery');
-  await page.getByLabel('Domain').press('Enter');
+  await page.getByLabel('Domain', { exact: true }).fill('battery');
+  await page.getByLabel('Domain', { exact: true }).press('Enter');
   await page.getByText('No campaigns in battery.').waitFor();
-  await page.getByLabel('Domain').fill('water');
-  await page.getByLabel('Domain').press('Enter');
+  await page.getByLabel('Domain', { exact: true }).fill('water');
+  await page.getByLabel('Domain', { exact: true }).press('Enter');
   await page.getByTestId('campaign-row').waitFor();
   await page.screenshot({ path: `${ARTIFACTS}/campaigns.png` });
   let asked = '';
@@ -116,10 +123,33 @@ test('sign in with a key, create a campaign from a template, start it, watch bot
   await page.getByRole('button', { name: `Delete ${TEMPLATE}` }).click();
   await page.getByText('No campaigns in water.').waitFor();
   assert.equal((await fetch(`${kiln.base}/v1/campaigns/${id}`, { headers: { Authorization: `Bearer ${kiln.adminKey}` } })).status, 404, 'deleted');
+
+  // the export brings the deleted campaign back: a bad document first shows its problems
+  await page.getByText('Import a campaign from an export document').click();
+  const badVersion = JSON.stringify({ ...exported, kiln_export_version: 9 });
+  await page.getByLabel('Export document (JSON)').setInputFiles({ name: 'old.json', mimeType: 'application/json', buffer: Buffer.from(badVersion) });
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  await page.getByTestId('import-errors').waitFor();
+  assert.match(await page.getByTestId('import-errors').innerText(), /kiln_export_version: is 9; this Kiln .* reads version 1/);
+  await page.getByLabel('Export document (JSON)').setInputFiles({ name: 'campaign.json', mimeType: 'application/json', buffer: Buffer.from(exportText) });
+  await page.getByLabel('Name (optional').fill('Membrane, moved');
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  await page.getByRole('heading', { name: 'Membrane, moved' }).waitFor();
+  const moved = new URL(page.url()).hash.split('/')[2];
+  assert.notEqual(moved, id);
+  const back = await campaignNow(moved);
+  assert.equal(back.evaluations_completed, told);
+  assert.ok(['stopped', 'completed', 'converged'].includes(await page.getByTestId('status').innerText()));
+  await page.screenshot({ path: `${ARTIFACTS}/campaign-imported.png` });
+
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByLabel('API key or token').waitFor();
   assert.deepEqual(failures, [], 'no script errors on the pages');
 });
+
+async function campaignNow(id: string) {
+  return (await (await fetch(`${kiln.base}/v1/campaigns/${id}`, { headers: { Authorization: `Bearer ${kiln.adminKey}` } })).json()).data;
+}
 
 test('settings: create a key and see its secret once, then only its prefix; revoke it; generate a token', async () => {
   const context = await signedInContext(browser, kiln.adminKey);

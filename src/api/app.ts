@@ -165,7 +165,7 @@ async function parseBody(ctx: Context, route: RouteDefinition): Promise<void> {
     return;
   }
   if (ctx.is('application/json', '+json')) {
-    ctx.request.body = await readJsonBody(ctx, JSON_LIMIT, { nonFinite: route.nonFiniteNumbers });
+    ctx.request.body = await readJsonBody(ctx, route.jsonLimitBytes ?? JSON_LIMIT, { nonFinite: route.nonFiniteNumbers });
     return;
   }
   if (route.multipart && ctx.is('multipart/form-data')) {

@@ -190,7 +190,7 @@ function declaredResponses(responses: Record<number, ResponseDoc>): Record<strin
       const content: Json = {};
       if (doc.data) {
         const data = schemaOf(doc.data, 'output');
-        content['application/json'] = { schema: doc.list ? listEnvelope(data) : envelope(data) };
+        content['application/json'] = { schema: doc.bare ? data : doc.list ? listEnvelope(data) : envelope(data) };
       }
       if (doc.content) content[doc.content] = { schema: { type: 'string' } };
       return [status, { description: doc.description, headers: responseHeaders(), ...(Object.keys(content).length ? { content } : {}) }];

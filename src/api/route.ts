@@ -27,6 +27,8 @@ export interface ResponseDoc {
   /** the `data` member's schema (wrapped in the envelope in the document) */
   data?: z.ZodType;
   list?: boolean;
+  /** the body is `data` itself, not wrapped in the envelope (a document meant to be saved as a file) */
+  bare?: boolean;
   /** a non-JSON body, e.g. text/csv */
   content?: string;
 }
@@ -59,6 +61,8 @@ export interface RouteDefinition<Q = unknown, B = unknown> {
    * they arrive as non-finite numbers for the handler to judge
    */
   nonFiniteNumbers?: boolean;
+  /** a larger JSON body limit than the API's default, for a route that takes whole documents (bytes) */
+  jsonLimitBytes?: number;
   /** the handler reads the request stream itself (uploads); nothing is parsed before it */
   streamsBody?: boolean;
   responses: Record<number, ResponseDoc>;

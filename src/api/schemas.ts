@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { mdlSchema } from '../engine/mdl/schema.js';
+import { exportDocumentSchema } from '../service/export-schema.js';
 
 /**
  * The API's request and response schemas. Requests are validated with them; the OpenAPI document
@@ -336,4 +337,24 @@ export const healthSchema = z.object({
   database: z.enum(['ok', 'unavailable']),
   tensor_backend: z.string(),
   workers: z.array(z.object({ id: z.string(), hostname: z.string(), slots: z.int(), tensor_backend: z.string().nullable(), last_seen_at: timestamp })),
+});
+
+/** What the import route takes before the document is read (its version first, then its shape). */
+export const importBodyObject = z.record(z.string(), z.unknown());
+
+/** POST /v1/campaigns/import: an export document, with optional replacements for its name and domain. */
+export const importCampaignBody = exportDocumentSchema.extend({
+  name: z.string().min(1).max(200).optional().describe("the new campaign's name (default: the document's)"),
+  domain: z.string().min(1).max(64).optional().describe("the new campaign's domain (default: the document's, else the MDL's)"),
+});
+export { exportDocumentSchema };
+export const importedCampaignSchema = campaignDetailSchema.extend({
+  warnings: z.array(mdlWarningSchema).describe('pre-flight warnings about the MDL; empty when none'),
+  imported: z.object({
+    source_campaign_id: z.string().nullable().describe('the campaign exported, when it came from a Kiln service'),
+    evaluations: z.int().describe('evaluations stored (completed and failed, warm-start rows included)'),
+    iterations: z.int(),
+    pending: z.int().describe('candidates of the unfinished iteration: evaluated first when the campaign starts, or listed for ask/tell'),
+    evaluation_ids: z.record(z.string(), z.string()).describe("each evaluation's id in the document → its new id here"),
+  }),
 });

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { Command } from 'commander';
+import { exportCommand } from './export.js';
 import { hvCommand, paretoCommand } from './hv.js';
 import { replayCommand } from './replay.js';
 import { runCampaignFile, runCommand } from './run.js';
@@ -16,6 +17,7 @@ const program = new Command('kiln')
   .version(packageVersion(), '-V, --version', 'print the Kiln version')
   .showHelpAfterError()
   .addCommand(runCommand())
+  .addCommand(exportCommand())
   .addCommand(replayCommand())
   .addCommand(validateCommand())
   .addCommand(hvCommand())

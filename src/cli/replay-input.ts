@@ -4,14 +4,16 @@ import { z } from 'zod';
 import type { IterationReceipt, Receipt } from '../engine/campaign/receipt.js';
 import type { RecordedCampaign } from '../engine/campaign/replay.js';
 import type { EvaluationRecord } from '../engine/campaign/types.js';
-import { parseMdl } from '../engine/mdl/parse.js';
+import { parseMdl, validateMdl } from '../engine/mdl/parse.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import { builtinEvaluators } from '../engine/problems/registry.js';
+import { exportDocumentSchema } from '../service/export-schema.js';
 import { CHECKPOINT, loadCheckpoint } from './checkpoint.js';
 
 /**
  * What `kiln replay` reads: results.json as `kiln run` writes it, or the results of
  * GET /v1/campaigns/{id}/results (with or without its `data` envelope); they share one shape.
+ * An export document is turned into that shape first (fromExportDocument).
  * Only the members replay needs are checked; receipts pass through as recorded.
  */
 const parameters = z.record(z.string(), z.union([z.number(), z.string()]));
@@ -70,12 +72,43 @@ export function readReplayInput(path: string, mdlFile: string | undefined): { md
   } catch (error) {
     throw new Error(`${resultsFile} is not readable JSON (${(error as Error).message})`);
   }
+  if (isExportDocument(results)) return { ...fromExportDocument(results, resultsFile), ...(mdlFile !== undefined ? { mdl: readMdl(mdlFile) } : {}) };
   if (mdlFile !== undefined) return { mdl: readMdl(mdlFile), results, source: resultsFile };
   const beside = folder ? path : dirname(resultsFile);
   if (!existsSync(join(beside, CHECKPOINT))) {
     throw new Error(`no campaign definition for ${resultsFile}: pass the campaign's MDL with --mdl (GET /v1/campaigns/{id} returns it as mdl)`);
   }
   return { mdl: loadCheckpoint(beside).mdl, results, source: resultsFile };
+}
+
+function isExportDocument(json: unknown): json is { kiln_export_version: unknown } {
+  return json !== null && typeof json === 'object' && 'kiln_export_version' in json;
+}
+
+/**
+ * An export document (GET /v1/campaigns/{id}/export, kiln export) as results: its MDL, and its
+ * evaluations grouped by iteration in the order they were told. Pending evaluations were never
+ * told, so they play no part.
+ */
+function fromExportDocument(json: { kiln_export_version: unknown }, source: string): { mdl: Mdl; results: unknown; source: string } {
+  const parsed = exportDocumentSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`${source} is not an export document this Kiln reads: ${issue.path.join('.') || 'the document'}: ${issue.message}`);
+  }
+  const doc = parsed.data;
+  const checked = validateMdl(doc.campaign.mdl, { builtins: builtinEvaluators });
+  if (!checked.ok) throw new Error(`${source}: the campaign's MDL does not validate on this Kiln (${checked.errors[0].path}: ${checked.errors[0].message})`);
+  const told = doc.evaluations.filter((e) => e.status !== 'pending');
+  return {
+    mdl: checked.mdl,
+    source,
+    results: {
+      evaluations: told.filter((e) => e.status === 'completed').map((e) => ({ id: e.id, iteration: e.iteration, parameters: e.parameters, objectives: e.objectives, ...(e.outcomes ? { outcomes: e.outcomes } : {}) })),
+      failed_evaluations: told.filter((e) => e.status === 'failed').map((e) => ({ id: e.id, iteration: e.iteration, parameters: e.parameters, error: e.error ?? 'no result' })),
+      iterations: doc.iterations.map((i) => ({ iteration: i.iteration, receipt: i.receipt, evaluation_ids: told.filter((e) => e.iteration === i.iteration).map((e) => e.id) })),
+    },
+  };
 }
 
 function readMdl(file: string): Mdl {

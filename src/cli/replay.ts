@@ -16,7 +16,7 @@ export interface ReplayOptions {
 export function replayCommand(io: CliIo = processIo): Command {
   return new Command('replay')
     .description('propose the recorded iterations again from their receipts and say whether the proposals are identical')
-    .argument('<results>', 'a kiln run output folder, or a results JSON (results.json, or GET /v1/campaigns/{id}/results)')
+    .argument('<results>', 'a kiln run output folder, a results JSON (results.json, or GET /v1/campaigns/{id}/results), or an export document')
     .option('--iteration <n>', 'report this iteration only (the earlier ones are replayed to reach it)', positiveInt)
     .option('--mdl <file>', "the campaign's MDL (needed for results from the service; a run folder has its own)")
     .option('--backend <name>', 'tensor backend: auto, tensorflow, wasm or cpu (default: the one the receipts name)')

@@ -16,6 +16,7 @@ import { EnginePool } from '../jobs/engine-pool.js';
 import { createEvaluator } from '../evaluators/create.js';
 import { runLocalCampaign, type IterationReport } from '../jobs/local-runner.js';
 import { CHECKPOINT, loadCheckpoint, saveRun, writeAtomically, type Checkpoint } from './checkpoint.js';
+import { checkpointFromDocument } from './export.js';
 import { modelSummary } from './model-summary.js';
 import { formatNumber, formatTable, processIo, type CliIo } from './io.js';
 import { formatProblem } from './problems.js';
@@ -31,6 +32,8 @@ export interface RunOptions {
   backend?: TensorBackendName | 'auto';
   /** continue the run whose output folder this is */
   resume?: string;
+  /** continue the campaign in this export document (from a Kiln service or kiln export), writing to `out` */
+  resumeFrom?: string;
   /** aborting (Ctrl-C) stops after the last completed iteration, which stays resumable */
   signal?: AbortSignal;
 }
@@ -44,6 +47,7 @@ export function runCommand(io: CliIo = processIo): Command {
     .option('--budget <n>', 'override optimizer.budget', positiveInt)
     .option('--out <dir>', 'output folder', 'kiln-out')
     .option('--resume <dir>', 'continue an interrupted run (Ctrl-C, a crash, a reboot) from the checkpoint in its output folder')
+    .option('--resume-from <file>', 'continue the campaign in an export document (GET /v1/campaigns/{id}/export, kiln export), writing to --out')
     .action(async (file: string | undefined, opts: RunOptions) => {
       const controller = new AbortController();
       const interrupt = () => controller.abort();
@@ -58,6 +62,18 @@ export function runCommand(io: CliIo = processIo): Command {
 
 /** The campaign to run: from its file, or from the checkpoint of an interrupted run. */
 function prepare(file: string | undefined, opts: RunOptions, io: CliIo): Checkpoint | null {
+  if (opts.resume !== undefined && opts.resumeFrom !== undefined) {
+    io.err('kiln: give --resume DIR (a run folder) or --resume-from FILE (an export document), not both');
+    return null;
+  }
+  if (opts.resumeFrom !== undefined) {
+    try {
+      return checkpointFromDocument(opts.resumeFrom);
+    } catch (error) {
+      io.err(`kiln: cannot resume: ${(error as Error).message}`);
+      return null;
+    }
+  }
   if (opts.resume !== undefined) {
     try {
       return loadCheckpoint(opts.resume);
@@ -118,6 +134,10 @@ export async function runCampaignFile(file: string | undefined, opts: RunOptions
       `seed ${seed}, tensor backend ${backend}, ${threads} engine thread${threads === 1 ? '' : 's'}`,
   );
   if (opts.resume !== undefined) io.out(`Resuming after iteration ${start.state.iteration} from ${join(out, CHECKPOINT)}`);
+  if (opts.resumeFrom !== undefined) {
+    const pending = start.state.pending.length > 0 ? `, evaluating its pending batch of ${start.state.pending.length} first` : '';
+    io.out(`Resuming after iteration ${start.state.iteration} from ${opts.resumeFrom}${pending}; writing to ${out}`);
+  }
   const receipts = [...(start.receipts ?? [])];
   const save = (state: CampaignState) => saveRun(out, { ...start, state, receipts }, { tensor_backend: backend });
   save(start.state);

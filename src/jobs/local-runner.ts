@@ -46,7 +46,13 @@ export async function runLocalCampaign(
   while (state.status === 'running') {
     if (options.signal?.aborted) break;
     const t0 = performance.now();
-    const next = options.pool ? await options.pool.step(mdl, state) : step(mdl, state, options.environment);
+    // A state moved from the service mid-iteration carries its proposed batch: evaluate that first.
+    const next =
+      state.pending.length > 0
+        ? { state, proposals: state.pending, strategy: 'resumed' }
+        : options.pool
+          ? await options.pool.step(mdl, state)
+          : step(mdl, state, options.environment);
     const t1 = performance.now();
     if (next.proposals.length === 0) break;
     const batch = await evaluateProposals(evaluator, next.proposals, options.signal);

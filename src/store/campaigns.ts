@@ -196,6 +196,24 @@ export async function loadIterations(db: Executor, campaignId: string): Promise<
   return db('campaign_iterations').where({ campaign_id: campaignId }).orderBy('iteration');
 }
 
+/** Rows per INSERT when many are written at once: Postgres takes at most 65535 bound values a statement. */
+const ROWS_PER_INSERT = 1000;
+
+/** Writes evaluations in order from `firstPosition`, many at a time (an imported campaign's history). */
+export async function insertEvaluationsInChunks(db: Executor, campaign: { id: string; organization_id: string }, records: readonly EvaluationRecord[], firstPosition: number): Promise<void> {
+  for (let k = 0; k < records.length; k += ROWS_PER_INSERT) {
+    await insertEvaluations(db, campaign, records.slice(k, k + ROWS_PER_INSERT), firstPosition + k);
+  }
+}
+
+/** Writes iteration rows, many at a time (an imported campaign's history). */
+export async function insertIterations(db: Executor, rows: readonly IterationRow[]): Promise<void> {
+  for (let k = 0; k < rows.length; k += ROWS_PER_INSERT) {
+    // as in insertIteration, pg writes each receipt object as JSON text
+    await db('campaign_iterations').insert(rows.slice(k, k + ROWS_PER_INSERT));
+  }
+}
+
 export async function insertIteration(db: Executor, row: IterationRow): Promise<void> {
   // pg writes a plain object (the receipt) as JSON text, which jsonb takes
   await db('campaign_iterations').insert(row);

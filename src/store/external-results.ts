@@ -33,6 +33,11 @@ export async function insertPostedResult(db: Executor, row: Omit<ExternalResultR
   });
 }
 
+/** Every result posted for a campaign and not yet taken by its iteration, by candidate id. */
+export async function allPostedResults(db: Executor, campaignId: string): Promise<Pick<ExternalResultRow, 'candidate_id' | 'objectives' | 'outcomes' | 'error'>[]> {
+  return db('external_results').where({ campaign_id: campaignId }).select('candidate_id', 'objectives', 'outcomes', 'error');
+}
+
 /** How many of these candidates have a posted result. */
 export async function countPostedResults(db: Executor, campaignId: string, candidateIds: readonly string[]): Promise<number> {
   const [{ n }] = await db('external_results').where({ campaign_id: campaignId }).whereIn('candidate_id', candidateIds).count({ n: '*' });

@@ -137,6 +137,13 @@ export function CampaignDetail({ id }: { id: string }) {
         {campaign.status === 'running' && <button onClick={() => act('stop')}>Stop</button>}
         <button class="secondary" onClick={() => save('csv')}>Download CSV</button>
         <button class="secondary" onClick={() => save('json')}>Download JSON</button>
+        <button
+          class="secondary"
+          title="The whole campaign (MDL, evaluations, receipts, engine state) as one document, to import into another Kiln or continue with kiln run --resume-from"
+          onClick={() => download(`/v1/campaigns/${id}/export`, `${id}-export.json`).catch((e) => setError(explain(e)))}
+        >
+          Export
+        </button>
         {campaign.latest_job_id && <a href={`#/jobs/${campaign.latest_job_id}`}>Job and log</a>}
         <button class="danger" onClick={remove}>Delete</button>
       </p>

@@ -3,6 +3,7 @@ import { api, explain, type Campaign } from './api.js';
 import { hypervolumeOf } from './format.js';
 import { Pager } from './pager.js';
 import { NewCampaignFromMdl } from './new-campaign.js';
+import { ImportCampaign } from './import-campaign.js';
 import { NewCampaignFromTemplate } from './new-from-template.js';
 
 const STATUSES = ['created', 'running', 'completed', 'converged', 'failed', 'stopped'];
@@ -50,6 +51,7 @@ export function CampaignList() {
       <h1>Campaigns</h1>
       <NewCampaignFromTemplate />
       <NewCampaignFromMdl />
+      <ImportCampaign />
       {error && <p role="alert" class="error">{error}</p>}
       <form class="row" onSubmit={(e) => e.preventDefault()} aria-label="Filter campaigns">
         <label for="status-filter">Status</label>

@@ -13,6 +13,7 @@ export type { EventMessage, IterationSummary, KilnEventData, ServerMessage } fro
 export type Campaign = z.output<typeof schemas.campaignDetailSchema>;
 export type CampaignListItem = z.output<typeof schemas.campaignListItemSchema>;
 export type CampaignCreated = z.output<typeof schemas.campaignCreatedSchema>;
+export type ImportedCampaign = z.output<typeof schemas.importedCampaignSchema>;
 export type MdlWarning = z.output<typeof schemas.mdlWarningSchema>;
 /** GET /v1/campaigns/{id}/results without pareto_only: every member present. */
 export type Results = z.output<typeof schemas.resultsSchema> & Required<Pick<z.output<typeof schemas.resultsSchema>, 'evaluations' | 'hypervolume' | 'convergence_history'>>;

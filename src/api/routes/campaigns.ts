@@ -13,14 +13,18 @@ import {
 } from '../../service/campaigns.js';
 import { listCandidates, postEvaluations, type PostedResult } from '../../service/external.js';
 import { modelReportOf } from '../../service/model-reports.js';
+import { checkExportVersion, exportCampaign, importCampaign } from '../../service/portable.js';
 import { validationFailed } from '../../service/validation.js';
 import type { TemplateCatalog } from '../../service/templates.js';
 import type { Db } from '../../store/db.js';
 import type { MultipartForm } from '../multipart-form.js';
-import { pageMeta, paging, type RouteTable } from '../route.js';
+import { pageMeta, paging, parseOrFail, type RouteTable } from '../route.js';
 import * as s from '../schemas.js';
 
 const tag = 'Campaigns';
+
+/** An export document holds every evaluation and receipt: far more than the API's usual 2 MB. */
+const IMPORT_LIMIT_BYTES = 32 * 1024 * 1024;
 
 export function campaignRoutes(table: RouteTable, db: Db, templates: TemplateCatalog): void {
   table.add({
@@ -38,6 +42,47 @@ export function campaignRoutes(table: RouteTable, db: Db, templates: TemplateCat
     multipart: s.multipartCampaignBody,
     responses: { 201: { description: 'created', data: s.campaignCreatedSchema } },
     handle: async ({ ctx, body, principal }) => ({ status: 201, data: await createCampaign(db, templates, principal, creationInput(ctx, body)) }),
+  });
+
+  table.add({
+    method: 'post',
+    path: '/campaigns/import',
+    operationId: 'importCampaign',
+    tag,
+    summary: 'Import a campaign from an export document',
+    description:
+      'Creates a new campaign in your organization, with new ids, from the document GET /v1/campaigns/{id}/export (or kiln export <run-folder>) wrote: created when it never ran, stopped when it ran (start it to continue; its pending batch is evaluated first, or listed for ask/tell with the results already posted for it), completed or converged when it had ended so. The MDL is validated again, and every evaluation must fit its parameters, objectives and outcomes; each problem is listed with its path in the document. Bodies up to 32 MB.',
+    scope: 'campaigns:write',
+    rateLimit: { perMinute: 10 },
+    body: s.importBodyObject,
+    bodyDoc: s.importCampaignBody,
+    jsonLimitBytes: IMPORT_LIMIT_BYTES,
+    responses: { 201: { description: 'created', data: s.importedCampaignSchema } },
+    handle: async ({ body, principal }) => {
+      checkExportVersion(body);
+      const { name, domain, ...document } = parseOrFail(s.importCampaignBody, body, '');
+      return { status: 201, data: await importCampaign(db, principal, { document, name, domain }) };
+    },
+  });
+
+  table.add({
+    method: 'get',
+    path: '/campaigns/{campaign_id}/export',
+    operationId: 'exportCampaign',
+    tag,
+    summary: 'Export a campaign as one JSON document',
+    description:
+      'The MDL, seed and status, every evaluation (completed, failed and pending, with outcomes and feasibility), each iteration with its receipt, and the engine state: what POST /v1/campaigns/import (on this or another Kiln) and kiln run --resume-from need to continue it. A running campaign is exported as of its last stored iteration. The document is the response body itself (no envelope), served as an attachment.',
+    scope: 'campaigns:read',
+    rateLimit: { perMinute: 10 },
+    responses: { 200: { description: 'the export document (not wrapped in data)', data: s.exportDocumentSchema, bare: true } },
+    handle: async ({ ctx, params, principal }) => {
+      const document = await exportCampaign(db, principal, params.campaign_id);
+      ctx.status = 200;
+      ctx.type = 'application/json; charset=utf-8';
+      ctx.set('Content-Disposition', `attachment; filename="${params.campaign_id}-export.json"`);
+      ctx.body = document;
+    },
   });
 
   table.add({
