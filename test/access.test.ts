@@ -8,6 +8,7 @@ import { SCOPES, type Scope } from '../src/service/principal.js';
 import { ensureOrganization } from '../src/store/organizations.js';
 import { zdt1Mdl } from './support/campaign-fixtures.js';
 import { client, startTestKiln, TEST_SECRET, TestPostgres, type TestKiln } from './support/service.js';
+import { messageText } from '../src/api/ws-text.js';
 
 /*
  * Access control end to end (interface.md 5 and 8, decisions.md "API keys and tokens", "Guests and
@@ -78,7 +79,7 @@ async function wsAsk(key: string, message: unknown): Promise<any> {
   try {
     await new Promise((opened, failed) => ws.once('open', opened).once('error', failed));
     const answer = new Promise<any>((got, failed) => {
-      ws.once('message', (raw) => got(JSON.parse(String(raw))));
+      ws.once('message', (raw) => got(JSON.parse(messageText(raw))));
       ws.once('error', failed);
       setTimeout(() => failed(new Error('no WebSocket answer within 5 s')), 5000).unref();
     });

@@ -6,6 +6,7 @@ import { createApiKey } from '../src/service/api-keys.js';
 import { ensureOrganization } from '../src/store/organizations.js';
 import { zdt1Mdl } from './support/campaign-fixtures.js';
 import { client, eventually, startTestKiln, TestPostgres, type TestKiln } from './support/service.js';
+import { messageText } from '../src/api/ws-text.js';
 
 let postgres: TestPostgres;
 let kiln: TestKiln;
@@ -257,7 +258,7 @@ describe('running a campaign', () => {
     const { id } = await createCampaign('end to end', zdt1Mdl({ budget: 10, batch: 2 }));
     const ws = new WebSocket(`${kiln.base.replace('http', 'ws')}/v1/ws?token=${kiln.adminKey}`);
     const events: any[] = [];
-    ws.on('message', (raw) => events.push(JSON.parse(String(raw))));
+    ws.on('message', (raw) => events.push(JSON.parse(messageText(raw))));
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
     ws.send(JSON.stringify({ type: 'subscribe', campaign_id: id }));
     await eventually(async () => (events.some((e) => e.type === 'subscribed') ? true : undefined), 5_000, 'subscription');

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { z } from 'zod';
+import { type z } from 'zod';
 import { KilnError } from '../errors.js';
 import { hasScope, type Principal, type Scope } from '../service/principal.js';
 import { validationFailed, type FieldError } from '../service/validation.js';
@@ -84,7 +84,7 @@ export class RouteTable {
   add<Q, B>(route: RouteDefinition<Q, B>): void {
     // default deny: a route that names no scope (a cast can hide it from the compiler) stops the start
     if (!route.scope) throw new Error(`Route ${route.method.toUpperCase()} ${route.path} declares no scope; every route must.`);
-    this.routes.push(route as unknown as RouteDefinition);
+    this.routes.push(route);
   }
 
   mount(router: Router, hooks: RouteHooks): void {

@@ -44,6 +44,7 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: () => void; notice:
     // without providers the page still offers the key form, so a failure here is not shown
     api<LoginProvider[]>('GET', '/v1/auth/providers').then((r) => setProviders(r.data), () => setProviders([]));
   }, []);
+  // this handler and the async ones below settle their own errors (shown on the page): buttons and forms call them with void
   const submit = async (event: Event) => {
     event.preventDefault();
     try {
@@ -67,7 +68,7 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: () => void; notice:
           ))}
         </ul>
       )}
-      <form onSubmit={submit}>
+      <form onSubmit={(e) => void submit(e)}>
         <label for="key">API key or token</label>
         <input id="key" type="password" autocomplete="off" value={key} onInput={(e) => setKey((e.target as HTMLInputElement).value)} required />
         <button type="submit">Sign in</button>
