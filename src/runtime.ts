@@ -186,7 +186,7 @@ async function startApi(config: Config, db: Db, databaseUrl: string, logger: Log
         return null;
       }
     },
-    // a WebSocket connection counts as one request, at connection time (interface.md 6)
+    // a WebSocket connection counts as one request against the caller's limits, at connection time
     onConnection: async (subscriber) => {
       const { principal } = subscriber as Subscriber & { principal: Principal };
       if (rateLimits.enabled) await rateLimits.consume(principal.keyId, principal.plan);

@@ -37,7 +37,7 @@ async function waitForCampaign(id: string, statuses: string[], ms = 60_000) {
 }
 
 describe('campaign resources', () => {
-  test('create answers 201 with the campaign of interface.md 4.3; detail and list agree', async () => {
+  test('create answers 201 with the campaign resource; detail and list agree', async () => {
     const res = await api('POST', '/v1/campaigns', { name: 'first', domain: 'benchmark', mdl: zdt1Mdl({ budget: 8 }) });
     assert.equal(res.status, 201);
     const c = res.json.data;

@@ -6,8 +6,8 @@ type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * Template overrides (interface.md 4.6): `overrides.parameters.<name>` changes members of that
- * parameter, `overrides.optimizer` members of the optimizer, and any other member is merged the
+ * Template overrides, which may change any member of the template's MDL:
+ * `overrides.parameters.<name>` changes members of that parameter, `overrides.optimizer` members of the optimizer, and any other member is merged the
  * same way (objects member by member, anything else replaced). A parameter the template does not
  * have is an error; the merged document is validated again by the caller.
  */

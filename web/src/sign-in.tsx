@@ -17,7 +17,7 @@ function callbackFor(provider: string): string {
 }
 
 /**
- * The last leg of a social sign-in (interface.md 5.3): the page was loaded from the callback with
+ * The last leg of a social sign-in: the page was loaded from the callback with
  * ?code= (or ?error=); the code buys a JWT at POST /v1/auth/token. The query is dropped from the
  * address bar at once so a reload or a shared link never replays the single-use code.
  */
