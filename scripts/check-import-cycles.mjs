@@ -4,12 +4,14 @@
 // belongs below both. Dynamic `import()` is left out: it loads on demand, never while the
 // importing module is being evaluated. Prints each cycle as a chain of files.
 //
-// Usage: node scripts/check-import-cycles.mjs [--graph]   (--graph prints the folder-level edges)
+// Usage: node scripts/check-import-cycles.mjs [--graph] [--root DIR]
+// (--graph prints the folder-level edges; --root checks another tree, as the tests do)
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
-const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
+const rootAt = process.argv.indexOf('--root');
+const root = rootAt > 0 ? resolve(process.argv[rootAt + 1]) : resolve(dirname(new URL(import.meta.url).pathname), '..');
 const folders = ['src', 'web/src', 'test', 'bench', 'reference', 'scripts'];
 const sourceFile = /\.(ts|tsx|mts|mjs|js)$/;
 
