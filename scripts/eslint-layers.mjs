@@ -33,8 +33,15 @@ const POLICY = {
     may: ['service', 'lifecycle', 'store', 'datasets', 'materials', 'engine', 'root'],
     why: 'use cases sit below the API and never reach into the queue (src/jobs)',
   },
-  api: { may: ['api', 'service', 'datasets', 'materials', 'engine', 'root'], typesFrom: ['store'], why: 'routes go through the service; no query is built outside src/store' },
-  runtime: { may: ['api', 'service', 'datasets', 'jobs', 'lifecycle', 'store', 'evaluators', 'materials', 'engine', 'root'], why: 'the composition root serves the CLI' },
+  api: {
+    may: ['api', 'service', 'datasets', 'materials', 'engine', 'root'],
+    typesFrom: ['store'],
+    why: 'routes go through the service; no query is built outside src/store',
+  },
+  runtime: {
+    may: ['api', 'service', 'datasets', 'jobs', 'lifecycle', 'store', 'evaluators', 'materials', 'engine', 'root'],
+    why: 'the composition root serves the CLI',
+  },
   cli: { may: ['cli', 'runtime', ...SRC_LAYERS, 'root'], why: 'the CLI is the top of src/' },
   web: { may: ['web'], typesFrom: ['root', 'api'], why: 'the dashboard is its own bundle and talks to the server only over HTTP and the WebSocket' },
   reference: { may: ['reference', 'engine'], why: 'the reference implementations are oracles for the engine' },
@@ -56,7 +63,8 @@ function sourcePath(path) {
   return path.replace(/\.js$/, '.ts').replace(/\.jsx$/, '.tsx');
 }
 
-const onlyTypes = (specifiers, kind) => kind === 'type' || (specifiers.length > 0 && specifiers.every((s) => s.importKind === 'type' || s.exportKind === 'type'));
+const onlyTypes = (specifiers, kind) =>
+  kind === 'type' || (specifiers.length > 0 && specifiers.every((s) => s.importKind === 'type' || s.exportKind === 'type'));
 
 export const layersRule = {
   meta: {

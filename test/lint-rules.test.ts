@@ -34,8 +34,14 @@ test('the engine imports nothing above it, but the package-root helper', () => {
 });
 
 test('the store takes only types from the engine, and nothing from the service', () => {
-  assert.deepEqual(layerProblems('src/store/x.ts', "import type { Mdl } from '../engine/mdl/schema.js';\nimport { type Mdl as M } from '../engine/mdl/schema.js';\n"), []);
-  const problems = layerProblems('src/store/x.ts', "import { validateMdl } from '../engine/mdl/validate.js';\nimport { createCampaign } from '../service/campaigns.js';\n");
+  assert.deepEqual(
+    layerProblems('src/store/x.ts', "import type { Mdl } from '../engine/mdl/schema.js';\nimport { type Mdl as M } from '../engine/mdl/schema.js';\n"),
+    [],
+  );
+  const problems = layerProblems(
+    'src/store/x.ts',
+    "import { validateMdl } from '../engine/mdl/validate.js';\nimport { createCampaign } from '../service/campaigns.js';\n",
+  );
   assert.equal(problems.length, 2, problems.join('\n'));
   assert.match(problems[0], /store may import only types from engine/);
   assert.match(problems[1], /store may not import service/);
@@ -51,7 +57,10 @@ test('the service never reaches into the queue or the API; re-exports count as i
 test('the dashboard takes only types from the server; tests and benchmarks import anything', () => {
   assert.deepEqual(layerProblems('web/src/x.ts', "import type { ErrorBody } from '../../src/errors.js';\n"), []);
   assert.match(layerProblems('web/src/x.ts', "import { ERROR_STATUS } from '../../src/errors.js';\n")[0], /web may import only types from root/);
-  assert.deepEqual(layerProblems('test/x.test.ts', "import { Supervisor } from '../src/jobs/supervisor.js';\nimport { hv } from '../reference/hypervolume.js';\n"), []);
+  assert.deepEqual(
+    layerProblems('test/x.test.ts', "import { Supervisor } from '../src/jobs/supervisor.js';\nimport { hv } from '../reference/hypervolume.js';\n"),
+    [],
+  );
   assert.match(layerProblems('src/cli/x.ts', "import { hv } from '../../reference/hypervolume.js';\n")[0], /cli may not import reference/);
 });
 
