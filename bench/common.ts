@@ -78,7 +78,8 @@ function formatCell(v: unknown): string {
     const a = Math.abs(v);
     return a !== 0 && (a < 1e-3 || a >= 1e6) ? v.toExponential(3) : v.toPrecision(4);
   }
-  return v === null || v === undefined ? '-' : String(v);
+  if (v === null || v === undefined) return '-';
+  return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
 /** Writes bench/results/<suite>.json with the machine description next to the rows. */

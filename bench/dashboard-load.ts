@@ -2,6 +2,7 @@ import WebSocket from 'ws';
 import { median, type BenchReport, type BenchSuite } from './common.js';
 import { startBenchKiln, type BenchKiln } from './embedded-kiln.js';
 import { campaignWith } from './web.js';
+import { messageText } from '../src/api/ws-text.js';
 
 /**
  * What the campaign page costs the API per stored iteration on a large campaign, before and after
@@ -53,7 +54,7 @@ async function oneIteration(kiln: BenchKiln, id: string): Promise<string> {
   const progress = new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('no job.progress within 180 s')), 180_000);
     ws.on('message', (raw) => {
-      const text = String(raw);
+      const text = messageText(raw);
       if ((JSON.parse(text) as { type: string }).type !== 'job.progress') return;
       clearTimeout(timer);
       resolve(text);

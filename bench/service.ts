@@ -9,6 +9,7 @@ import { runLocalCampaign, type IterationReport } from '../src/jobs/local-runner
 import { startKiln, type KilnRuntime } from '../src/runtime.js';
 import { median, type BenchReport, type BenchSuite } from './common.js';
 import { startBenchKiln } from './embedded-kiln.js';
+import { messageText } from '../src/api/ws-text.js';
 
 /**
  * The service around the engine, on one embedded Postgres with Kiln (API and an in-process
@@ -144,7 +145,7 @@ class EventStream {
   private constructor(private readonly ws: WebSocket) {
     ws.on('message', (raw) => {
       const at = performance.now();
-      const message = JSON.parse(String(raw));
+      const message = JSON.parse(messageText(raw));
       for (const waiter of [...this.waiters]) {
         if (waiter.match(message)) {
           this.waiters.delete(waiter);

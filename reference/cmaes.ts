@@ -16,8 +16,7 @@ export interface CmaEsReferenceOptions {
   active?: boolean;
 }
 
-const STOP_NAMES = ['tolfun', 'tolx', 'tolupsigma', 'conditioncov', 'noeffectaxis', 'noeffectcoord', 'stagnation', 'maxiter'] as const;
-export type ReferenceStopReason = (typeof STOP_NAMES)[number];
+export type ReferenceStopReason = 'tolfun' | 'tolx' | 'tolupsigma' | 'conditioncov' | 'noeffectaxis' | 'noeffectcoord' | 'stagnation' | 'maxiter';
 
 export class CmaEsReference {
   readonly dimension: number;

@@ -20,7 +20,7 @@ const configSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   API_SECRET_KEY: z.string().min(32, { message: 'must be at least 32 characters' }).optional(),
   WORKER_CONCURRENCY: integer(0, 256).default(1),
-  /** override the plans' limits (interface.md 8); 0 disables rate limiting */
+  /** override the plans' per-minute and per-hour limits for every key; 0 disables rate limiting */
   API_RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000).optional(),
   API_RATE_LIMIT_PER_HOUR: integer(0, 100_000_000).optional(),
   BOOTSTRAP_ADMIN_KEY: z.string().optional(),

@@ -85,5 +85,5 @@ export function kilnEvent<T extends KilnEventType>(type: T, job: { id: string | 
 /** A received event to send on, without its routing member. */
 export function eventMessage(event: KilnEvent): EventMessage {
   const { organization_id: _routing, ...message } = event;
-  return message as EventMessage;
+  return message;
 }

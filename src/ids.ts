@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-/** Kind prefixes of interface.md: every identifier says what it names. */
+/** Kind prefixes of Kiln's identifiers: every identifier says what it names. */
 export type IdPrefix = 'camp_' | 'eval_' | 'tmpl_' | 'job_' | 'ds_' | 'key_' | 'worker_' | 'org_' | 'mat_' | 'usr_';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';

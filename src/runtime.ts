@@ -92,7 +92,7 @@ export async function startKiln(options: KilnOptions): Promise<KilnRuntime> {
       const backend = await initTensorBackend(config.KILN_TENSOR_BACKEND);
       const api = await startApi(config, db, databaseUrl, logger, backend, apiSecret(config));
       url = api.url;
-      stops.push(api.stop);
+      stops.push(() => api.stop());
     }
     if (supervisor) {
       await supervisor.start();
@@ -164,7 +164,9 @@ async function startApi(config: Config, db: Db, databaseUrl: string, logger: Log
     keyUsage: usage,
     health: () => health(db, backend),
   });
-  const server: Server = createServer(app.callback());
+  // Koa's handler settles every request itself (errors become responses through ctx.onerror)
+  const handle = app.callback();
+  const server: Server = createServer((req, res) => void handle(req, res));
   const listener = new PgListener(databaseUrl, logger);
   await listener.start();
   const hub: EventHub = attachEventHub(server, {
@@ -184,7 +186,7 @@ async function startApi(config: Config, db: Db, databaseUrl: string, logger: Log
         return null;
       }
     },
-    // a WebSocket connection counts as one request, at connection time (interface.md 6)
+    // a WebSocket connection counts as one request against the caller's limits, at connection time
     onConnection: async (subscriber) => {
       const { principal } = subscriber as Subscriber & { principal: Principal };
       if (rateLimits.enabled) await rateLimits.consume(principal.keyId, principal.plan);

@@ -20,7 +20,8 @@ async function serve(health: () => Promise<HealthReport>): Promise<{ base: strin
     version: 'test',
     authenticate: async () => ({ organizationId: 'org_test', plan: 'free', keyId: 'key_test', scopes: ['admin'] }),
   });
-  const server = createServer(app.callback());
+  const handle = app.callback(); // settles every request itself, errors included
+  const server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }

@@ -102,6 +102,7 @@ async function recordCanvasText(page: Page): Promise<void> {
   await page.addInitScript(() => {
     const drawn: unknown[] = [];
     (window as unknown as { drawn: unknown[] }).drawn = drawn;
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with .call(this), its own receiver
     const fillText = CanvasRenderingContext2D.prototype.fillText;
     CanvasRenderingContext2D.prototype.fillText = function (this: CanvasRenderingContext2D, text: string, x: number, y: number, maxWidth?: number) {
       const m = this.getTransform();
@@ -113,7 +114,7 @@ async function recordCanvasText(page: Page): Promise<void> {
         align: this.textAlign,
         baseline: this.textBaseline,
         width: this.measureText(String(text)).width / devicePixelRatio,
-        plot: (this.canvas.closest('[data-testid]') as HTMLElement | null)?.dataset.testid,
+        plot: this.canvas.closest<HTMLElement>('[data-testid]')?.dataset.testid,
       });
       return fillText.call(this, text, x, y, maxWidth);
     };

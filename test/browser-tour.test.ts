@@ -94,7 +94,7 @@ test('signed in, a template downloads as material.yaml that parses to its MDL an
   const card = page.getByTestId('template').filter({ hasText: 'water/desalination-membrane' });
   const [download] = await Promise.all([page.waitForEvent('download'), card.getByRole('button', { name: 'Download material.yaml' }).click()]);
   assert.equal(download.suggestedFilename(), 'material.yaml');
-  const mdl = parse(readFileSync((await download.path())!, 'utf8'));
+  const mdl = parse(readFileSync(await download.path(), 'utf8'));
   const detail = (await (await fetch(`${kiln.base}/v1/templates/${encodeURIComponent('water/desalination-membrane')}`, { headers: headers() })).json()) as { data: { mdl: unknown } };
   assert.deepEqual(mdl, detail.data.mdl);
 
@@ -138,7 +138,7 @@ test('jobs: cancel a running job from its page; retry a failed one, which opens 
   await page.getByTestId('job-row').first().waitFor();
   await page.getByLabel('Status').selectOption('cancelled');
   // the unfiltered rows stay until the filtered page arrives
-  await page.waitForFunction(() => Array.from(document.querySelectorAll('[data-testid="job-row"]')).every((row) => row.textContent!.includes('cancelled')));
+  await page.waitForFunction(() => Array.from(document.querySelectorAll('[data-testid="job-row"]')).every((row) => row.textContent.includes('cancelled')));
   assert.deepEqual(await page.getByTestId('job-row').locator('td:nth-child(2)').allInnerTexts(), [running], 'only the cancelled job');
   await page.getByTestId('job-campaign').getByText('to cancel').waitFor();
   await context.close();

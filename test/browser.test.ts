@@ -87,11 +87,11 @@ test('sign in with a key, create a campaign from a template, start it, watch bot
   await page.screenshot({ path: `${ARTIFACTS}/campaign-stopped.png` });
 
   const [csvDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
-  const csv = readFileSync((await csvDownload.path())!, 'utf8');
+  const csv = readFileSync(await csvDownload.path(), 'utf8');
   assert.equal(csvDownload.suggestedFilename(), `${id}-results.csv`);
   assert.match(csv.split('\n')[0], /^id,iteration,is_pareto,/);
   const [jsonDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download JSON' }).click()]);
-  const json = JSON.parse(readFileSync((await jsonDownload.path())!, 'utf8'));
+  const json = JSON.parse(readFileSync(await jsonDownload.path(), 'utf8'));
   assert.equal(json.data.evaluations.length, csv.trim().split('\n').length - 1, 'the JSON and the CSV hold the same evaluations');
   const [exportDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export' }).click()]);
   assert.equal(exportDownload.suggestedFilename(), `${id}-export.json`);
@@ -214,7 +214,7 @@ test('guests browse templates (filter, search, MDL) and look up materials withou
   assert.ok(mdl.parameters.length > 0);
   const download = page.getByRole('button', { name: 'Download material.yaml' });
   assert.ok(await download.isDisabled(), 'a guest is offered no download that would fail');
-  assert.match(await download.evaluate((b) => document.getElementById(b.getAttribute('aria-describedby')!)!.textContent!), /Sign in to download/);
+  assert.match(await download.evaluate((b) => document.getElementById(b.getAttribute('aria-describedby')!)!.textContent), /Sign in to download/);
   await page.screenshot({ path: `${ARTIFACTS}/templates.png` });
 
   await page.getByRole('link', { name: 'Materials' }).click();

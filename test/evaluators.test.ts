@@ -100,7 +100,7 @@ test('builtinEvaluatorIssues reports each mismatch with a path', () => {
   assert.match(issues({ parameters: unit(3), evaluator: { type: 'builtin', name: 'branin-currin' } })[0].message, /exactly 2 parameters/);
   assert.match(issues({ parameters: unit(1), evaluator: { type: 'builtin', name: 'zdt2' } })[0].message, /at least 2 parameters/);
 
-  // directions are the campaign's choice (decisions.md only requires the counts to match)
+  // directions are the campaign's choice: a builtin problem only requires the objective counts to match
   const direction = issues({ objectives: [{ name: 'f1', direction: 'minimize' }, { name: 'f2', direction: 'maximize' }], evaluator: { type: 'builtin', name: 'zdt1' } });
   assert.deepEqual(direction, []);
 

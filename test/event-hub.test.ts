@@ -12,6 +12,7 @@ import {
   type KilnEventType,
 } from '../src/api/event-hub.js';
 import { KilnError } from '../src/errors.js';
+import { messageText } from '../src/api/ws-text.js';
 
 class MemoryEvents implements EventSource {
   private readonly listeners = new Set<(event: KilnEvent) => void>();
@@ -83,7 +84,7 @@ async function connect(url: string, options?: ClientOptions): Promise<Client> {
   const inbox: Record<string, unknown>[] = [];
   const waiting: ((message: Record<string, unknown>) => void)[] = [];
   ws.on('message', (raw) => {
-    const message = JSON.parse(String(raw)) as Record<string, unknown>;
+    const message = JSON.parse(messageText(raw)) as Record<string, unknown>;
     const waiter = waiting.shift();
     if (waiter) waiter(message);
     else inbox.push(message);

@@ -449,7 +449,7 @@ test('bounded L-BFGS finds the constrained minimum of a quadratic and of Rosenbr
     [0.5, 4],
     { lower: Float64Array.from([0, -5]), upper: Float64Array.from([2, 5]), maxIterations: 100 },
   );
-  assert.ok(Math.abs(quadratic.x[0] - 2) < 1e-9 && Math.abs(quadratic.x[1] + 1) < 1e-5, `${quadratic.x}`);
+  assert.ok(Math.abs(quadratic.x[0] - 2) < 1e-9 && Math.abs(quadratic.x[1] + 1) < 1e-5, `${quadratic.x.join(', ')}`);
   const rosenbrock = minimizeBounded(
     (v, g) => {
       const [a, b] = v;
@@ -460,5 +460,5 @@ test('bounded L-BFGS finds the constrained minimum of a quadratic and of Rosenbr
     [-1.2, 1],
     { lower: Float64Array.from([-2, -2]), upper: Float64Array.from([2, 2]), maxIterations: 500, relativeTolerance: 0 },
   );
-  assert.ok(Math.abs(rosenbrock.x[0] - 1) < 1e-4 && Math.abs(rosenbrock.x[1] - 1) < 1e-4, `${rosenbrock.x}`);
+  assert.ok(Math.abs(rosenbrock.x[0] - 1) < 1e-4 && Math.abs(rosenbrock.x[1] - 1) < 1e-4, `${rosenbrock.x.join(', ')}`);
 });

@@ -228,12 +228,13 @@ test('GET /v1/materials answers records, and 422 with the position for a bad for
     version: 'test',
     authenticate: async () => ({ organizationId: 'org_test', plan: 'free', keyId: 'key_test', scopes: ['admin'] }),
   });
-  const server = createServer(app.callback());
+  const handle = app.callback(); // settles every request itself, errors included
+  const server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   const get = async (formula: string) => {
     const res = await fetch(`${base}/materials?formula=${encodeURIComponent(formula)}`);
-    return { status: res.status, body: (await res.json()) as any };
+    return { status: res.status, body: await res.json() };
   };
   try {
     const lfp = await get('LiFePO4');
@@ -271,9 +272,9 @@ test('GET /v1/materials answers records, and 422 with the position for a bad for
 
     const missing = await fetch(`${base}/materials`);
     assert.equal(missing.status, 422);
-    assert.equal(((await missing.json()) as any).error.details.errors[0].path, 'formula');
+    assert.equal((await missing.json()).error.details.errors[0].path, 'formula');
 
-    const doc = (await (await fetch(`${base}/openapi.json`)).json()) as any;
+    const doc = await (await fetch(`${base}/openapi.json`)).json();
     assert.equal(doc.paths['/v1/materials'].get.operationId, 'lookupMaterials');
   } finally {
     server.close();

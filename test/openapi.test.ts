@@ -18,7 +18,7 @@ function apiTable(): RouteTable {
 }
 
 const table = apiTable();
-const doc = openApiDocument(table, { version: '1.2.3' }) as Json;
+const doc: Json = openApiDocument(table, { version: '1.2.3' });
 const operation = (id: string): Json => {
   for (const item of Object.values(doc.paths as Json)) {
     for (const op of Object.values(item as Json)) if ((op as Json).operationId === id) return op as Json;

@@ -290,6 +290,7 @@ test('BNH matches its definition; its front satisfies both constraints and no fe
   assert.deepEqual(Array.from(bnh.evaluate(point(1, 1), 2)), [136, 4]);
   assert.deepEqual(Array.from(bnh.evaluate(point(0.5, 0.5), 2)), [4 * 6.25 + 4 * 2.25, 6.25 + 12.25]);
   // MDL's ^ is JavaScript's ** (the expressions use it only on parenthesised bases)
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the check runs the problem's own constraint text as JavaScript
   const constraints = bnh.constraints!.map((c) => new Function('x1', 'x2', `return ${c.replaceAll('^', '**')};`) as (x1: number, x2: number) => boolean);
   assert.equal(constraints.length, 2);
   assert.ok(!constraints[0](0, 3), '(0, 3) lies outside the first circle');

@@ -6,6 +6,7 @@ import { createApiKey } from '../src/service/api-keys.js';
 import { ensureOrganization } from '../src/store/organizations.js';
 import { zdt1Mdl } from './support/campaign-fixtures.js';
 import { client, eventually, startTestKiln, TestPostgres, type TestKiln } from './support/service.js';
+import { messageText } from '../src/api/ws-text.js';
 
 let postgres: TestPostgres;
 let kiln: TestKiln;
@@ -36,7 +37,7 @@ async function waitForCampaign(id: string, statuses: string[], ms = 60_000) {
 }
 
 describe('campaign resources', () => {
-  test('create answers 201 with the campaign of interface.md 4.3; detail and list agree', async () => {
+  test('create answers 201 with the campaign resource; detail and list agree', async () => {
     const res = await api('POST', '/v1/campaigns', { name: 'first', domain: 'benchmark', mdl: zdt1Mdl({ budget: 8 }) });
     assert.equal(res.status, 201);
     const c = res.json.data;
@@ -257,7 +258,7 @@ describe('running a campaign', () => {
     const { id } = await createCampaign('end to end', zdt1Mdl({ budget: 10, batch: 2 }));
     const ws = new WebSocket(`${kiln.base.replace('http', 'ws')}/v1/ws?token=${kiln.adminKey}`);
     const events: any[] = [];
-    ws.on('message', (raw) => events.push(JSON.parse(String(raw))));
+    ws.on('message', (raw) => events.push(JSON.parse(messageText(raw))));
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
     ws.send(JSON.stringify({ type: 'subscribe', campaign_id: id }));
     await eventually(async () => (events.some((e) => e.type === 'subscribed') ? true : undefined), 5_000, 'subscription');

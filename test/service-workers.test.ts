@@ -4,6 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import WebSocket from 'ws';
 import { zdt1Mdl } from './support/campaign-fixtures.js';
 import { client, eventually, kilnMain, spawnWorker, startTestKiln, TestPostgres, type TestKiln } from './support/service.js';
+import { messageText } from '../src/api/ws-text.js';
 
 /**
  * Jobs run by separate `kiln worker` processes against one database, as on a cluster: the API
@@ -76,7 +77,7 @@ test('two worker processes share the queue without ever running the same job; ev
 
   const ws = new WebSocket(`${kiln.base.replace('http', 'ws')}/v1/ws`, { headers: { Authorization: `Bearer ${kiln.adminKey}` } });
   const events: any[] = [];
-  ws.on('message', (raw) => events.push(JSON.parse(String(raw))));
+  ws.on('message', (raw) => events.push(JSON.parse(messageText(raw))));
   await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
 
   const runs = [];

@@ -149,7 +149,7 @@ test("Kiln's callback refuses a tampered, replayed or missing state", async () =
   tampered.searchParams.set('state', 'forged-state');
   const forged = await browser.fetch(tampered.href);
   assert.equal(forged.status, 400);
-  assert.equal(((await forged.json()) as any).error.code, 'BAD_REQUEST');
+  assert.equal((await forged.json()).error.code, 'BAD_REQUEST');
   const noState = new URL(callback);
   noState.searchParams.delete('state');
   assert.equal((await browser.fetch(noState.href)).status, 400);

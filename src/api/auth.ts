@@ -14,7 +14,7 @@ export function bearerToken(header: string | undefined): string | null {
   return match[1];
 }
 
-/** Guests are counted per client address (decisions.md: 100 requests per hour). */
+/** Guests are counted per client address: 100 requests per hour each. */
 export const GUEST_PLAN = 'guest';
 
 /**

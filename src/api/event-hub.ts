@@ -3,6 +3,7 @@ import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { messageText } from './ws-text.js';
 import { eventMessage, type KilnEvent, type KilnEventType, type ServerMessage } from '../events.js';
 import type { ErrorBody } from '../errors.js';
 
@@ -105,7 +106,7 @@ export function attachEventHub(server: Server, deps: EventHubDependencies): Even
   function refuseWithError(socket: Duplex, error: unknown): void {
     const { status, code, message, details } = (error ?? {}) as Record<string, unknown>;
     if (typeof status === 'number' && STATUS_CODES[status] && typeof code === 'string') {
-      const envelope: Envelope = { code: code as Envelope['code'], message: String(message ?? code) };
+      const envelope: Envelope = { code: code as Envelope['code'], message: typeof message === 'string' ? message : code };
       const headers: Record<string, string> = {};
       if (details && typeof details === 'object') {
         envelope.details = details as Record<string, unknown>;
@@ -159,7 +160,7 @@ export function attachEventHub(server: Server, deps: EventHubDependencies): Even
   async function handle(ws: WebSocket, connection: Connection, raw: RawData): Promise<void> {
     let request: unknown;
     try {
-      request = JSON.parse(String(raw));
+      request = JSON.parse(messageText(raw));
     } catch {
       send(ws, { type: 'error', error: { code: 'BAD_REQUEST', message: 'Messages must be JSON.' } });
       return;

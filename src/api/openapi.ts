@@ -101,7 +101,7 @@ interface ErrorDoc {
   description: string;
 }
 
-// Wording from the error table of decisions.md ("Envelope and errors"), so clients learn the codes.
+// One sentence per status naming its codes and when each is returned, so clients learn the codes from the document.
 const ERRORS: Record<number, ErrorDoc> = {
   400: { name: 'BadRequest', description: 'BAD_REQUEST: the body is not parseable JSON or multipart, or its Content-Type is wrong for the route.' },
   401: { name: 'Unauthenticated', description: 'UNAUTHENTICATED: no or bad credentials where credentials are required, or an expired key or token.' },

@@ -37,7 +37,7 @@ export interface RateLimitState {
 }
 
 /**
- * Per-key (later also per-guest-IP) limits of interface.md 8: the plan's per-minute and per-hour
+ * Per-key limits by plan (guests: per client address): the plan's per-minute and per-hour
  * windows plus stricter per-endpoint windows. Counters live in Postgres (one atomic upsert per
  * window and request, so every API node counts exactly); while the database is unreachable an
  * in-memory limiter per node takes over rather than letting every request through or failing it.
@@ -88,7 +88,7 @@ export class RateLimits {
   }
 
   private windowsFor(plan: string, endpoint?: { name: string; perMinute: number }): Window[] {
-    // guests have their own fixed allowance (decisions.md: 100 per hour per address)
+    // guests have their own fixed allowance: 100 requests per hour per client address
     if (plan === GUEST_PLAN) return [{ scope: 'hour', window: 'hour', limit: GUEST_REQUESTS_PER_HOUR }];
     const limits = planLimits(plan);
     const perMinute = this.settings.perMinute ?? limits.requestsPerMinute;

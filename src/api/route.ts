@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { z } from 'zod';
+import { type z } from 'zod';
 import { KilnError } from '../errors.js';
 import { hasScope, type Principal, type Scope } from '../service/principal.js';
 import { validationFailed, type FieldError } from '../service/validation.js';
@@ -43,12 +43,12 @@ export interface RouteDefinition<Q = unknown, B = unknown> {
   description?: string;
   /**
    * Required scope; every route declares one (default deny). 'none': any authenticated caller
-   * (decisions.md: materials); 'public': no credentials at all (signing in).
+   * (the materials lookup); 'public': no credentials at all (signing in).
    */
   scope: Scope | 'none' | 'public';
-  /** open to guests without credentials (decisions.md: templates list and detail, materials) */
+  /** open to guests without credentials: only the templates list and detail and the materials lookup are */
   guests?: boolean;
-  /** a stricter per-minute limit for this endpoint than the plan's (interface.md 8) */
+  /** a stricter per-minute limit for this endpoint than the plan's (creating a campaign 10, starting one 5, an upload 5, results 60) */
   rateLimit?: { perMinute: number };
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
@@ -88,7 +88,7 @@ export class RouteTable {
   add<Q, B>(route: RouteDefinition<Q, B>): void {
     // default deny: a route that names no scope (a cast can hide it from the compiler) stops the start
     if (!route.scope) throw new Error(`Route ${route.method.toUpperCase()} ${route.path} declares no scope; every route must.`);
-    this.routes.push(route as unknown as RouteDefinition);
+    this.routes.push(route);
   }
 
   mount(router: Router, hooks: RouteHooks): void {
@@ -144,7 +144,7 @@ export function paging(query: { page?: number; per_page?: number }): { page: num
   return { page: query.page ?? 1, perPage: query.per_page ?? 20 };
 }
 
-/** A page of a list (decisions.md): meta with page, per_page, total and total_pages. */
+/** A page of a list: meta with page, per_page, total and total_pages (a page past the last has no data and the same meta). */
 export function pageMeta(page: number, perPage: number, total: number) {
   return { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage) };
 }

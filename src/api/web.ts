@@ -25,7 +25,10 @@ export function dashboard(dir: string) {
   const root = normalize(dir + sep);
   const available = existsSync(join(root, 'index.html'));
   return async (ctx: Context, next: Next): Promise<void> => {
-    if (!available || (ctx.method !== 'GET' && ctx.method !== 'HEAD') || SERVER_PATHS.test(ctx.path)) return next();
+    if (!available || (ctx.method !== 'GET' && ctx.method !== 'HEAD') || SERVER_PATHS.test(ctx.path)) {
+      await next();
+      return;
+    }
     const requested = fileFor(root, ctx.path);
     const file = requested && existsSync(requested) && statSync(requested).isFile() ? requested : join(root, 'index.html');
     ctx.type = TYPES[extname(file)] ?? 'application/octet-stream';

@@ -39,7 +39,7 @@ const resultsShape = z.object({
 
 /** The recorded campaign in a results payload, for `replayCampaign`; an Error a person can act on when it is not one. */
 export function recordedCampaign(mdl: Mdl, json: unknown): RecordedCampaign {
-  const body = json !== null && typeof json === 'object' && 'data' in json ? (json as { data: unknown }).data : json;
+  const body = json !== null && typeof json === 'object' && 'data' in json ? json.data : json;
   const parsed = resultsShape.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

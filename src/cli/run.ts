@@ -4,7 +4,7 @@ import { randomInt } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import cliProgress from 'cli-progress';
-import { campaignResults } from '../engine/campaign/results.js';
+import { type campaignResults } from '../engine/campaign/results.js';
 import { completedEvaluations, initialState } from '../engine/campaign/state.js';
 import { diagnoseCampaign } from '../engine/diagnostics/report.js';
 import type { CampaignState } from '../engine/campaign/types.js';

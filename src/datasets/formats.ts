@@ -1,4 +1,4 @@
-/** Dataset file formats of interface.md 4.5. */
+/** Dataset file formats: CSV (UTF-8, with a header row), JSON (an array of flat objects) and Parquet. */
 export type DatasetFormat = 'csv' | 'json' | 'parquet';
 
 const BY_TYPE: Record<string, DatasetFormat> = {
@@ -13,7 +13,7 @@ const BY_TYPE: Record<string, DatasetFormat> = {
 const BY_EXTENSION: Record<string, DatasetFormat> = { csv: 'csv', json: 'json', parquet: 'parquet', pq: 'parquet' };
 
 /**
- * The format from the part's Content-Type, else the file extension (decisions.md). Generic types
+ * The format from the part's Content-Type, else the file extension (.csv, .json, .parquet). Generic types
  * browsers and curl send for any file (application/octet-stream, text/plain) defer to the name.
  */
 export function detectFormat(contentType: string | undefined, filename: string | undefined): DatasetFormat | null {

@@ -12,7 +12,7 @@ export interface IngestTask {
   databaseUrl: string;
   dataset: { id: string; organization_id: string; name: string; description: string; size_bytes: number };
   maxRows: number;
-  /** the linked MDL the rows are checked against (interface.md 4.5), if any */
+  /** the linked MDL the rows are checked against (columns present, values parse, bounds warn), if any */
   mdl: Mdl | null;
 }
 

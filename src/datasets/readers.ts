@@ -127,7 +127,7 @@ async function parquetRows(path: string): Promise<RowSource> {
       for (let offset = 0; offset < declared; offset += PARQUET_BATCH) {
         let batch: Record<string, unknown>[];
         try {
-          batch = pl.scanParquet(path).slice(offset, PARQUET_BATCH).collectSync().toRecords() as Record<string, unknown>[];
+          batch = pl.scanParquet(path).slice(offset, PARQUET_BATCH).collectSync().toRecords();
         } catch (error) {
           throw new MalformedFile(`the Parquet file is damaged near row ${offset + 1}: ${String((error as Error).message ?? error).split('\n')[0]}`, offset + 1);
         }
@@ -135,7 +135,7 @@ async function parquetRows(path: string): Promise<RowSource> {
           const out: Row = {};
           for (const name of columns) {
             const cell = record[name];
-            out[name] = cell === undefined || cell === null ? null : typeof cell === 'bigint' ? Number(cell) : typeof cell === 'object' ? String(cell) : (cell as Cell);
+            out[name] = cell === undefined || cell === null ? null : typeof cell === 'bigint' ? Number(cell) : typeof cell === 'object' ? (cell instanceof Date ? String(cell) : JSON.stringify(cell)) : (cell as Cell);
           }
           yield out;
         }

@@ -219,8 +219,8 @@ export class Supervisor {
       const wake = (): void => {
         clearTimeout(timer);
         signal.removeEventListener('abort', wake);
-        waiters!.delete(wake);
-        if (waiters!.size === 0) this.resultWaiters.delete(campaignId);
+        waiters.delete(wake);
+        if (waiters.size === 0) this.resultWaiters.delete(campaignId);
         resolve();
       };
       const timer = setTimeout(wake, ms);

@@ -5,7 +5,7 @@ import type { CampaignState } from '../engine/campaign/types.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import type { JobProgress, JobRow } from '../store/jobs.js';
 
-/** Progress and timing of a job (interface.md 2.4), from its campaign state and measured iterations. */
+/** Progress of a job (iteration, evaluations, budget, phase, hypervolume, best objectives), from its campaign state. */
 export function progressOf(mdl: Mdl, state: CampaignState, best: Record<string, number>): JobProgress {
   const completed = completedEvaluations(state);
   return {
@@ -19,7 +19,7 @@ export function progressOf(mdl: Mdl, state: CampaignState, best: Record<string, 
   };
 }
 
-/** The timing members of interface.md 2.4, from the job's measured iterations. */
+/** A job's timing (elapsed, average per iteration, estimated remaining seconds), from its measured iterations. */
 export function timingOf(job: Pick<JobRow, 'started_at' | 'finished_at' | 'iterations_run' | 'iteration_seconds_total' | 'progress'>, now = new Date()): { elapsed_seconds: number; avg_iteration_seconds: number; estimated_remaining_seconds: number } {
   const end = job.finished_at ?? now;
   const elapsed = job.started_at ? Math.max(0, (end.getTime() - job.started_at.getTime()) / 1000) : 0;

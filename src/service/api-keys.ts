@@ -70,7 +70,7 @@ export async function createApiKey(
 }
 
 /**
- * decisions.md "Bootstrap": BOOTSTRAP_ADMIN_KEY, when set, exists as an admin key after start;
+ * Bootstrap: BOOTSTRAP_ADMIN_KEY, when set, exists as an admin key after start;
  * otherwise the first start on an empty database creates one admin key, returned once for
  * printing. Returns the key to print, or null when there is nothing new to show.
  */

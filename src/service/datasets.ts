@@ -115,7 +115,7 @@ export async function removeDataset(db: Db, principal: Principal, id: string) {
 
 const PAGE = 5_000;
 
-/** The dataset as CSV, streamed page by page, formula-escaped (decisions.md). */
+/** The dataset as CSV, streamed page by page; text cells starting with = + - @ are escaped against spreadsheet formula injection. */
 export function datasetCsv(db: Db, dataset: DatasetRow): Readable {
   let after = 0;
   let header = true;
@@ -147,7 +147,7 @@ export interface WarmStart {
 export const WARM_START_MAX_ROWS = 5_000;
 
 /**
- * Checks a dataset against a campaign's MDL (interface.md 4.5, always at campaign creation) and
+ * Checks a dataset against a campaign's MDL (always at campaign creation, whatever was checked at upload) and
  * returns its usable rows: errors are a 422 DATASET_INVALID, flagged rows are left out.
  */
 export async function warmStartFrom(db: Db, principal: Principal, datasetId: string, mdl: Mdl): Promise<WarmStart> {

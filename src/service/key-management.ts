@@ -7,7 +7,7 @@ import { allowListErrors, normalizeAllowList } from './ip-allowlist.js';
 import type { Principal, Scope } from './principal.js';
 import { notFound, validationFailed } from './validation.js';
 
-/** The stored record of a key (decisions.md), never its secret. */
+/** The stored record of a key as lists and PATCH show it: usage, allowlist and revocation, never its secret. */
 export function keyRecord(row: ApiKeyRow) {
   const iso = (d: Date | null) => (d ? d.toISOString() : null);
   return {

@@ -1,4 +1,4 @@
-/** Plan limits of interface.md section 8. */
+/** Plan limits: requests per minute and hour, concurrent campaigns, dataset size and rows. */
 export type Plan = 'free' | 'pro' | 'enterprise';
 
 export interface PlanLimits {

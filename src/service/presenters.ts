@@ -2,7 +2,7 @@ import { timingOf } from '../lifecycle/progress.js';
 import type { CampaignRow } from '../store/campaigns.js';
 import type { JobRow, LogEntry } from '../store/jobs.js';
 
-/** Resources as the API shows them (interface.md section 2, decisions.md). */
+/** Resources as the API shows them: snake_case members, ISO 8601 timestamps, ids with their kind prefix. */
 
 const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 

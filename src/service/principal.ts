@@ -1,4 +1,4 @@
-/** Scopes of interface.md 5.1 plus decisions.md's templates:write. */
+/** The API key scopes; templates:write (creating templates) is Kiln's addition to the published set. */
 export const SCOPES = [
   'campaigns:read',
   'campaigns:write',

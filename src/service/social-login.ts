@@ -13,7 +13,8 @@ import type { IssuedToken, TokenService } from './tokens.js';
 import { validationFailed } from './validation.js';
 
 /**
- * Social login (interface.md 5.3). Two legs, each with its own single-use secret:
+ * Social login (google, github, orcid): the client's callback receives a `code` that it exchanges
+ * at POST /v1/auth/token for a JWT. Two legs, each with its own single-use secret:
  * - Kiln ↔ provider: an OpenID Connect code flow with state, nonce and PKCE (S256), whose
  *   secrets wait in `login_states` for 10 minutes;
  * - client ↔ Kiln: Kiln's own one-time code, handed to the client's callback and redeemed within

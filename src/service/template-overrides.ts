@@ -6,14 +6,14 @@ type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * Template overrides (interface.md 4.6): `overrides.parameters.<name>` changes members of that
- * parameter, `overrides.optimizer` members of the optimizer, and any other member is merged the
+ * Template overrides, which may change any member of the template's MDL:
+ * `overrides.parameters.<name>` changes members of that parameter, `overrides.optimizer` members of the optimizer, and any other member is merged the
  * same way (objects member by member, anything else replaced). A parameter the template does not
  * have is an error; the merged document is validated again by the caller.
  */
 export function applyOverrides(mdl: Mdl, overrides: Json): { document: Json; errors: FieldError[] } {
   const errors: FieldError[] = [];
-  const document: Json = structuredClone(mdl) as unknown as Json;
+  const document: Json = structuredClone(mdl);
   for (const [key, value] of Object.entries(overrides)) {
     if (key === 'parameters' && isObject(value)) {
       const parameters = document.parameters as Json[];
@@ -28,7 +28,7 @@ export function applyOverrides(mdl: Mdl, overrides: Json): { document: Json; err
         }
       }
     } else {
-      document[key] = isObject(value) && isObject(document[key]) ? deepMerge(document[key] as Json, value) : value;
+      document[key] = isObject(value) && isObject(document[key]) ? deepMerge(document[key], value) : value;
     }
   }
   return { document, errors };
@@ -37,7 +37,7 @@ export function applyOverrides(mdl: Mdl, overrides: Json): { document: Json; err
 function deepMerge(base: Json, change: Json): Json {
   const out: Json = { ...base };
   for (const [key, value] of Object.entries(change)) {
-    out[key] = isObject(value) && isObject(out[key]) ? deepMerge(out[key] as Json, value) : value;
+    out[key] = isObject(value) && isObject(out[key]) ? deepMerge(out[key], value) : value;
   }
   return out;
 }

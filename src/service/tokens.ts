@@ -9,7 +9,7 @@ import { SCOPES, type Principal, type Scope } from './principal.js';
 
 export const TOKEN_ISSUER = 'kiln';
 export const TOKEN_AUDIENCE = 'kiln-api';
-/** interface.md 8: the default token lifetime. */
+/** The default token lifetime: 30 days. */
 export const DEFAULT_TOKEN_SECONDS = 30 * 24 * 3600;
 const MAX_TOKEN_SECONDS = 366 * 24 * 3600;
 

@@ -5,7 +5,7 @@ export interface FieldError {
   message: string;
 }
 
-/** 422 VALIDATION_FAILED listing every problem (decisions.md). */
+/** 422 VALIDATION_FAILED listing every problem with its path, all of them, not only the first. */
 export function validationFailed(errors: readonly FieldError[], message?: string): KilnError {
   const summary = message ?? (errors.length === 1 ? `${errors[0].path}: ${errors[0].message}` : `${errors.length} problems; see details.errors.`);
   return new KilnError('VALIDATION_FAILED', `The request is not valid: ${summary}`, { errors });

@@ -26,10 +26,10 @@ export async function insertApiKey(
 
 /** Candidate keys for a presented key, by its displayable prefix; the caller compares hashes. */
 export async function keysWithPrefix(db: Executor, keyPrefix: string): Promise<(ApiKeyRow & { plan: string })[]> {
-  return (await db('api_keys')
+  return db('api_keys')
     .join('organizations', 'organizations.id', 'api_keys.organization_id')
     .where('api_keys.key_prefix', keyPrefix)
-    .select('api_keys.*', 'organizations.plan')) as (ApiKeyRow & { plan: string })[];
+    .select<(ApiKeyRow & { plan: string })[]>('api_keys.*', 'organizations.plan');
 }
 
 export async function countKeys(db: Executor, organizationId: string): Promise<number> {

@@ -1,5 +1,5 @@
 import type { Receipt } from '../engine/campaign/receipt.js';
-import type { EvaluationRecord } from '../engine/campaign/types.js';
+import type { CampaignState, EvaluationRecord } from '../engine/campaign/types.js';
 import type { Mdl, ParameterValue } from '../engine/mdl/schema.js';
 import type { Executor } from './db.js';
 import { pageOf, type PageRequest } from './paging.js';
@@ -43,7 +43,7 @@ export interface WarmStartSummary {
  * The engine's CampaignState without the parts kept as rows (evaluations, convergence history):
  * pending candidates, fitted hyperparameters, the reference point and counters.
  */
-export type StoredEngineState = Omit<import('../engine/campaign/types.js').CampaignState, 'evaluations' | 'convergenceHistory'>;
+export type StoredEngineState = Omit<CampaignState, 'evaluations' | 'convergenceHistory'>;
 
 /** One evaluation of a campaign, at its place (`position`) in the engine's order. */
 export interface EvaluationRow {

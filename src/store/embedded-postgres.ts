@@ -74,7 +74,7 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
     const port = options.port ?? (await freePort());
     const server = await startServer(binaries, dataDir, port, password, account, log);
     if (!initialised) await createDatabase(port, password);
-    return { url: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`, port, stop: server.stop };
+    return { url: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`, port, stop: () => server.stop() };
   } catch (error) {
     throw new Error(
       `Kiln could not start its embedded Postgres in ${dataDir}: ${(error as Error).message} ` +
@@ -205,8 +205,8 @@ async function startServer(
     output = (output + text).slice(-4000);
     for (const line of text.split('\n')) if (line.trim()) log(line.trimEnd());
   };
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
   const exited = new Promise<string>((done) => {
     child.once('error', (error) => done(error.message));
     child.once('exit', (code, signal) => done(`the server exited (code ${code}, signal ${signal})`));

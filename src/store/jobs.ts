@@ -94,7 +94,8 @@ export async function claimNextJob(db: Db, workerId: string, leaseSeconds: numbe
   return db.transaction(async (trx) => {
     const next = await trx('jobs')
       .where({ status: 'queued' })
-      .andWhere((q) => q.whereNull('available_at').orWhere('available_at', '<=', trx.fn.now()))
+      // a grouping callback builds on q; q is a thenable query, so its value is voided, not awaited
+      .andWhere((q) => void q.whereNull('available_at').orWhere('available_at', '<=', trx.fn.now()))
       .orderBy('created_at')
       .first('id')
       .forUpdate()
@@ -207,7 +208,7 @@ export async function requeueLapsed(trx: Transaction, id: string, delaySeconds: 
 export async function overdueJobs(trx: Transaction): Promise<(JobRow & { overdue: 'lease' | 'timeout' })[]> {
   const rows = (await trx('jobs')
     .where({ status: 'running' })
-    .andWhere((q) => q.where('lease_expires_at', '<', trx.fn.now()).orWhereRaw('started_at + make_interval(secs => timeout_seconds) < now()'))
+    .andWhere((q) => void q.where('lease_expires_at', '<', trx.fn.now()).orWhereRaw('started_at + make_interval(secs => timeout_seconds) < now()'))
     .select('*', trx.raw(`case when lease_expires_at < now() then 'lease' else 'timeout' end as overdue`))
     .forUpdate()
     .skipLocked()) as (JobRow & { overdue: 'lease' | 'timeout' })[];

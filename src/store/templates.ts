@@ -22,9 +22,10 @@ export interface TemplateViewer {
   admin: boolean;
 }
 
+// a grouping callback builds on q; q is a thenable query, so its value is voided, not awaited
 function visibleTo(db: Executor, viewer: TemplateViewer) {
   const query = db('templates').where({ organization_id: viewer.organizationId });
-  if (!viewer.admin) query.andWhere((q) => q.where({ visibility: 'team' }).orWhere({ created_by: viewer.creator }));
+  if (!viewer.admin) query.andWhere((q) => void q.where({ visibility: 'team' }).orWhere({ created_by: viewer.creator }));
   return query;
 }
 
@@ -33,14 +34,14 @@ export async function listCustomTemplates(db: Executor, viewer: TemplateViewer, 
   if (filter.domain) query.andWhere({ domain: filter.domain });
   if (filter.search) {
     const like = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    query.andWhere((q) => q.whereILike('name', like).orWhereILike('description', like));
+    query.andWhere((q) => void q.whereILike('name', like).orWhereILike('description', like));
   }
   return query.orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(1000);
 }
 
 export async function findCustomTemplate(db: Executor, viewer: TemplateViewer, idOrSlug: string): Promise<TemplateRow | undefined> {
   return visibleTo(db, viewer)
-    .andWhere((q) => q.where({ id: idOrSlug }).orWhere({ slug: idOrSlug }))
+    .andWhere((q) => void q.where({ id: idOrSlug }).orWhere({ slug: idOrSlug }))
     .first();
 }
 

@@ -125,7 +125,7 @@ export function client(base: string, key: string | null) {
   return async function request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
     const init: RequestInit = { method, headers: { ...(key ? { Authorization: `Bearer ${key}` } : {}), ...headers } };
     if (body !== undefined) {
-      init.body = typeof body === 'string' || body instanceof FormData ? (body as string | FormData) : JSON.stringify(body);
+      init.body = typeof body === 'string' || body instanceof FormData ? body : JSON.stringify(body);
       if (!(body instanceof FormData) && !headers['Content-Type']) (init.headers as Record<string, string>)['Content-Type'] = 'application/json';
     }
     const res = await fetch(`${base}${path}`, init);

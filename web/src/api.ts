@@ -48,7 +48,7 @@ export interface SignedInUser {
 /** Per tab (sessionStorage): closing the tab signs out, and no other site can read it. */
 export const credential = {
   get: (): string | null => sessionStorage.getItem(KEY),
-  user: (): SignedInUser | null => JSON.parse(sessionStorage.getItem(USER) ?? 'null'),
+  user: (): SignedInUser | null => JSON.parse(sessionStorage.getItem(USER) ?? 'null') as SignedInUser | null,
   set: (value: string, user?: SignedInUser) => {
     sessionStorage.setItem(KEY, value);
     if (user) sessionStorage.setItem(USER, JSON.stringify(user));
@@ -69,7 +69,9 @@ function authorization(): Record<string, string> {
 }
 
 async function failure(res: Response): Promise<ApiError> {
-  return refusal(res.status, res.statusText, await res.json().catch(() => null));
+  // an error body is the envelope; a proxy's HTML page is not JSON and reads as none
+  const body = (await res.json().catch(() => null)) as { error?: ErrorBody } | null;
+  return refusal(res.status, res.statusText, body);
 }
 
 /** The API's refusal as an ApiError; a refused credential also signs the tab out. */
@@ -82,12 +84,21 @@ export function refusal(status: number, statusText: string, body: { error?: Erro
   return new ApiError(status, error.code, error.message, error.details);
 }
 
-export async function api<T>(method: string, path: string, body?: unknown): Promise<{ data: T; meta?: { page: number; per_page: number; total: number; total_pages: number } }> {
+/** A list's page, as the server reports it beside the data. */
+interface PageMeta {
+  page: number;
+  per_page: number;
+  total: number;
+  total_pages: number;
+}
+
+export async function api<T>(method: string, path: string, body?: unknown): Promise<{ data: T; meta?: PageMeta }> {
   const headers: Record<string, string> = authorization();
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   if (!res.ok) throw await failure(res);
-  return res.json();
+  // the server's responses follow its schemas, which the contract types mirror
+  return (await res.json()) as { data: T; meta?: PageMeta };
 }
 
 /** Whether the API accepts `token`, before it is kept: a refusal here signs nobody out. */
@@ -100,7 +111,8 @@ export async function checkCredential(token: string): Promise<void> {
 export async function send<T>(method: string, path: string, body: FormData): Promise<{ data: T }> {
   const res = await fetch(path, { method, headers: authorization(), body });
   if (!res.ok) throw await failure(res);
-  return res.json();
+  // the server's responses follow its schemas, which the contract types mirror
+  return (await res.json()) as { data: T };
 }
 
 /**

@@ -32,6 +32,7 @@ export function Templates() {
     setNotice(`Created ${t.slug} (${t.visibility}).`);
     setRevision((r) => r + 1);
   };
+  // this handler and the async ones below settle their own errors (shown on the page): buttons and forms call them with void
   const remove = async (t: TemplateListItem) => {
     if (!confirm(`Delete the template ${t.slug}? Campaigns already made from it keep their MDL.`)) return;
     setError(null);
@@ -74,9 +75,9 @@ export function Templates() {
               <p class="muted">{t.slug} · {t.parameters_count} parameters · {t.objectives_count} objectives · budget {t.default_budget} · {t.tags.join(', ')}</p>
               <p>{t.description}</p>
               <p class="row">
-                <button onClick={() => view(t.id)}>View MDL</button>
+                <button onClick={() => void view(t.id)}>View MDL</button>
                 {signedIn ? (
-                  <button onClick={() => save(t.id)}>Download material.yaml</button>
+                  <button onClick={() => void save(t.id)}>Download material.yaml</button>
                 ) : (
                   // the download needs a key; a guest reads the same document with View MDL
                   <>
@@ -85,7 +86,7 @@ export function Templates() {
                   </>
                 )}
                 {signedIn && <a href={`#/campaigns?template=${encodeURIComponent(t.id)}`}>New campaign from it</a>}
-                {t.can_delete && <button class="danger" aria-label={`Delete ${t.name}`} onClick={() => remove(t)}>Delete</button>}
+                {t.can_delete && <button class="danger" aria-label={`Delete ${t.name}`} onClick={() => void remove(t)}>Delete</button>}
               </p>
               {open?.id === t.id && <MdlPreview mdl={open.mdl} testId="mdl" />}
             </li>
@@ -114,7 +115,7 @@ export function Materials() {
   return (
     <main>
       <h1>Materials</h1>
-      <form class="row" onSubmit={look}>
+      <form class="row" onSubmit={(e) => void look(e)}>
         <label for="formula">Formula</label>
         <input id="formula" value={formula} onInput={(e) => setFormula((e.target as HTMLInputElement).value)} placeholder="e.g. LiFePO4" required />
         <button type="submit">Look up</button>

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Campaign, Results } from './api.js';
-import { ConvergencePlot, ParetoPlot, objectiveLimits, type Measure } from './plots.js';
+import type { Measure } from './format.js';
+import { ConvergencePlot, ParetoPlot, objectiveLimits } from './plots.js';
 
 /**
  * The convergence plot and the Pareto front side by side across the page, with one key for the

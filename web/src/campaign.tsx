@@ -89,6 +89,7 @@ function figures(c: Campaign): Pick<Campaign, 'current_iteration' | 'evaluations
 
 export function CampaignDetail({ id }: { id: string }) {
   const { campaign, results, error, setError, refresh } = useLiveCampaign(id);
+  // this handler and the async ones below settle their own errors (shown on the page): buttons and forms call them with void
   const act = async (action: 'start' | 'stop') => {
     try {
       await api('POST', `/v1/campaigns/${id}/${action}`);
@@ -133,19 +134,19 @@ export function CampaignDetail({ id }: { id: string }) {
       {campaign.stop_message && <p data-testid="stop-message">{campaign.stop_message}</p>}
       <progress max={1} value={share} aria-label="Evaluations done of the budget">{Math.round(share * 100)} %</progress>
       <p class="row">
-        {(campaign.status === 'created' || campaign.status === 'stopped') && <button onClick={() => act('start')}>Start</button>}
-        {campaign.status === 'running' && <button onClick={() => act('stop')}>Stop</button>}
-        <button class="secondary" onClick={() => save('csv')}>Download CSV</button>
-        <button class="secondary" onClick={() => save('json')}>Download JSON</button>
+        {(campaign.status === 'created' || campaign.status === 'stopped') && <button onClick={() => void act('start')}>Start</button>}
+        {campaign.status === 'running' && <button onClick={() => void act('stop')}>Stop</button>}
+        <button class="secondary" onClick={() => void save('csv')}>Download CSV</button>
+        <button class="secondary" onClick={() => void save('json')}>Download JSON</button>
         <button
           class="secondary"
           title="The whole campaign (MDL, evaluations, receipts, engine state) as one document, to import into another Kiln or continue with kiln run --resume-from"
-          onClick={() => download(`/v1/campaigns/${id}/export`, `${id}-export.json`).catch((e) => setError(explain(e)))}
+          onClick={() => void download(`/v1/campaigns/${id}/export`, `${id}-export.json`).catch((e) => setError(explain(e)))}
         >
           Export
         </button>
         {campaign.latest_job_id && <a href={`#/jobs/${campaign.latest_job_id}`}>Job and log</a>}
-        <button class="danger" onClick={remove}>Delete</button>
+        <button class="danger" onClick={() => void remove()}>Delete</button>
       </p>
       {error && <p role="alert" class="error">{error}</p>}
       <CampaignPlots campaign={campaign} results={results} />

@@ -37,6 +37,7 @@ export function CampaignList() {
     );
   };
   useEffect(() => void load(), [status, domain, sort, page]);
+  // this handler and the async ones below settle their own errors (shown on the page): buttons and forms call them with void
   const remove = async (c: Campaign) => {
     setError(null);
     try {
@@ -90,7 +91,7 @@ export function CampaignList() {
                   <td><span class={`status status-${c.status}`}>{c.status}</span></td>
                   <td>{c.evaluations_completed} / {c.budget}</td>
                   <td>{hypervolumeOf(c)}</td>
-                  <td><button class="secondary" aria-label={`Delete ${c.name}`} onClick={() => remove(c)}>Delete</button></td>
+                  <td><button class="secondary" aria-label={`Delete ${c.name}`} onClick={() => void remove(c)}>Delete</button></td>
                 </tr>
               ))}
             </tbody>

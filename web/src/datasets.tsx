@@ -1,10 +1,16 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Dataset as DatasetRecord, DatasetDetail } from './contract.js';
+import type { Dataset as DatasetRecord, DatasetDetail, ErrorBody } from './contract.js';
 import { api, ApiError, credential, download, explain, refusal } from './api.js';
 
 /** A dataset as the list shows it, with its preview on its own page. */
 type Dataset = DatasetRecord & Partial<Pick<DatasetDetail, 'preview'>>;
 type Issue = DatasetRecord['warnings'][number];
+
+/** A preview cell: rows hold JSON values; text shows as it is, anything else as JSON (numbers and booleans alike). */
+function cellText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
 
 /** Multipart upload through XMLHttpRequest, which reports upload progress (fetch does not). */
 function upload(form: FormData, onProgress: (fraction: number) => void): Promise<Dataset> {
@@ -14,13 +20,13 @@ function upload(form: FormData, onProgress: (fraction: number) => void): Promise
     xhr.setRequestHeader('Authorization', `Bearer ${credential.get() ?? ''}`);
     xhr.upload.onprogress = (event) => event.lengthComputable && onProgress(event.loaded / event.total);
     xhr.onload = () => {
-      let body = null;
+      let body: { data?: Dataset; error?: ErrorBody } | null = null;
       try {
-        body = JSON.parse(xhr.responseText);
+        body = JSON.parse(xhr.responseText) as { data?: Dataset; error?: ErrorBody };
       } catch {
         // a proxy's HTML error page: the status says enough
       }
-      if (xhr.status === 201) resolve(body.data);
+      if (xhr.status === 201 && body?.data) resolve(body.data);
       else reject(refusal(xhr.status, xhr.statusText, body));
     };
     xhr.onerror = () => reject(new Error('The upload failed: the connection was lost.'));
@@ -46,6 +52,7 @@ export function Datasets() {
   const [error, setError] = useState<string | null>(null);
   const load = () => api<Dataset[]>('GET', '/v1/datasets?per_page=100').then((r) => setDatasets(r.data), (e) => setError(explain(e)));
   useEffect(() => void load(), []);
+  // this handler and the async ones below settle their own errors (shown on the page): buttons and forms call them with void
   const open = async (id: string) => {
     try {
       setSelected((await api<Dataset>('GET', `/v1/datasets/${id}`)).data);
@@ -67,7 +74,7 @@ export function Datasets() {
       await open(created.id);
     } catch (e) {
       setError(explain(e));
-      if (e instanceof ApiError && Array.isArray(e.details?.errors)) setErrors(e.details!.errors as Issue[]);
+      if (e instanceof ApiError && Array.isArray(e.details?.errors)) setErrors(e.details.errors as Issue[]);
     } finally {
       setProgress(null);
     }
@@ -86,7 +93,7 @@ export function Datasets() {
   return (
     <main>
       <h1>Datasets</h1>
-      <form onSubmit={submit} aria-label="Upload a dataset">
+      <form onSubmit={(e) => void submit(e)} aria-label="Upload a dataset">
         <label for="file">File (CSV, JSON or Parquet)</label>
         <input id="file" name="file" type="file" accept=".csv,.json,.parquet" required />
         <label for="ds-name">Name</label>
@@ -106,7 +113,7 @@ export function Datasets() {
           <tbody>
             {datasets.map((d) => (
               <tr>
-                <td><button class="linkish" onClick={() => open(d.id)}>{d.name}</button></td>
+                <td><button class="linkish" onClick={() => void open(d.id)}>{d.name}</button></td>
                 <td>{d.format}</td><td>{d.rows}</td><td>{(d.size_bytes / 1024).toFixed(1)} KiB</td><td>{new Date(d.created_at).toLocaleString()}</td>
               </tr>
             ))}
@@ -122,11 +129,11 @@ export function Datasets() {
           <h3>Preview</h3>
           <table data-testid="preview">
             <thead><tr>{selected.columns.map((c) => <th>{c}</th>)}</tr></thead>
-            <tbody>{(selected.preview ?? []).map((row) => <tr>{selected.columns.map((c) => <td>{String(row[c] ?? '')}</td>)}</tr>)}</tbody>
+            <tbody>{(selected.preview ?? []).map((row) => <tr>{selected.columns.map((c) => <td>{cellText(row[c])}</td>)}</tr>)}</tbody>
           </table>
           <p class="row">
-            <button onClick={() => save(selected)}>Download</button>
-            <button onClick={() => remove(selected)}>Delete</button>
+            <button onClick={() => void save(selected)}>Download</button>
+            <button onClick={() => void remove(selected)}>Delete</button>
           </p>
         </section>
       )}

@@ -8,6 +8,13 @@ export function formatNumber(x: number | null | undefined): string {
   return Number(x.toPrecision(5)).toString();
 }
 
+/** An objective as the plots need it: its MDL name, unit and direction. */
+export interface Measure {
+  name: string;
+  unit?: string;
+  direction: string;
+}
+
 /** A value with its MDL unit: "98.2 %". */
 export function withUnit(x: number | null | undefined, unit?: string): string {
   const text = formatNumber(x);

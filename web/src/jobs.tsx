@@ -110,6 +110,7 @@ export function JobDetail({ id }: { id: string }) {
   useEffect(() => {
     if (follow) bottom.current?.scrollIntoView({ block: 'end' });
   }, [logs, follow]);
+  // this handler and the async ones below settle their own errors (shown on the page): buttons and forms call them with void
   const act = async (action: 'cancel' | 'retry') => {
     try {
       const r = await api<Job>('POST', `/v1/jobs/${id}/${action}`);
@@ -132,8 +133,8 @@ export function JobDetail({ id }: { id: string }) {
         {job.timing && <> · {duration(job.timing.elapsed_seconds)} elapsed · {duration(job.timing.avg_iteration_seconds)} per iteration{job.status === 'running' && <> · ETA {duration(job.timing.estimated_remaining_seconds)}</>}</>}
       </p>
       <p class="row">
-        {(job.status === 'queued' || job.status === 'running') && <button onClick={() => act('cancel')}>Cancel</button>}
-        {job.status === 'failed' && <button onClick={() => act('retry')}>Retry</button>}
+        {(job.status === 'queued' || job.status === 'running') && <button onClick={() => void act('cancel')}>Cancel</button>}
+        {job.status === 'failed' && <button onClick={() => void act('retry')}>Retry</button>}
       </p>
       {error && <p role="alert" class="error">{error}</p>}
       {job.progress.budget > 0 && <progress max={job.progress.budget} value={job.progress.evaluations_completed} aria-label="Evaluations done of the budget" />}

@@ -26,7 +26,7 @@ function Secret({ label, value, onDone }: { label: string; value: string; onDone
       <p>{label} (shown only now; copy it before you leave this page):</p>
       <code data-testid="secret">{value}</code>
       <p class="row">
-        <button onClick={() => navigator.clipboard?.writeText(value).then(() => setCopied(true), () => setCopied(false))}>{copied ? 'Copied' : 'Copy'}</button>
+        <button onClick={() => void navigator.clipboard?.writeText(value).then(() => setCopied(true), () => setCopied(false))}>{copied ? 'Copied' : 'Copy'}</button>
         <button onClick={onDone}>Done</button>
       </p>
     </div>
@@ -44,6 +44,7 @@ export function ApiKeys() {
   const [error, setError] = useState<string | null>(null);
   const load = () => api<KeyRecord[]>('GET', '/v1/api-keys?per_page=100').then((r) => setKeys(r.data), (e) => setError(explain(e)));
   useEffect(() => void load(), []);
+  // this handler and the async ones below settle their own errors (shown on the page): buttons and forms call them with void
   const create = async (event: Event) => {
     event.preventDefault();
     setError(null);
@@ -100,7 +101,7 @@ export function ApiKeys() {
                 <td>{when(k.expires_at)}</td>
                 <td>{when(k.last_used_at)}</td>
                 <td>{k.request_count}</td>
-                <td>{k.revoked_at ? `revoked ${when(k.revoked_at)}` : <button onClick={() => revoke(k)}>Revoke</button>}</td>
+                <td>{k.revoked_at ? `revoked ${when(k.revoked_at)}` : <button onClick={() => void revoke(k)}>Revoke</button>}</td>
               </tr>
             ))}
           </tbody>
@@ -108,7 +109,7 @@ export function ApiKeys() {
         </div>
       )}
       <h2>New key</h2>
-      <form onSubmit={create}>
+      <form onSubmit={(e) => void create(e)}>
         <label for="key-name">Name</label>
         <input id="key-name" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} required maxLength={200} />
         <fieldset>
@@ -127,7 +128,7 @@ export function ApiKeys() {
         <button type="submit">Create key</button>
       </form>
       <h2>Generate a token</h2>
-      <form class="row" onSubmit={token}>
+      <form class="row" onSubmit={(e) => void token(e)}>
         <label for="token-days">Valid for (days)</label>
         <input id="token-days" type="number" min="1" max="366" value={tokenDays} onInput={(e) => setTokenDays((e.target as HTMLInputElement).value)} />
         <button type="submit">Generate new token</button>

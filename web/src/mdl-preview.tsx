@@ -8,7 +8,10 @@ export function MdlPreview({ mdl, testId }: { mdl: unknown; testId: string }) {
   const [text, setText] = useState(() => JSON.stringify(mdl, null, 2));
   useEffect(() => {
     let current = true;
-    import('yaml').then(({ stringify }) => current && setText(stringify(mdl, { lineWidth: 0 })));
+    import('yaml').then(
+      ({ stringify }) => current && setText(stringify(mdl, { lineWidth: 0 })),
+      () => undefined, // the serializer did not load: the JSON stays, which shows the same document
+    );
     return () => {
       current = false;
     };

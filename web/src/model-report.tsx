@@ -134,7 +134,7 @@ function NextCandidates({ next, units }: { next: ModelReport['next']; units: Rec
             {next.map((c) => (
               <tr>
                 <td>{c.id}</td>
-                {parameters.map((p) => <td>{typeof c.parameters[p] === 'number' ? short(c.parameters[p] as number) : c.parameters[p]}</td>)}
+                {parameters.map((p) => <td>{typeof c.parameters[p] === 'number' ? short(c.parameters[p]) : c.parameters[p]}</td>)}
                 {objectives.map((o) => <td>{short(c.predicted[o].mean)} ± {short(c.predicted[o].sd)}</td>)}
                 <td>{c.probability_feasible.toFixed(2)}</td>
                 <td>{short(c.expected_improvement)}</td>

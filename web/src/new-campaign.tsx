@@ -13,6 +13,7 @@ export function NewCampaignFromMdl() {
   const [problems, setProblems] = useState<Problem[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [created, setCreated] = useState<CampaignCreated | null>(null);
+  // this handler and the async ones below settle their own errors (shown on the page): buttons and forms call them with void
   const submit = async (event: Event) => {
     event.preventDefault();
     setProblems([]);
@@ -33,7 +34,7 @@ export function NewCampaignFromMdl() {
   return (
     <details>
       <summary>New campaign from an MDL document</summary>
-      <form onSubmit={submit}>
+      <form onSubmit={(e) => void submit(e)}>
         <label for="mdl-text">Paste YAML or JSON</label>
         <textarea id="mdl-text" rows={10} value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} spellcheck={false} />
         <label for="mdl-upload">or choose a file</label>

@@ -59,6 +59,7 @@ export function NewCampaignFromTemplate() {
     if (templateId) api<{ mdl: TemplateMdl }>('GET', `/v1/templates/${templateId}`).then((r) => setMdl(r.data.mdl), fail);
   }, [templateId]);
   const chosen = templates.find((t) => t.id === templateId);
+  // this handler and the async ones below settle their own errors (shown on the page): buttons and forms call them with void
   const create = async (event: Event) => {
     event.preventDefault();
     setError(null);
@@ -80,7 +81,7 @@ export function NewCampaignFromTemplate() {
     setBounds({ ...bounds, [parameter]: side === 0 ? [value, current[1]] : [current[0], value] });
   };
   return (
-    <form onSubmit={create} aria-label="New campaign from a template">
+    <form onSubmit={(e) => void create(e)} aria-label="New campaign from a template">
       <div class="row">
         <label for="template">Template</label>
         <select id="template" value={templateId} onChange={(e) => setTemplateId((e.target as HTMLSelectElement).value)} required>

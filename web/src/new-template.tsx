@@ -35,6 +35,7 @@ export function NewTemplate({ onCreated }: { onCreated: (template: CreatedTempla
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
 
+  // this handler and the async ones below settle their own errors (shown on the page): buttons and forms call them with void
   const load = async (event: Event) => {
     const file = (event.target as HTMLInputElement).files?.[0];
     if (file) setText(await file.text());
@@ -71,7 +72,7 @@ export function NewTemplate({ onCreated }: { onCreated: (template: CreatedTempla
   return (
     <details class="new-template">
       <summary>New template</summary>
-      <form ref={form} onSubmit={submit} aria-label="New template">
+      <form ref={form} onSubmit={(e) => void submit(e)} aria-label="New template">
         <label for="template-name">Name</label>
         <input id="template-name" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} maxLength={200} required />
         <label for="template-description">Description</label>
@@ -93,7 +94,7 @@ export function NewTemplate({ onCreated }: { onCreated: (template: CreatedTempla
           Needs a <code>domain</code>: the template's slug is <code>&lt;domain&gt;/&lt;name in kebab-case&gt;</code>.
         </small>
         <label for="template-mdl-file">or load it from a file (.yaml, .yml, .json)</label>
-        <input id="template-mdl-file" type="file" accept=".yaml,.yml,.json" onChange={load} />
+        <input id="template-mdl-file" type="file" accept=".yaml,.yml,.json" onChange={(e) => void load(e)} />
         <button type="submit" disabled={busy}>Create template</button>
       </form>
       {error && <p role="alert" class="error">{error}</p>}

@@ -1,6 +1,5 @@
 import type { ResultRow } from './api.js';
-import { formatNumber, labelOf, withUnit } from './format.js';
-import type { Measure } from './plots.js';
+import { formatNumber, labelOf, withUnit, type Measure } from './format.js';
 
 // Drawing units of the viewBox; the SVG is stretched to its container's width, and in the page's
 // column (at most 1200 px) these are about screen pixels, so the 12–13 px text stays readable on a laptop.

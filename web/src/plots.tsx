@@ -2,15 +2,8 @@ import { useMemo, useRef, useState } from 'preact/hooks';
 import type uPlot from 'uplot';
 import type { ResultRow } from './api.js';
 import { axis, padded, useChart } from './chart.js';
-import { formatNumber, labelOf, withUnit } from './format.js';
+import { formatNumber, labelOf, withUnit, type Measure } from './format.js';
 import { ParallelCoordinates } from './parallel.js';
-
-/** An objective as the plots need it: its MDL name, unit and direction. */
-export interface Measure {
-  name: string;
-  unit?: string;
-  direction: string;
-}
 
 /** Iterations are whole numbers: no tick at 1.25. */
 const ITERATION_TICKS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];

@@ -20,7 +20,7 @@ const documentMembers = /^(mdl_file|mdl|overrides)(\.|$)/;
 export function refusal(error: unknown, what: string): { summary: string; problems: Problem[] } {
   const listed = error instanceof ApiError && error.code === 'VALIDATION_FAILED' && Array.isArray(error.details?.errors);
   if (!listed) return { summary: explain(error), problems: [] };
-  const problems = (error.details!.errors as Problem[]).map((p) => ({ ...p, path: p.path.replace(documentMembers, '') }));
+  const problems = (error.details.errors as Problem[]).map((p) => ({ ...p, path: p.path.replace(documentMembers, '') }));
   const count = problems.length === 1 ? 'one problem' : `${problems.length} problems`;
   return { summary: `The ${what} was not created: ${count} to fix, listed below.`, problems };
 }

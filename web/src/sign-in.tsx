@@ -17,7 +17,7 @@ function callbackFor(provider: string): string {
 }
 
 /**
- * The last leg of a social sign-in (interface.md 5.3): the page was loaded from the callback with
+ * The last leg of a social sign-in: the page was loaded from the callback with
  * ?code= (or ?error=); the code buys a JWT at POST /v1/auth/token. The query is dropped from the
  * address bar at once so a reload or a shared link never replays the single-use code.
  */
@@ -44,6 +44,7 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: () => void; notice:
     // without providers the page still offers the key form, so a failure here is not shown
     api<LoginProvider[]>('GET', '/v1/auth/providers').then((r) => setProviders(r.data), () => setProviders([]));
   }, []);
+  // this handler and the async ones below settle their own errors (shown on the page): buttons and forms call them with void
   const submit = async (event: Event) => {
     event.preventDefault();
     try {
@@ -67,7 +68,7 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: () => void; notice:
           ))}
         </ul>
       )}
-      <form onSubmit={submit}>
+      <form onSubmit={(e) => void submit(e)}>
         <label for="key">API key or token</label>
         <input id="key" type="password" autocomplete="off" value={key} onInput={(e) => setKey((e.target as HTMLInputElement).value)} required />
         <button type="submit">Sign in</button>

@@ -223,7 +223,7 @@ export function campaignRoutes(table: RouteTable, db: Db, templates: TemplateCat
   });
 }
 
-/** Tells the three creation forms apart (decisions.md); mixing them is a 422. */
+/** Tells the three creation forms apart (JSON with mdl, JSON with template_id, multipart with mdl_file); mixing them is a 422. */
 function creationInput(ctx: Context, body: unknown): CreateCampaignInput {
   const form = ctx.state.multipart as MultipartForm | undefined;
   if (form) {

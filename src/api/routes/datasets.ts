@@ -24,7 +24,7 @@ export function datasetRoutes(table: RouteTable, services: DatasetServices): voi
     tag,
     summary: 'Upload a dataset (multipart)',
     description:
-      'Streams the file part to storage while counting: over the plan size or row limit it is refused at once with 413 and nothing is stored. With mdl or template_id the rows are checked (interface.md 4.5): missing columns or unparseable values are 422 DATASET_INVALID listing every error with row and column; out-of-bounds values are warnings; rows with NaN or empty objectives are flagged.',
+      'Streams the file part to storage while counting: over the plan size or row limit it is refused at once with 413 and nothing is stored. With mdl or template_id the rows are checked against that MDL: missing columns or unparseable values are 422 DATASET_INVALID listing every error with row and column; out-of-bounds values are warnings; rows with NaN or empty objectives are flagged.',
     scope: 'datasets:write',
     rateLimit: { perMinute: 5 },
     multipart: uploadSchema,

@@ -8,7 +8,7 @@ import type { CampaignState } from './types.js';
 
 export type { ResultRow };
 
-/** The results payload of interface.md 2.3 with the members decisions.md adds. */
+/** The results payload: the Pareto front, hypervolume and convergence history, plus every evaluation (with `is_pareto`) and the reference point. */
 export interface CampaignResults {
   pareto_front: ResultRow[];
   evaluations: ResultRow[];

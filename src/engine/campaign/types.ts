@@ -18,7 +18,6 @@
 import type { ParameterValue } from '../mdl/schema.js';
 import type { SerializedHyperparameters } from '../gp/priors.js';
 import type { StrategyChoice } from '../strategies/types.js';
-import type { Receipt } from './receipt.js';
 
 export { deserializeHyperparameters, serializeHyperparameters, type SerializedHyperparameters } from '../gp/priors.js';
 
@@ -102,4 +101,48 @@ export interface IterationSummary {
   status: LoopStatus;
   stopReason: StopReason | null;
   stopMessage?: string;
+}
+
+/**
+ * A reproducibility receipt: everything that decided one iteration's batch, so the batch can be
+ * proposed again and compared (`kiln replay`). The hashes are sha-256 (hex) of a canonical JSON
+ * serialization (canonicalJson): the same data give the same hash on every machine.
+ */
+export interface Receipt {
+  version: 1;
+  /** the iteration the batch belongs to */
+  iteration: number;
+  /** Kiln's package version, and the tensor backend the step ran on; null when the caller did not say */
+  engine_version: string | null;
+  tensor_backend: string | null;
+  seed: {
+    /** the campaign seed */
+    campaign: number;
+    /** this iteration's seed, derived from the campaign seed and the iteration */
+    iteration: number;
+    /** the seeds of the plan (GP fits) and propose (acquisition) streams, drawn from the iteration seed */
+    plan: number;
+    propose: number;
+    derivation: string;
+  };
+  /** initial-design, random, lhs, global, trust-region or nsga2 */
+  strategy: string;
+  /** ehvi, mc-ehvi, parego, thompson-hvi, each possibly "constrained ...", or none */
+  acquisition: string;
+  /** evaluations the surrogate saw (warm-start rows, successes and failures) */
+  evaluations_seen: number;
+  /** sha-256 of the told evaluations in order: ids, iterations, parameters, objectives, outcomes, failures */
+  data_hash: string;
+  /** sha-256 of the engine state the step started from (data included, this receipt field left out) */
+  state_hash: string;
+  /** sha-256 of the MDL as run (defaults filled in) */
+  mdl_hash: string;
+  /** sha-256 of the proposals: ids, iterations and parameters, in order */
+  proposals_hash: string;
+}
+
+/** What the caller knows and the engine does not: its version and tensor backend. */
+export interface ReceiptEnvironment {
+  engine_version: string;
+  tensor_backend: string;
 }

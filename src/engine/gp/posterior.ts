@@ -106,7 +106,7 @@ export class BatchedPosterior {
       const q = X.shape[0];
       const z = tf.sub(tf.matMul(X, this.scale), this.offset);
       const r2 = tf.add(tf.matMul(tf.concat([tf.square(z), z], 1), this.distance), this.trainNorms);
-      const kernel = tf.mul(maternFromSquaredDistance(r2, 1), this.outputScales) as tf.Tensor2D;
+      const kernel = tf.mul<tf.Tensor2D>(maternFromSquaredDistance(r2, 1), this.outputScales);
       const mean = tf.add(tf.mul(tf.matMul(kernel, this.weights), this.outputStd), this.outputMean);
       const explained = this.gps.map((gp, o) => {
         const ko = this.m === 1 ? kernel : tf.slice(kernel, [0, o * this.n], [q, this.n]);

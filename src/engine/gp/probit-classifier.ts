@@ -138,7 +138,7 @@ export class ProbitClassifier {
     const lengthscales = this.hyperparameters.lengthscales;
     const centred = new Float32Array(q * d);
     for (let p = 0; p < q; p++) for (let k = 0; k < d; k++) centred[p * d + k] = (X[p * d + k] - 0.5) / lengthscales[k];
-    const [mean, variance] = tf.tidy(() => {
+    const [mean, variance] = tf.tidy((): [tf.Tensor, tf.Tensor] => {
       const z = tf.tensor2d(centred, [q, d]);
       const r2 = tf.add(tf.add(tf.matMul(z, t.minusTwoZt), t.norms), tf.sum(tf.square(z), 1, true));
       const K = maternFromSquaredDistance(r2, this.hyperparameters.outputScale) as tf.Tensor2D;
@@ -163,7 +163,7 @@ export class ProbitClassifier {
         norms[i] += v * v;
       }
     }
-    const minusTwoZt = tf.tidy(() => tf.mul(tf.transpose(tf.tensor2d(Zc, [n, d])), -2) as tf.Tensor2D);
+    const minusTwoZt = tf.tidy(() => tf.mul<tf.Tensor2D>(tf.transpose(tf.tensor2d(Zc, [n, d])), -2));
     const factorT = new Float32Array(n * n);
     for (let i = 0; i < n; i++) for (let j = 0; j <= i; j++) factorT[j * n + i] = this.varianceFactor[i * n + j];
     return {

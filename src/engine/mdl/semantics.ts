@@ -15,7 +15,7 @@ export function checkSemantics(
   const warnings: MdlIssue[] = [];
   if (!isRecord(document)) return { errors, warnings };
   const parameters = Array.isArray(document.parameters) ? document.parameters : [];
-  const objectives = Array.isArray(document.objectives) ? document.objectives : [];
+  const objectives: unknown[] = Array.isArray(document.objectives) ? document.objectives : [];
 
   const parameterNames = checkNames(parameters, 'parameters', 'parameter', errors);
   const objectiveNames = checkNames(objectives, 'objectives', 'objective', errors);
@@ -27,7 +27,7 @@ export function checkSemantics(
       });
     }
   }
-  const outcomes = Array.isArray(document.outcomes) ? document.outcomes : [];
+  const outcomes: unknown[] = Array.isArray(document.outcomes) ? document.outcomes : [];
   const outcomeNames = checkNames(outcomes, 'outcomes', 'outcome', errors);
   for (const [name, index] of outcomeNames) {
     if (parameterNames.has(name) || objectiveNames.has(name)) {
@@ -199,7 +199,7 @@ function checkOptimizer(
   if (Number.isInteger(batch) && (batch as number) > (budget as number)) {
     errors.push({
       path: 'optimizer.batch_size',
-      message: `batch_size ${batch} must not exceed the budget of ${budget} evaluations`,
+      message: `batch_size ${batch as number} must not exceed the budget of ${budget as number} evaluations`,
     });
   }
   if (optimizer.acquisition === 'ehvi' && objectiveCount > 4) {

@@ -45,7 +45,7 @@ function translate(
   switch (issue.code) {
     case 'invalid_type': {
       // zod reports a missing whole number as an expected "number"; the schema knows better.
-      const format = schemaAt(schema as unknown as SchemaLike, document, segments)?._zod.def.format;
+      const format = schemaAt(schema, document, segments)?._zod.def.format;
       const expected = expectedType(issue.expected === 'number' && format?.includes('int') ? 'int' : issue.expected);
       if (value === undefined) {
         out.push({ path, message: `${key} is required (${expected})` });
@@ -150,7 +150,7 @@ function translateUnion(
 
 function sizeMessage(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig, key: string, value: unknown): string {
   const small = issue.code === 'too_small';
-  const limit = Number(small ? (issue as z.core.$ZodIssueTooSmall).minimum : (issue as z.core.$ZodIssueTooBig).maximum);
+  const limit = Number(small ? issue.minimum : issue.maximum);
   if (issue.origin === 'array' || issue.origin === 'set') {
     if (key === 'bounds') return 'bounds must be a list of two numbers [lower, upper]';
     const count = Array.isArray(value) ? value.length : 0;
@@ -259,7 +259,7 @@ function pickOption(def: SchemaDef, value: unknown): SchemaLike | undefined {
 }
 
 function membersAt(schema: z.ZodType, document: unknown, path: readonly PathSegment[]): string[] {
-  const target = schemaAt(schema as unknown as SchemaLike, document, path);
+  const target = schemaAt(schema, document, path);
   const shape = target?._zod.def.type === 'object' ? target._zod.def.shape : undefined;
   return shape ? Object.keys(shape) : [];
 }

@@ -109,4 +109,4 @@ export interface Strategy {
 }
 
 /** A strategy that fits nothing. */
-export const NO_FITS: StrategyPlan = Object.freeze({ fits: [] }) as StrategyPlan;
+export const NO_FITS: StrategyPlan = Object.freeze({ fits: [] });
