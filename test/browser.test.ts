@@ -95,7 +95,7 @@ test('sign in with a key, create a campaign from a template, start it, watch bot
   assert.equal(json.data.evaluations.length, csv.trim().split('\n').length - 1, 'the JSON and the CSV hold the same evaluations');
   const [exportDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export' }).click()]);
   assert.equal(exportDownload.suggestedFilename(), `${id}-export.json`);
-  const exportText = readFileSync((await exportDownload.path())!, 'utf8');
+  const exportText = readFileSync(await exportDownload.path(), 'utf8');
   const exported = JSON.parse(exportText);
   assert.equal(exported.kiln_export_version, 1);
   const told = exported.evaluations.filter((e: { iteration: number; status: string }) => e.status !== 'pending' && e.iteration > 0).length;

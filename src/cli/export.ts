@@ -79,7 +79,7 @@ export function runFolderDocument(folder: string, checkpoint: Checkpoint, export
       // an interrupted run (still running when it stopped) continues like a stopped campaign
       status: state.status === 'running' ? 'stopped' : state.status,
       seed,
-      mdl: mdl as unknown as Record<string, unknown>,
+      mdl,
       warm_start: null,
     },
     evaluations: exportedEvaluations(mdl, state.evaluations, state.pending, new Map()),
@@ -100,7 +100,7 @@ export function runFolderDocument(folder: string, checkpoint: Checkpoint, export
         receipt: receipt as unknown as ExportDocument['iterations'][number]['receipt'],
       };
     }),
-    engine_state: state.iteration === 0 && state.pending.length === 0 ? null : (engine as unknown as ExportDocument['engine_state']),
+    engine_state: state.iteration === 0 && state.pending.length === 0 ? null : engine,
   };
 }
 

@@ -54,7 +54,7 @@ export async function exportCampaign(db: Db, principal: Principal, id: string): 
           domain: campaign.domain,
           status: campaign.status,
           seed: campaign.seed,
-          mdl: campaign.mdl as unknown as Record<string, unknown>,
+          mdl: campaign.mdl,
           warm_start: campaign.warm_start as unknown as Record<string, unknown> | null,
         },
         evaluations: exportedEvaluations(campaign.mdl, told, pending, new Map(posted.map((r) => [r.candidate_id, r]))),
@@ -209,9 +209,9 @@ export async function importCampaign(db: Db, principal: Principal, input: Import
  */
 function renamedDeep<T>(value: T, rename: (id: string) => string | undefined): T {
   if (typeof value === 'string') return (rename(value) ?? value) as T;
-  if (Array.isArray(value)) return value.map((v) => renamedDeep(v, rename)) as T;
+  if (Array.isArray(value)) return (value as unknown[]).map((v) => renamedDeep(v, rename)) as T;
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, renamedDeep(v, rename)])) as T;
+    return Object.fromEntries(Object.entries(value).map(([k, v]): [string, unknown] => [k, renamedDeep<unknown>(v, rename)])) as T;
   }
   return value;
 }

@@ -44,7 +44,7 @@ export function ImportCampaign() {
   return (
     <details>
       <summary>Import a campaign from an export document</summary>
-      <form onSubmit={submit}>
+      <form onSubmit={(e) => void submit(e)}>
         <label for="import-file">Export document (JSON)</label>
         <input id="import-file" type="file" accept=".json,application/json" onChange={(e) => setFile((e.target as HTMLInputElement).files?.[0] ?? null)} />
         <label for="import-name">Name (optional; default: the exported campaign's)</label>
