@@ -97,7 +97,9 @@ export async function runConstrainedCampaigns(): Promise<BenchReport> {
   }
   const kiln = byMethod.get('cma-es')!;
   const random = byMethod.get('random')!;
-  notes.push(`c2-dtlz2: cma-es above random in every seed: ${kiln.every((v, i) => v > random[i])}; maximum hypervolume ${best.toFixed(4)}; references qNEHVI 0.38, qParEGO 0.34, Sobol 0.17.`);
+  notes.push(
+    `c2-dtlz2: cma-es above random in every seed: ${kiln.every((v, i) => v > random[i])}; maximum hypervolume ${best.toFixed(4)}; references qNEHVI 0.38, qParEGO 0.34, Sobol 0.17.`,
+  );
 
   for (const method of ['cma-es', 'nsga2', 'random']) {
     const finals: number[] = [];
@@ -141,6 +143,8 @@ export async function runConstrainedCampaigns(): Promise<BenchReport> {
       s_per_iteration_max: Math.max(...seconds),
     });
   }
-  notes.push('failing region: target at most 10 % of proposals after the initial design failing (failed_share), every campaign ending completed; random proposals land there 12.5 % of the time.');
+  notes.push(
+    'failing region: target at most 10 % of proposals after the initial design failing (failed_share), every campaign ending completed; random proposals land there 12.5 % of the time.',
+  );
   return { rows, notes };
 }

@@ -112,14 +112,12 @@ export const suite: BenchSuite = {
 export const more: BenchSuite[] = [
   {
     name: 'campaign-large',
-    description:
-      'users\' scale: DTLZ2 d=30 and d=100 to 2,000 evaluations (batches of 50), 3-objective d=7 at 90; cma-es (auto) vs nsga2 vs random',
+    description: "users' scale: DTLZ2 d=30 and d=100 to 2,000 evaluations (batches of 50), 3-objective d=7 at 90; cma-es (auto) vs nsga2 vs random",
     run: () => runLargeCampaigns(process.argv.includes('--quick')),
   },
   {
     name: 'campaign-constrained',
-    description:
-      'outcome constraints and failures: C2-DTLZ2 (50 evaluations, 5 seeds) and DTLZ2 d=6 with a failing region; cma-es vs nsga2 vs random',
+    description: 'outcome constraints and failures: C2-DTLZ2 (50 evaluations, 5 seeds) and DTLZ2 d=6 with a failing region; cma-es vs nsga2 vs random',
     run: () => runConstrainedCampaigns(),
   },
 ];

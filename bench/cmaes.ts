@@ -67,12 +67,7 @@ interface AskTell {
  * blocks of `block` generations, so the lazy eigendecomposition is amortised inside each block and
  * a block slowed by another process on the machine does not move the result.
  */
-function microsecondsPerGeneration(
-  create: (seed: number) => AskTell,
-  n: number,
-  block: number,
-  seconds: number,
-): { microseconds: number; blocks: number } {
+function microsecondsPerGeneration(create: (seed: number) => AskTell, n: number, block: number, seconds: number): { microseconds: number; blocks: number } {
   let seed = 1;
   let es = create(seed);
   const f = new Float64Array(es.populationSize);

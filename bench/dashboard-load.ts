@@ -110,7 +110,15 @@ export const suite: BenchSuite = {
           vs_after_kib: k === after ? 1 : m.bytes / measured[after].bytes,
         });
       }
-      rows.push({ pattern: 'page load (campaign + results + model), both', evaluations: SIZE, requests: page.requests, results_reads: 1, kib_per_iteration: page.bytes / 1024, server_ms_per_iteration: page.ms, vs_after_kib: null });
+      rows.push({
+        pattern: 'page load (campaign + results + model), both',
+        evaluations: SIZE,
+        requests: page.requests,
+        results_reads: 1,
+        kib_per_iteration: page.bytes / 1024,
+        server_ms_per_iteration: page.ms,
+        vs_after_kib: null,
+      });
       return {
         rows,
         notes: [

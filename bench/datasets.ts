@@ -326,7 +326,8 @@ async function measureThroughput(service: Service, files: DataFile[]): Promise<{
       );
     }
     notes.push(
-      `${c.what}: seconds per run ${runs.map((r) => r.seconds.toFixed(3)).join(', ')}` + (warmSeconds === null ? '.' : ` (warm-up ${warmSeconds.toFixed(3)}, not counted).`),
+      `${c.what}: seconds per run ${runs.map((r) => r.seconds.toFixed(3)).join(', ')}` +
+        (warmSeconds === null ? '.' : ` (warm-up ${warmSeconds.toFixed(3)}, not counted).`),
     );
   }
   const csv = rows.find((r) => r.case === 'upload CSV, no MDL')!;

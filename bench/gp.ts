@@ -95,7 +95,7 @@ function heldOutLogLikelihood(y: Float64Array, mean: Float64Array, variance: Flo
   let total = 0;
   for (let i = 0; i < y.length; i++) {
     const v = variance[i] + noise;
-    total += -0.5 * Math.log(2 * Math.PI * v) - ((y[i] - mean[i]) ** 2) / (2 * v);
+    total += -0.5 * Math.log(2 * Math.PI * v) - (y[i] - mean[i]) ** 2 / (2 * v);
   }
   return total / y.length;
 }
@@ -217,7 +217,10 @@ async function run(): Promise<BenchReport> {
   const Y = new Float64Array(n * 2);
   for (let i = 0; i < n; i++) {
     Y[2 * i] = train.y[i];
-    Y[2 * i + 1] = -objective(train.X.subarray(i * d, i * d + d).map((v) => 1 - v), d);
+    Y[2 * i + 1] = -objective(
+      train.X.subarray(i * d, i * d + d).map((v) => 1 - v),
+      d,
+    );
   }
   let cold: Surrogate | null = null;
   const coldSeconds = seconds(() => {
@@ -231,8 +234,7 @@ async function run(): Promise<BenchReport> {
     minRepeats: 2,
   });
   notes.push(
-    `campaign-size fit (n=90, d=6, m=2): cold ${coldSeconds.toFixed(3)} s, warm-started ${warm.medianSeconds.toFixed(3)} s ` +
-      '(target: well under 0.5 s).',
+    `campaign-size fit (n=90, d=6, m=2): cold ${coldSeconds.toFixed(3)} s, warm-started ${warm.medianSeconds.toFixed(3)} s ` + '(target: well under 0.5 s).',
   );
   notes.push(`skipped: ${SKIPPED}.`);
   notes.push(

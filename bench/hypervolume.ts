@@ -18,18 +18,37 @@ const SPHERE: FrontShape[] = ['spherical'];
 
 /** [d, n, shapes]: every shape up to moderate sizes, the large target cases on the sphere only. */
 const GRID: [number, number, FrontShape[]][] = [
-  [2, 10, ALL], [2, 100, ALL], [2, 500, ALL],
-  [3, 10, ALL], [3, 100, ALL], [3, 500, ALL],
-  [4, 10, ALL], [4, 100, ALL], [4, 200, ALL],
-  [5, 10, ALL], [5, 50, ALL], [5, 100, ALL],
-  [6, 10, ALL], [6, 50, ALL], [6, 200, SPHERE],
-  [7, 10, ALL], [7, 50, ALL],
-  [8, 10, ALL], [8, 50, SPHERE], [8, 100, SPHERE],
-  [10, 10, ALL], [10, 50, SPHERE],
+  [2, 10, ALL],
+  [2, 100, ALL],
+  [2, 500, ALL],
+  [3, 10, ALL],
+  [3, 100, ALL],
+  [3, 500, ALL],
+  [4, 10, ALL],
+  [4, 100, ALL],
+  [4, 200, ALL],
+  [5, 10, ALL],
+  [5, 50, ALL],
+  [5, 100, ALL],
+  [6, 10, ALL],
+  [6, 50, ALL],
+  [6, 200, SPHERE],
+  [7, 10, ALL],
+  [7, 50, ALL],
+  [8, 10, ALL],
+  [8, 50, SPHERE],
+  [8, 100, SPHERE],
+  [10, 10, ALL],
+  [10, 50, SPHERE],
 ];
 
 /** Hypervolume improvements of 1000 candidates over a front, as Monte Carlo EHVI calls them. */
-const IMPROVEMENT_GRID: [number, number][] = [[2, 50], [3, 50], [4, 50], [5, 30]];
+const IMPROVEMENT_GRID: [number, number][] = [
+  [2, 50],
+  [3, 50],
+  [4, 50],
+  [5, 30],
+];
 const CANDIDATES = 1000;
 
 /** The TS baseline is slow in high dimension: time it for at most this long (at least 2 calls). */
@@ -85,15 +104,7 @@ function agree(wasm: number, ts: number, what: string): void {
   }
 }
 
-function row(
-  kind: string,
-  d: number,
-  n: number,
-  front: FrontShape,
-  wasmSeconds: number,
-  tsSeconds: number,
-  referenceUs?: number,
-): BenchReport['rows'][number] {
+function row(kind: string, d: number, n: number, front: FrontShape, wasmSeconds: number, tsSeconds: number, referenceUs?: number): BenchReport['rows'][number] {
   const wasmUs = wasmSeconds * 1e6;
   return {
     kind,

@@ -266,7 +266,12 @@ async function measureOverhead(kiln: Kiln, events: EventStream, backend: string)
     });
     const totalMs = performance.now() - t0;
     const wallMs = marks.map((m, i) => m - (i === 0 ? t0 : marks[i - 1]));
-    return { totalMs, wallMs, engineMs: reports.map((r) => (r.proposeSeconds + r.evaluateSeconds) * 1000), proposeMs: reports.map((r) => r.proposeSeconds * 1000) };
+    return {
+      totalMs,
+      wallMs,
+      engineMs: reports.map((r) => (r.proposeSeconds + r.evaluateSeconds) * 1000),
+      proposeMs: reports.map((r) => r.proposeSeconds * 1000),
+    };
   };
   await baseline();
   await baseline();
@@ -277,9 +282,8 @@ async function measureOverhead(kiln: Kiln, events: EventStream, backend: string)
   await runCampaign(kiln, events, 'overhead warm-up 2', doc, PICKUP_TIMEOUT_MS);
   const run = await runCampaign(kiln, events, 'overhead', doc, PICKUP_TIMEOUT_MS);
   const db = kiln.runtime.db;
-  const job = (
-    await db.raw(`select iterations_run, extract(epoch from finished_at - started_at) * 1000 as run_ms from jobs where id = ?`, [run.jobId])
-  ).rows[0];
+  const job = (await db.raw(`select iterations_run, extract(epoch from finished_at - started_at) * 1000 as run_ms from jobs where id = ?`, [run.jobId]))
+    .rows[0];
   // now() is the start of a transaction, so successive rows' created_at are one full loop apart:
   // from one storeIteration transaction to the next (the first from the claim).
   const iterations = (
@@ -301,7 +305,9 @@ async function measureOverhead(kiln: Kiln, events: EventStream, backend: string)
   // is sent to the pool and "Surrogate fit for iteration N" just after it returns (iterations 2+,
   // the initial design fits nothing). Between them: the step, the rest of one announce transaction.
   const logs = (
-    await db.raw(`select message, extract(epoch from timestamp - lag(timestamp) over (order by id)) * 1000 as ms from job_logs where job_id = ? order by id`, [run.jobId])
+    await db.raw(`select message, extract(epoch from timestamp - lag(timestamp) over (order by id)) * 1000 as ms from job_logs where job_id = ? order by id`, [
+      run.jobId,
+    ])
   ).rows as { message: string; ms: number | string | null }[];
   const stepMs: number[] = [];
   const nonStepMs: number[] = [];
@@ -327,7 +333,9 @@ async function measureOverhead(kiln: Kiln, events: EventStream, backend: string)
     distributionRow('service store_seconds', backend, storeMs),
     ...(stepMs.length > 0
       ? [
-          distributionRow('service step: log "Phase: proposing" -> "Surrogate fit"', backend, stepMs, { ratio: median(stepMs) / median(local.proposeMs.slice(1)) }),
+          distributionRow('service step: log "Phase: proposing" -> "Surrogate fit"', backend, stepMs, {
+            ratio: median(stepMs) / median(local.proposeMs.slice(1)),
+          }),
           distributionRow('service non-step time: wall - step (iterations 2+)', backend, nonStepMs),
         ]
       : []),
@@ -337,12 +345,16 @@ async function measureOverhead(kiln: Kiln, events: EventStream, backend: string)
       `${(servicePerIteration / 1000).toFixed(4)} s through the service (ratio ${ratio.toFixed(3)}); median per-iteration overhead ` +
       `${median(overheadMs).toFixed(2)} ms; median store_seconds ${median(storeMs).toFixed(2)} ms.`,
     'service step row: the pool step timed by the database clock between two log rows (plus the end of one announce transaction); its ratio is against the median in-process propose of iterations 2+. ' +
-      'The non-step row is the rest of each iteration (thread hop, every database round trip and commit, tell): the service\'s real per-iteration cost, which the overhead row understates.',
+      "The non-step row is the rest of each iteration (thread hop, every database round trip and commit, tell): the service's real per-iteration cost, which the overhead row understates.",
     `propose alone: median ${median(local.proposeMs).toFixed(2)} ms in-process vs ${median(serviceProposeMs).toFixed(2)} ms in propose_seconds through the service; ` +
       'the service figure also holds the piscina round trip (MDL and the whole state structured-cloned both ways) and the database writes the job runner does between its two clock reads.',
   ];
-  if (stepMs.length === 0) notes.push('the job log rows that bracket the step were not found (their text changed?), so the step and non-step rows are missing.');
-  if (n !== local.wallMs.length) notes.push(`the service ran ${n} iterations and the baseline ${local.wallMs.length}: the two runs diverged, so the per-iteration figures compare unequal work.`);
+  if (stepMs.length === 0)
+    notes.push('the job log rows that bracket the step were not found (their text changed?), so the step and non-step rows are missing.');
+  if (n !== local.wallMs.length)
+    notes.push(
+      `the service ran ${n} iterations and the baseline ${local.wallMs.length}: the two runs diverged, so the per-iteration figures compare unequal work.`,
+    );
   return { rows, notes, campaignId: run.campaignId };
 }
 
@@ -487,11 +499,11 @@ export const suite: BenchSuite = {
             'Rate limiting is on with limits far above this load (API_RATE_LIMIT_PER_MINUTE 1000000, PER_HOUR 100000000), so its counters are paid but nothing is refused.',
           'pickup: a start commits its job with NOTIFY kiln_jobs, and the supervisor LISTENs on that channel, so a job is claimed as soon as the notification arrives (milliseconds); ' +
             'the 30 s poll of the queue is only a fallback for a lost notification, and a figure near 30 s would mean one was lost. ' +
-            'The database figure spans the two transactions\' now() (start of the start transaction to start of the claim transaction). ' +
-            'The client figure adds the job runner\'s start (campaign and evaluations read, evaluations counted) and its first announce transaction, whose NOTIFY comes back through the API\'s LISTEN connection and the WebSocket. ' +
+            "The database figure spans the two transactions' now() (start of the start transaction to start of the claim transaction). " +
+            "The client figure adds the job runner's start (campaign and evaluations read, evaluations counted) and its first announce transaction, whose NOTIFY comes back through the API's LISTEN connection and the WebSocket. " +
             `${PICKUP_CAMPAIGNS} one-iteration campaigns run one after another, after one unrecorded.`,
           ...overhead.notes,
-          'iteration wall (service): per iteration, the gap between successive campaign_iterations.created_at (transaction start of each iteration\'s store), the first from jobs.started_at (so it holds the job start); mean_ms is (finished_at - started_at)/iterations_run. ' +
+          "iteration wall (service): per iteration, the gap between successive campaign_iterations.created_at (transaction start of each iteration's store), the first from jobs.started_at (so it holds the job start); mean_ms is (finished_at - started_at)/iterations_run. " +
             'Baseline wall: gaps between onIteration calls; mean_ms is the whole run / iterations. Both measured runs follow two unrecorded identical runs of their kind.',
           'The service runs engine steps on a piscina worker thread (the state and MDL cross threads by structured clone each step); the baseline steps on the main thread. ' +
             'Per iteration the job runner commits three transactions: the "proposing" announcement (job update, events, a debug log row) before the step; the pending batch with the surrogate log and the "evaluating" announcement after it (both with synchronous_commit off: a crash of Postgres could lose only a phase change or a batch the deterministic engine proposes again); and the durable store transaction. ' +
@@ -500,7 +512,7 @@ export const suite: BenchSuite = {
           'store_seconds is the store transaction up to its last statement (the campaign_iterations insert); its COMMIT is not included.',
           'API: GET /v1/campaigns/{id} is the key lookup (by prefix, joined with its organization) and then the campaign and its latest job in parallel, plus Koa, zod and JSON; GET /v1/health runs select 1 and a workers query without authentication or rate limiting. ' +
             'With rate limiting on, each authenticated request also upserts two counter rows (minute and hour windows of its key, rate_limits table): two more committed writes per read, on the same two hot rows for every request of one key. ' +
-            'The limiting-off row is a second, API-only Kiln in this process on the same database with API_RATE_LIMIT_PER_MINUTE=0; its difference to the row above is the limiter\'s cost. ' +
+            "The limiting-off row is a second, API-only Kiln in this process on the same database with API_RATE_LIMIT_PER_MINUTE=0; its difference to the row above is the limiter's cost. " +
             'ratio is p50 / health p50 at 200/s, and for the materials rows p50 / the guest baseline p50 (so the key rows read as the cost of authentication, and of authentication plus the limiter). Open-loop schedule, latencies from the due time (from the send where the timer fired early); keep-alive agent with up to 64 sockets; 2 s unrecorded warm-up before each 10 s run.',
           ...api.notes,
         ],

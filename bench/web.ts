@@ -37,7 +37,7 @@ const MDL = {
 /** ZDT1 at seeded random points: a realistic front with most points dominated. */
 export function evaluationsCsv(count: number): string {
   let seed = 12345;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const lines = ['x1,x2,x3,x4,f1,f2'];
   for (let i = 0; i < count; i++) {
     const x = [random(), random() * 0.3, random() * 0.3, random() * 0.3];
@@ -112,7 +112,9 @@ function bundleRows(): Row[] {
   const entry = new Set([...html.matchAll(/(?:src|href)="\/(assets\/[^"]+)"/g)].map((m) => m[1]));
   const rows: Row[] = [];
   const total = { raw: 0, gzip: 0, brotli: 0 };
-  for (const file of readdirSync(join(WEB, 'assets')).filter((f) => !/\.(br|gz)$/.test(f)).sort()) {
+  for (const file of readdirSync(join(WEB, 'assets'))
+    .filter((f) => !/\.(br|gz)$/.test(f))
+    .sort()) {
     const bytes = readFileSync(join(WEB, 'assets', file));
     const loaded = entry.has(`assets/${file}`) ? 'first visit' : 'on demand';
     const gzip = gzipSync(bytes, { level: 9 }).length;
@@ -122,9 +124,25 @@ function bundleRows(): Row[] {
       total.gzip += gzip;
       total.brotli += brotli;
     }
-    rows.push({ measure: `bundle ${file}`, case: loaded, median: bytes.length / 1024, unit: 'KiB', gzip_kib: gzip / 1024, brotli_kib: brotli / 1024, vs_baseline: null });
+    rows.push({
+      measure: `bundle ${file}`,
+      case: loaded,
+      median: bytes.length / 1024,
+      unit: 'KiB',
+      gzip_kib: gzip / 1024,
+      brotli_kib: brotli / 1024,
+      vs_baseline: null,
+    });
   }
-  rows.push({ measure: 'bundle, first visit total', case: `${entry.size} files + index.html ${statSync(join(WEB, 'index.html')).size} B`, median: total.raw / 1024, unit: 'KiB', gzip_kib: total.gzip / 1024, brotli_kib: total.brotli / 1024, vs_baseline: null });
+  rows.push({
+    measure: 'bundle, first visit total',
+    case: `${entry.size} files + index.html ${statSync(join(WEB, 'index.html')).size} B`,
+    median: total.raw / 1024,
+    unit: 'KiB',
+    gzip_kib: total.gzip / 1024,
+    brotli_kib: total.brotli / 1024,
+    vs_baseline: null,
+  });
   return rows;
 }
 
@@ -149,15 +167,60 @@ export const suite: BenchSuite = {
     try {
       const bare = await bareServer();
       const baseline = await measure(browser, kiln, bare.url, null).finally(bare.close);
-      rows.push({ measure: 'baseline: bare HTML first paint', case: 'one heading', median: baseline.fcp, unit: 'ms', gzip_kib: null, brotli_kib: null, vs_baseline: 1 });
+      rows.push({
+        measure: 'baseline: bare HTML first paint',
+        case: 'one heading',
+        median: baseline.fcp,
+        unit: 'ms',
+        gzip_kib: null,
+        brotli_kib: null,
+        vs_baseline: 1,
+      });
       const signIn = await measure(browser, kiln, `${kiln.base}/#/campaigns`, 'h1');
-      rows.push({ measure: 'campaign list rendered', case: 'empty', median: signIn.ready!, unit: 'ms', gzip_kib: null, brotli_kib: null, vs_baseline: signIn.ready! / baseline.fcp });
+      rows.push({
+        measure: 'campaign list rendered',
+        case: 'empty',
+        median: signIn.ready!,
+        unit: 'ms',
+        gzip_kib: null,
+        brotli_kib: null,
+        vs_baseline: signIn.ready! / baseline.fcp,
+      });
       for (const size of SIZES) {
         const id = await campaignWith(kiln, size);
-        const page = await measure(browser, kiln, `${kiln.base}/#/campaigns/${id}`, '[data-testid="pareto-plot"] canvas|[data-testid="convergence-plot"]|[data-testid="evaluations"] tbody tr');
-        rows.push({ measure: 'campaign page first paint', case: `${size} evaluations`, median: page.fcp, unit: 'ms', gzip_kib: null, brotli_kib: null, vs_baseline: page.fcp / baseline.fcp });
-        rows.push({ measure: 'campaign page drawn (plots + table)', case: `${size} evaluations`, median: page.ready!, unit: 'ms', gzip_kib: null, brotli_kib: null, vs_baseline: page.ready! / baseline.fcp });
-        rows.push({ measure: 'campaign page drawn, cold first visit', case: `${size} evaluations`, median: page.coldReady, unit: 'ms', gzip_kib: null, brotli_kib: null, vs_baseline: page.coldReady / baseline.fcp });
+        const page = await measure(
+          browser,
+          kiln,
+          `${kiln.base}/#/campaigns/${id}`,
+          '[data-testid="pareto-plot"] canvas|[data-testid="convergence-plot"]|[data-testid="evaluations"] tbody tr',
+        );
+        rows.push({
+          measure: 'campaign page first paint',
+          case: `${size} evaluations`,
+          median: page.fcp,
+          unit: 'ms',
+          gzip_kib: null,
+          brotli_kib: null,
+          vs_baseline: page.fcp / baseline.fcp,
+        });
+        rows.push({
+          measure: 'campaign page drawn (plots + table)',
+          case: `${size} evaluations`,
+          median: page.ready!,
+          unit: 'ms',
+          gzip_kib: null,
+          brotli_kib: null,
+          vs_baseline: page.ready! / baseline.fcp,
+        });
+        rows.push({
+          measure: 'campaign page drawn, cold first visit',
+          case: `${size} evaluations`,
+          median: page.coldReady,
+          unit: 'ms',
+          gzip_kib: null,
+          brotli_kib: null,
+          vs_baseline: page.coldReady / baseline.fcp,
+        });
       }
     } finally {
       await browser.close();

@@ -253,9 +253,6 @@ export class CmaEsReference {
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[part >> 1];
     const older = (h: number[]) => h.slice(g - window, g - window + part);
     const newer = (h: number[]) => h.slice(g - part, g);
-    return (
-      median(newer(this.bestHist)) >= median(older(this.bestHist)) &&
-      median(newer(this.medianHist)) >= median(older(this.medianHist))
-    );
+    return median(newer(this.bestHist)) >= median(older(this.bestHist)) && median(newer(this.medianHist)) >= median(older(this.medianHist));
   }
 }

@@ -11,10 +11,6 @@ mkdirSync('build', { recursive: true });
 const kernels = readdirSync('assembly').filter((f) => f.endsWith('.ts') && f !== 'index.ts');
 for (const file of kernels) {
   const name = file.slice(0, -3);
-  execFileSync(
-    process.execPath,
-    [asc, `assembly/${file}`, '--config', 'asconfig.json', '--target', target, '-o', `build/${name}.wasm`],
-    { stdio: 'inherit' },
-  );
+  execFileSync(process.execPath, [asc, `assembly/${file}`, '--config', 'asconfig.json', '--target', target, '-o', `build/${name}.wasm`], { stdio: 'inherit' });
   console.log(`built build/${name}.wasm (${target})`);
 }

@@ -5,11 +5,7 @@ import { z } from 'zod';
  * with every problem listed, instead of surfacing later as odd behaviour.
  */
 const integer = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, { message: 'must be a whole number' })
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
+  z.string().regex(/^\d+$/, { message: 'must be a whole number' }).transform(Number).pipe(z.number().int().min(min).max(max));
 
 const configSchema = z.object({
   DATABASE_URL: z
@@ -37,18 +33,31 @@ const configSchema = z.object({
   KILN_HTTP_EVALUATOR_HOSTS: z
     .string()
     .default('')
-    .transform((s) => s.split(',').map((h) => h.trim()).filter((h) => h !== '')),
+    .transform((s) =>
+      s
+        .split(',')
+        .map((h) => h.trim())
+        .filter((h) => h !== ''),
+    ),
   /** proxies in front of the API that append to X-Forwarded-For; 0: the socket's address is the client's */
   KILN_TRUSTED_PROXIES: integer(0, 10).default(0),
   /** whether campaigns may run programs on worker hosts (command evaluators) */
-  KILN_ALLOW_COMMAND_EVALUATOR: z.enum(['true', 'false', '1', '0']).default('false').transform((v) => v === 'true' || v === '1'),
+  KILN_ALLOW_COMMAND_EVALUATOR: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
   /** the externally visible base URL (behind a proxy); social login builds its provider callback from it */
   KILN_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** origins whose URLs may receive social-login codes, comma-separated; unset: Kiln's own origin and loopback */
   KILN_OAUTH_REDIRECT_ORIGINS: z
     .string()
     .default('')
-    .transform((s) => s.split(',').map((o) => o.trim()).filter((o) => o !== ''))
+    .transform((s) =>
+      s
+        .split(',')
+        .map((o) => o.trim())
+        .filter((o) => o !== ''),
+    )
     .pipe(z.array(z.url({ protocol: /^https?$/ }))),
   KILN_OIDC_GOOGLE_ISSUER: z.url().optional(),
   KILN_OIDC_GOOGLE_CLIENT_ID: z.string().optional(),

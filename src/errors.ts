@@ -54,7 +54,21 @@ export class KilnError extends Error {
 }
 
 /** Postgres SQLSTATE classes and Node socket codes that mean "the database is not there right now". */
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+]);
 
 /**
  * Whether an error says the database is unreachable (stopped, restarting, network gone) rather
@@ -65,7 +79,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
     const message = (e as { message?: unknown }).message;
-    if (typeof message === 'string' && /Connection terminated|Timeout acquiring a connection|connect ECONNREFUSED|the database system is (starting up|shutting down)/i.test(message)) return true;
+    if (
+      typeof message === 'string' &&
+      /Connection terminated|Timeout acquiring a connection|connect ECONNREFUSED|the database system is (starting up|shutting down)/i.test(message)
+    )
+      return true;
     if (e instanceof AggregateError && e.errors.some((inner) => isDatabaseUnavailable(inner))) return true;
   }
   return false;

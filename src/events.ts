@@ -78,7 +78,11 @@ export type ServerMessage =
   | { type: 'error'; error: ErrorBody; request?: unknown };
 
 /** The one way to make an event: `data` is checked against the type's payload. */
-export function kilnEvent<T extends KilnEventType>(type: T, job: { id: string | null; organization_id: string; campaign_id: string }, data: KilnEventData[T]): KilnEvent {
+export function kilnEvent<T extends KilnEventType>(
+  type: T,
+  job: { id: string | null; organization_id: string; campaign_id: string },
+  data: KilnEventData[T],
+): KilnEvent {
   return { type, job_id: job.id, campaign_id: job.campaign_id, organization_id: job.organization_id, data, timestamp: new Date().toISOString() } as KilnEvent;
 }
 

@@ -49,7 +49,5 @@ export function parseJsonWithNonFinite(text: string): unknown {
   const quoted = quoteNonFiniteTokens(text, marker);
   if (quoted === text) return JSON.parse(text);
   const values: Record<string, number> = { NaN: Number.NaN, Infinity: Number.POSITIVE_INFINITY, '-Infinity': Number.NEGATIVE_INFINITY };
-  return JSON.parse(quoted, (_key, value: unknown) =>
-    typeof value === 'string' && value.startsWith(marker) ? values[value.slice(marker.length)] : value,
-  );
+  return JSON.parse(quoted, (_key, value: unknown) => (typeof value === 'string' && value.startsWith(marker) ? values[value.slice(marker.length)] : value));
 }

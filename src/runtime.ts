@@ -142,7 +142,14 @@ function apiSecret(config: Config): string {
   return readFileSync(file, 'utf8').trim();
 }
 
-async function startApi(config: Config, db: Db, databaseUrl: string, logger: Logger, backend: string, secret: string): Promise<{ url: string; stop(): Promise<void> }> {
+async function startApi(
+  config: Config,
+  db: Db,
+  databaseUrl: string,
+  logger: Logger,
+  backend: string,
+  secret: string,
+): Promise<{ url: string; stop(): Promise<void> }> {
   const usage = new KeyUsageRecorder(db);
   const tokens = new TokenService(db, secret);
   const socialLogin = { db, tokens, config };
@@ -229,6 +236,12 @@ async function health(db: Db, backend: string): Promise<HealthReport> {
     status: ok ? 'ok' : 'degraded',
     database: ok ? 'ok' : 'unavailable',
     tensor_backend: backend,
-    workers: workers.map((w) => ({ id: w.id, hostname: w.hostname, slots: w.slots, tensor_backend: w.tensor_backend, last_seen_at: w.last_seen_at.toISOString() })),
+    workers: workers.map((w) => ({
+      id: w.id,
+      hostname: w.hostname,
+      slots: w.slots,
+      tensor_backend: w.tensor_backend,
+      last_seen_at: w.last_seen_at.toISOString(),
+    })),
   };
 }

@@ -63,7 +63,13 @@ function operations(): Op[] {
 const realScope = (scope: string | undefined): scope is Scope => scope !== undefined && (SCOPES as readonly string[]).includes(scope);
 
 async function keyFor(organizationId: string, scopes: Scope[], extra: { expiresAt?: Date; allowedIps?: string[]; name?: string } = {}) {
-  return createApiKey(kiln.runtime.db, { organizationId, name: extra.name ?? `test ${scopes.join(' ')}`, scopes, expiresAt: extra.expiresAt, allowedIps: extra.allowedIps });
+  return createApiKey(kiln.runtime.db, {
+    organizationId,
+    name: extra.name ?? `test ${scopes.join(' ')}`,
+    scopes,
+    expiresAt: extra.expiresAt,
+    allowedIps: extra.allowedIps,
+  });
 }
 
 function expectError(res: { status: number; json: any; text: string }, status: number, code: string, what = '') {
@@ -165,7 +171,12 @@ describe('organizations', () => {
     form.append('file', new Blob(['x1,x2,f1,f2\n0.1,0.2,0.1,3.5\n0.5,0.1,0.5,1.2\n'], { type: 'text/csv' }), 'rows.csv');
     const dataset = await a('POST', '/v1/datasets', form);
     assert.equal(dataset.status, 201, dataset.text);
-    const template = await a('POST', '/v1/templates', { name: 'Secret Recipe', description: 'team only', mdl: { ...zdt1Mdl(), domain: 'benchmark' }, visibility: 'team' });
+    const template = await a('POST', '/v1/templates', {
+      name: 'Secret Recipe',
+      description: 'team only',
+      mdl: { ...zdt1Mdl(), domain: 'benchmark' },
+      visibility: 'team',
+    });
     assert.equal(template.status, 201, template.text);
     const key = await a('POST', '/v1/api-keys', { name: 'secret key', scopes: ['campaigns:read'] });
     assert.equal(key.status, 201, key.text);
@@ -193,7 +204,8 @@ describe('organizations', () => {
       });
       const body = operation.requestBody ? (bodies[operation.operationId] ?? {}) : undefined;
       const res = await b(method.toUpperCase(), url, body);
-      if (res.status !== 404 || res.json?.error?.code !== 'NOT_FOUND') failures.push(`${method.toUpperCase()} ${url} (${operation.operationId}) → ${res.status} ${res.text.slice(0, 300)}`);
+      if (res.status !== 404 || res.json?.error?.code !== 'NOT_FOUND')
+        failures.push(`${method.toUpperCase()} ${url} (${operation.operationId}) → ${res.status} ${res.text.slice(0, 300)}`);
     }
     assert.deepEqual(failures, [], 'every id route answers 404 NOT_FOUND to another organization');
 
@@ -240,7 +252,10 @@ describe('API keys', () => {
 
     const expiring = await keyFor('org_default', ['campaigns:read']);
     assert.equal((await client(kiln.base, expiring.key)('GET', '/v1/campaigns')).status, 200);
-    await kiln.runtime.db('api_keys').where({ id: expiring.row.id }).update({ expires_at: new Date(Date.now() - 1000) });
+    await kiln.runtime
+      .db('api_keys')
+      .where({ id: expiring.row.id })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     expectError(await client(kiln.base, expiring.key)('GET', '/v1/campaigns'), 401, 'UNAUTHENTICATED', 'expired later');
 
     const doomed = await admin('POST', '/v1/api-keys', { name: 'doomed', scopes: ['campaigns:read'] });
@@ -286,7 +301,18 @@ describe('API keys', () => {
     const stored = await kiln.runtime.db('api_keys').where({ id: k.id }).first();
     assert.ok(!list.text.includes(stored!.key_hash), 'nor its hash');
     const item = list.json.data.find((x: { id: string }) => x.id === k.id);
-    assert.deepEqual(Object.keys(item).sort(), ['allowed_ips', 'created_at', 'expires_at', 'id', 'key_prefix', 'last_used_at', 'name', 'request_count', 'revoked_at', 'scopes']);
+    assert.deepEqual(Object.keys(item).sort(), [
+      'allowed_ips',
+      'created_at',
+      'expires_at',
+      'id',
+      'key_prefix',
+      'last_used_at',
+      'name',
+      'request_count',
+      'revoked_at',
+      'scopes',
+    ]);
     assert.equal(item.request_count, 0);
     assert.equal(item.last_used_at, null);
     assert.ok(list.json.meta.total >= 2);
@@ -324,7 +350,11 @@ describe('API keys', () => {
     const past = await admin('POST', '/v1/api-keys', { name: 'past', scopes: ['campaigns:read'], expires_at: new Date(Date.now() - 3600_000).toISOString() });
     expectError(past, 422, 'VALIDATION_FAILED', 'expires_at in the past');
     assert.equal(past.json.error.details.errors[0].path, 'expires_at');
-    const future = await admin('POST', '/v1/api-keys', { name: 'future', scopes: ['campaigns:read'], expires_at: new Date(Date.now() + 3600_000).toISOString() });
+    const future = await admin('POST', '/v1/api-keys', {
+      name: 'future',
+      scopes: ['campaigns:read'],
+      expires_at: new Date(Date.now() + 3600_000).toISOString(),
+    });
     assert.equal(future.status, 201, future.text);
     assert.ok(Math.abs(Date.parse(future.json.data.expires_at) - (Date.now() + 3600_000)) < 60_000);
     assert.equal((await client(kiln.base, future.json.data.key)('GET', '/v1/campaigns')).status, 200);
@@ -391,12 +421,19 @@ describe('IP allowlists', () => {
       const tenNet = await keyWith(['10.0.0.0/8']);
       const viaProxy = client(proxied.base, tenNet.key);
       assert.equal((await viaProxy('GET', '/v1/campaigns', undefined, { 'X-Forwarded-For': '10.1.2.3' })).status, 200, 'the trusted proxy said 10.1.2.3');
-      expectError(await viaProxy('GET', '/v1/campaigns', undefined, { 'X-Forwarded-For': '10.1.2.3, 192.0.2.7' }), 403, 'IP_NOT_ALLOWED', 'client-supplied entry left of the proxy');
+      expectError(
+        await viaProxy('GET', '/v1/campaigns', undefined, { 'X-Forwarded-For': '10.1.2.3, 192.0.2.7' }),
+        403,
+        'IP_NOT_ALLOWED',
+        'client-supplied entry left of the proxy',
+      );
       expectError(await viaProxy('GET', '/v1/campaigns'), 403, 'IP_NOT_ALLOWED', 'no X-Forwarded-For: the socket address');
       // the WebSocket handshake takes the client address the same way
       const handshake = (xff: string) =>
         new Promise<number>((resolve, reject) => {
-          const ws = new WebSocket(`${proxied.base.replace(/^http/, 'ws')}/v1/ws`, { headers: { Authorization: `Bearer ${tenNet.key}`, 'X-Forwarded-For': xff } });
+          const ws = new WebSocket(`${proxied.base.replace(/^http/, 'ws')}/v1/ws`, {
+            headers: { Authorization: `Bearer ${tenNet.key}`, 'X-Forwarded-For': xff },
+          });
           ws.once('open', () => {
             ws.close();
             resolve(101);
@@ -431,10 +468,16 @@ describe('IP allowlists', () => {
 
     const invalid = await admin('POST', '/v1/api-keys', { name: 'bad ips', scopes: ['campaigns:read'], allowed_ips: ['not-an-ip'] });
     expectError(invalid, 422, 'VALIDATION_FAILED', 'not-an-ip');
-    assert.deepEqual(invalid.json.error.details.errors.map((e: { path: string }) => e.path), ['allowed_ips[0]']);
+    assert.deepEqual(
+      invalid.json.error.details.errors.map((e: { path: string }) => e.path),
+      ['allowed_ips[0]'],
+    );
     const several = await admin('POST', '/v1/api-keys', { name: 'bad ips', scopes: ['campaigns:read'], allowed_ips: ['10.0.0.1', '300.1.1.1', '10.0.0.0/33'] });
     expectError(several, 422, 'VALIDATION_FAILED', 'several bad entries');
-    assert.deepEqual(several.json.error.details.errors.map((e: { path: string }) => e.path), ['allowed_ips[1]', 'allowed_ips[2]']);
+    assert.deepEqual(
+      several.json.error.details.errors.map((e: { path: string }) => e.path),
+      ['allowed_ips[1]', 'allowed_ips[2]'],
+    );
     const patch = await admin('PATCH', `/v1/api-keys/${(await keyFor('org_default', ['campaigns:read'])).row.id}`, { allowed_ips: ['nope'] });
     expectError(patch, 422, 'VALIDATION_FAILED', 'PATCH with a bad entry');
     assert.equal(patch.json.error.details.errors[0].path, 'allowed_ips[0]');
@@ -462,7 +505,8 @@ describe('JWT', () => {
     return base;
   }
 
-  const sign = (payload: Record<string, unknown>, alg = 'HS256', key: Uint8Array | CryptoKey = SECRET) => new SignJWT(payload).setProtectedHeader({ alg, typ: 'JWT' }).sign(key);
+  const sign = (payload: Record<string, unknown>, alg = 'HS256', key: Uint8Array | CryptoKey = SECRET) =>
+    new SignJWT(payload).setProtectedHeader({ alg, typ: 'JWT' }).sign(key);
 
   test('a token for the caller: 201, 30 days by default, custom expiry, and it works', async () => {
     const issued = await admin('POST', '/v1/auth/tokens');
@@ -472,7 +516,7 @@ describe('JWT', () => {
     assert.ok(Math.abs(Date.parse(expires_at) - (Date.now() + 30 * 86400_000)) < 60_000, expires_at);
     const viaToken = client(kiln.base, token);
     assert.equal((await viaToken('GET', '/v1/campaigns')).status, 200);
-    assert.equal((await viaToken('GET', '/v1/api-keys')).status, 200, 'the admin key\'s scopes travel with the token');
+    assert.equal((await viaToken('GET', '/v1/api-keys')).status, 200, "the admin key's scopes travel with the token");
 
     const oneDay = await admin('POST', '/v1/auth/tokens', { expires_in_days: 1 });
     assert.equal(oneDay.status, 201, oneDay.text);
@@ -512,7 +556,11 @@ describe('JWT', () => {
       'truncated signature': truncated,
       'empty signature': valid.replace(/[^.]+$/, ''),
       'signed with another secret': await sign(claims(), 'HS256', new TextEncoder().encode('another-secret-that-is-long-enough-0123456789')),
-      'payload swapped under a valid signature': [valid.split('.')[0], Buffer.from(JSON.stringify(claims({ org: 'org_b' }))).toString('base64url'), valid.split('.')[2]].join('.'),
+      'payload swapped under a valid signature': [
+        valid.split('.')[0],
+        Buffer.from(JSON.stringify(claims({ org: 'org_b' }))).toString('base64url'),
+        valid.split('.')[2],
+      ].join('.'),
     };
     for (const [what, token] of Object.entries(corpus)) {
       const res = await client(kiln.base, token)('GET', '/v1/campaigns');
@@ -570,7 +618,10 @@ describe('guests', () => {
     const templates = await guest('GET', '/v1/templates?per_page=100');
     assert.equal(templates.status, 200, templates.text);
     assert.ok(templates.json.data.length > 0);
-    assert.ok(templates.json.data.every((t: { builtin: boolean; visibility: string }) => t.builtin && t.visibility === 'public'), 'built-ins only');
+    assert.ok(
+      templates.json.data.every((t: { builtin: boolean; visibility: string }) => t.builtin && t.visibility === 'public'),
+      'built-ins only',
+    );
     assert.equal(templates.headers.get('x-ratelimit-limit'), '100');
     const builtin = templates.json.data[0];
     const detail = await guest('GET', `/v1/templates/${builtin.id}`);
@@ -583,7 +634,12 @@ describe('guests', () => {
     assert.ok(materials.json.data.length >= 1);
 
     // a custom (team) template of an organization stays hidden from guests
-    const custom = await admin('POST', '/v1/templates', { name: 'Guests Never See', description: '', mdl: { ...zdt1Mdl(), domain: 'benchmark' }, visibility: 'team' });
+    const custom = await admin('POST', '/v1/templates', {
+      name: 'Guests Never See',
+      description: '',
+      mdl: { ...zdt1Mdl(), domain: 'benchmark' },
+      visibility: 'team',
+    });
     assert.equal(custom.status, 201, custom.text);
     expectError(await guest('GET', `/v1/templates/${custom.json.data.id}`), 404, 'NOT_FOUND', 'guest on a team template');
     assert.ok(!(await guest('GET', '/v1/templates?per_page=100')).json.data.some((t: { id: string }) => t.id === custom.json.data.id));
@@ -607,7 +663,12 @@ describe('guests', () => {
     const wrongMethod = await guest('PUT', '/v1/campaigns');
     assert.ok(wrongMethod.status === 404 || wrongMethod.status === 405, `PUT /v1/campaigns → ${wrongMethod.status}`);
     // a header that is present but bad is not a guest
-    expectError(await guest('GET', '/v1/templates', undefined, { Authorization: 'Bearer nonsense' }), 401, 'UNAUTHENTICATED', 'bad credentials on a guest route');
+    expectError(
+      await guest('GET', '/v1/templates', undefined, { Authorization: 'Bearer nonsense' }),
+      401,
+      'UNAUTHENTICATED',
+      'bad credentials on a guest route',
+    );
   });
 
   test('guests get 100 requests per hour per address, then 429 RATE_LIMITED', async () => {
@@ -662,7 +723,11 @@ describe('test mode', () => {
     assert.ok(!(await admin('GET', '/v1/campaigns?per_page=100')).json.data.some((c: { id: string }) => c.id === testCampaign.json.data.id));
     expectError(await sandbox('GET', `/v1/campaigns/${live.json.data.id}`), 404, 'NOT_FOUND', 'test key on a live campaign');
     const sandboxList = (await sandbox('GET', '/v1/campaigns?per_page=100')).json.data as { id: string }[];
-    assert.deepEqual(sandboxList.map((c) => c.id), [testCampaign.json.data.id], 'the test key lists its own campaign only');
+    assert.deepEqual(
+      sandboxList.map((c) => c.id),
+      [testCampaign.json.data.id],
+      'the test key lists its own campaign only',
+    );
     expectError(await sandbox('DELETE', `/v1/campaigns/${live.json.data.id}`), 404, 'NOT_FOUND', 'test key deleting a live campaign');
     assert.equal((await admin('GET', `/v1/campaigns/${live.json.data.id}`)).status, 200);
     assert.equal((await sandbox('GET', `/v1/campaigns/${testCampaign.json.data.id}`)).status, 200);

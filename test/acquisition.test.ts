@@ -11,7 +11,12 @@ const ref3 = [1, 1, 1];
 test('Monte Carlo EHVI without uncertainty is the exact 3-objective improvement', () => {
   const acq = new MonteCarloEhvi(front3, 4, 3, ref3, 16, new Random(1));
   const base = hypervolume(front3, 4, 3, ref3);
-  for (const c of [[0.3, 0.3, 0.3], [0.1, 0.9, 0.9], [0.95, 0.95, 0.95], [1.5, 0, 0]]) {
+  for (const c of [
+    [0.3, 0.3, 0.3],
+    [0.1, 0.9, 0.9],
+    [0.95, 0.95, 0.95],
+    [1.5, 0, 0],
+  ]) {
     const [value] = acq.evaluate(Float64Array.from(c), new Float64Array(3), 1);
     const exact = hypervolume(Float64Array.from([...front3, ...c]), 5, 3, ref3) - base;
     assert.ok(Math.abs(value - exact) < 1e-12, `candidate ${c}: ${value} vs ${exact}`);

@@ -45,7 +45,11 @@ async function answer(id: string): Promise<number> {
     evaluations: batch.map(({ id: candidate, parameters: { x1, x2, x3 } }, k) =>
       k === 0
         ? { id: candidate, error: 'the membrane tore in the cell' }
-        : { id: candidate, objectives: { flux: 40 * (1 - x1) + x3, salt_rejection: 90 + 9 * x1 - 5 * x3, cost: 3000 + 2000 * x2 + 500 * x3 }, outcomes: { purity: 100 - 20 * x2 } },
+        : {
+            id: candidate,
+            objectives: { flux: 40 * (1 - x1) + x3, salt_rejection: 90 + 9 * x1 - 5 * x3, cost: 3000 + 2000 * x2 + 500 * x3 },
+            outcomes: { purity: 100 - 20 * x2 },
+          },
     ),
   });
   return batch.length;
@@ -77,11 +81,15 @@ before(async () => {
     })
   ).id;
   labJobId = (await call('POST', `/v1/campaigns/${labId}/start`)).job.id;
-  await eventually(async () => {
-    if ((await call('GET', `/v1/campaigns/${labId}`)).status !== 'running') return true;
-    await answer(labId);
-    return undefined;
-  }, 120_000, 'the lab campaign to finish');
+  await eventually(
+    async () => {
+      if ((await call('GET', `/v1/campaigns/${labId}`)).status !== 'running') return true;
+      await answer(labId);
+      return undefined;
+    },
+    120_000,
+    'the lab campaign to finish',
+  );
 });
 
 after(() => site?.stop());
@@ -161,7 +169,10 @@ for (const [width, height] of VIEWPORTS) {
     // side by side: convergence and the first pair on one row, the other two pairs on the next, each at least 400 px
     const boxes = await Promise.all(plotIds.map(async (id) => (await page.getByTestId(id).boundingBox())!));
     const [convergence, first, second, third] = boxes;
-    assert.ok(Math.abs(convergence.y - first.y) < 2 && convergence.x + convergence.width <= first.x, `convergence ${JSON.stringify(convergence)} beside the Pareto plot ${JSON.stringify(first)}`);
+    assert.ok(
+      Math.abs(convergence.y - first.y) < 2 && convergence.x + convergence.width <= first.x,
+      `convergence ${JSON.stringify(convergence)} beside the Pareto plot ${JSON.stringify(first)}`,
+    );
     assert.ok(Math.abs(second.y - third.y) < 2 && second.x + second.width <= third.x, 'the other two pairs side by side');
     for (const [k, box] of boxes.entries()) {
       assert.ok(box.width >= 400, `${plotIds[k]} is ${box.width} px wide`);
@@ -189,7 +200,11 @@ for (const [width, height] of VIEWPORTS) {
     // no uPlot legend ("Value: --"); a read-out of the hovered point, with units
     assert.equal(await page.locator('.u-legend').count(), 0);
     assert.ok(!(await page.locator('main').innerText()).includes('--'), 'no "--" anywhere');
-    const read = await hoverUntilRead(page, 'pareto-plot', /^iteration \d+ · \S+ · (Pareto front|dominated|infeasible) · flux [\d.e-]+ L\/m²h · salt_rejection [\d.e-]+ %$/);
+    const read = await hoverUntilRead(
+      page,
+      'pareto-plot',
+      /^iteration \d+ · \S+ · (Pareto front|dominated|infeasible) · flux [\d.e-]+ L\/m²h · salt_rejection [\d.e-]+ %$/,
+    );
     assert.match(read, /iteration \d+/);
     const convergenceRead = await hoverUntilRead(page, 'convergence-plot', /^iteration \d+: hypervolume \S+$/);
     assert.match(convergenceRead, /hypervolume [\d.e+-]+$/);
@@ -211,7 +226,18 @@ for (const [width, height] of VIEWPORTS) {
     // the table: units in the headings, every column reachable inside the window, a column chooser
     const table = page.getByTestId('evaluations');
     const headings = (await table.locator('thead th').allInnerTexts()).map((h) => h.trim());
-    assert.deepEqual(headings, ['iteration', 'Pareto', 'Feasible', 'x1 (wt%)', 'x2 (mm)', 'x3', 'flux (L/m²h)', 'salt_rejection (%)', 'cost (USD/m²)', 'purity (%)']);
+    assert.deepEqual(headings, [
+      'iteration',
+      'Pareto',
+      'Feasible',
+      'x1 (wt%)',
+      'x2 (mm)',
+      'x3',
+      'flux (L/m²h)',
+      'salt_rejection (%)',
+      'cost (USD/m²)',
+      'purity (%)',
+    ]);
     for (const th of await table.locator('thead th').all()) {
       await th.scrollIntoViewIfNeeded();
       const box = (await th.boundingBox())!;
@@ -288,17 +314,23 @@ test('the model report: predicted against measured with its intervals, parameter
   const id = (await call('POST', '/v1/campaigns', { name: 'zdt1 lab', domain: 'benchmark', mdl: zdt1Mdl({ evaluator: null, budget: 40, batch: 4 }) })).id;
   await call('POST', `/v1/campaigns/${id}/start`);
   const told = new Set<string>();
-  const report = await eventually(async () => {
-    const batch = ((await call('GET', `/v1/campaigns/${id}/candidates`)) as Candidate[]).filter((c) => !told.has(c.id));
-    const campaign = await call('GET', `/v1/campaigns/${id}`);
-    if (campaign.evaluations_completed < 8 && batch.length > 0) {
-      for (const c of batch) told.add(c.id);
-      await call('POST', `/v1/campaigns/${id}/evaluations`, { evaluations: batch.map((c) => ({ id: c.id, objectives: zdt1(c.parameters.x1, c.parameters.x2) })) });
-      return undefined;
-    }
-    const model = await call('GET', `/v1/campaigns/${id}/model`);
-    return campaign.evaluations_completed >= 8 && model.next.length > 0 ? model : undefined;
-  }, 90_000, 'a model report with a batch awaiting results');
+  const report = await eventually(
+    async () => {
+      const batch = ((await call('GET', `/v1/campaigns/${id}/candidates`)) as Candidate[]).filter((c) => !told.has(c.id));
+      const campaign = await call('GET', `/v1/campaigns/${id}`);
+      if (campaign.evaluations_completed < 8 && batch.length > 0) {
+        for (const c of batch) told.add(c.id);
+        await call('POST', `/v1/campaigns/${id}/evaluations`, {
+          evaluations: batch.map((c) => ({ id: c.id, objectives: zdt1(c.parameters.x1, c.parameters.x2) })),
+        });
+        return undefined;
+      }
+      const model = await call('GET', `/v1/campaigns/${id}/model`);
+      return campaign.evaluations_completed >= 8 && model.next.length > 0 ? model : undefined;
+    },
+    90_000,
+    'a model report with a batch awaiting results',
+  );
 
   for (const [width, height] of VIEWPORTS) {
     const context = await signedInContext(browser, kiln.adminKey);
@@ -324,7 +356,10 @@ test('the model report: predicted against measured with its intervals, parameter
     // the awaited batch, one row per candidate
     const next = panel.getByTestId('next-candidates');
     assert.equal(await next.locator('tbody tr').count(), report.next.length);
-    assert.deepEqual(await next.locator('tbody tr td:first-child').allInnerTexts(), report.next.map((c: { id: string }) => c.id));
+    assert.deepEqual(
+      await next.locator('tbody tr td:first-child').allInnerTexts(),
+      report.next.map((c: { id: string }) => c.id),
+    );
     await panel.scrollIntoViewIfNeeded();
     const box = (await panel.boundingBox())!;
     assert.ok(box.x >= 0 && box.x + box.width <= width + 0.5, `the report fits the ${width} px window`);

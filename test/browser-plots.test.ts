@@ -45,7 +45,8 @@ function measure({ x1, x2, x3 }: Candidate['parameters']) {
 /** Posts results for every candidate awaiting them; the number posted. */
 async function answerCandidates(id: string): Promise<number> {
   const batch = (await call('GET', `/v1/campaigns/${id}/candidates`)) as Candidate[];
-  if (batch.length > 0) await call('POST', `/v1/campaigns/${id}/evaluations`, { evaluations: batch.map((c) => ({ id: c.id, objectives: measure(c.parameters) })) });
+  if (batch.length > 0)
+    await call('POST', `/v1/campaigns/${id}/evaluations`, { evaluations: batch.map((c) => ({ id: c.id, objectives: measure(c.parameters) })) });
   return batch.length;
 }
 
@@ -83,11 +84,15 @@ test('four objectives: the Pareto plot becomes parallel coordinates, one axis pe
   let shown = 10;
   while ((await call('GET', `/v1/campaigns/${id}`)).status === 'running') {
     const readsBefore = resultsReads;
-    const answered = await eventually(async () => {
-      if ((await call('GET', `/v1/campaigns/${id}`)).status !== 'running') return -1;
-      const posted = await answerCandidates(id);
-      return posted > 0 ? posted : undefined;
-    }, 60_000, 'the next batch');
+    const answered = await eventually(
+      async () => {
+        if ((await call('GET', `/v1/campaigns/${id}`)).status !== 'running') return -1;
+        const posted = await answerCandidates(id);
+        return posted > 0 ? posted : undefined;
+      },
+      60_000,
+      'the next batch',
+    );
     if (answered < 0) break;
     shown += answered;
     await eventually(async () => ((await points()) === shown ? true : undefined), 30_000, `${shown} evaluations on the page`);
@@ -117,20 +122,36 @@ test('four objectives: the Pareto plot becomes parallel coordinates, one axis pe
       bottom: Number(n.querySelector('line')!.getAttribute('y2')),
     })),
   );
-  assert.deepEqual(axes.map((a) => a.name), OBJECTIVES.map((o) => o.name), 'one axis per objective, in MDL order');
-  assert.deepEqual(axes.map((a) => a.direction), ['↑ better', '↓ better', '↓ better', '↑ better']);
+  assert.deepEqual(
+    axes.map((a) => a.name),
+    OBJECTIVES.map((o) => o.name),
+    'one axis per objective, in MDL order',
+  );
+  assert.deepEqual(
+    axes.map((a) => a.direction),
+    ['↑ better', '↓ better', '↓ better', '↑ better'],
+  );
   axes.forEach((a, j) => {
     const values = rows.map((r) => r.objectives[OBJECTIVES[j].name]);
     assert.ok(Math.abs(a.min - Math.min(...values)) <= 1e-3 * Math.abs(Math.min(...values)) + 1e-9, `${a.name} min ${a.min}`);
     assert.ok(Math.abs(a.max - Math.max(...values)) <= 1e-3 * Math.abs(Math.max(...values)) + 1e-9, `${a.name} max ${a.max}`);
   });
 
-  const lines = await plot.locator('path').evaluateAll((nodes) => nodes.map((n) => ({ id: n.getAttribute('data-id')!, kind: n.getAttribute('class'), d: n.getAttribute('d')! })));
+  const lines = await plot
+    .locator('path')
+    .evaluateAll((nodes) => nodes.map((n) => ({ id: n.getAttribute('data-id')!, kind: n.getAttribute('class'), d: n.getAttribute('d')! })));
   assert.equal(await plot.locator('path.pareto').count(), front.length);
   assert.equal(await plot.locator('path.dominated').count(), rows.length - front.length);
-  assert.deepEqual(new Set(lines.filter((l) => l.kind === 'pareto').map((l) => l.id)), new Set(front.map((r) => r.id)), 'the Pareto polylines are the Pareto rows');
+  assert.deepEqual(
+    new Set(lines.filter((l) => l.kind === 'pareto').map((l) => l.id)),
+    new Set(front.map((r) => r.id)),
+    'the Pareto polylines are the Pareto rows',
+  );
   const firstPareto = lines.findIndex((l) => l.kind === 'pareto');
-  assert.ok(lines.slice(firstPareto).every((l) => l.kind === 'pareto'), 'Pareto rows are drawn after (over) the dominated ones');
+  assert.ok(
+    lines.slice(firstPareto).every((l) => l.kind === 'pareto'),
+    'Pareto rows are drawn after (over) the dominated ones',
+  );
 
   // every vertex sits on its axis at the value's place between the axis' min and max
   const vertices = new Map(lines.map((l) => [l.id, [...l.d.matchAll(/[ML](-?[\d.]+) (-?[\d.]+)/g)].map((m) => ({ x: Number(m[1]), y: Number(m[2]) }))]));
@@ -154,7 +175,10 @@ test('four objectives: the Pareto plot becomes parallel coordinates, one axis pe
   // fills the page's column on a laptop screen, with names big enough to read
   const [plotWidth, columnWidth] = await plot.evaluate((svg) => [svg.getBoundingClientRect().width, svg.parentElement!.getBoundingClientRect().width]);
   assert.ok(Math.abs(plotWidth - columnWidth) < 1, `plot ${plotWidth} px wide in a ${columnWidth} px column`);
-  const nameHeight = await plot.locator('.axis-name').first().evaluate((t) => t.getBoundingClientRect().height);
+  const nameHeight = await plot
+    .locator('.axis-name')
+    .first()
+    .evaluate((t) => t.getBoundingClientRect().height);
   assert.ok(nameHeight >= 12, `axis names ${nameHeight} px high`);
 
   await page.screenshot({ path: `${ARTIFACTS}/pareto-parallel.png`, fullPage: true });
@@ -184,16 +208,24 @@ test('outcome constraints: infeasible evaluations drawn apart and counted, an ob
     const batch = (await call('GET', `/v1/campaigns/${id}/candidates`)) as { id: string; parameters: { x1: number; x2: number } }[];
     if (batch.length > 0) {
       await call('POST', `/v1/campaigns/${id}/evaluations`, {
-        evaluations: batch.map((c) => ({ id: c.id, objectives: { cost: c.parameters.x1, loss: 1 - c.parameters.x1 + c.parameters.x2 }, outcomes: { purity: 100 - 20 * c.parameters.x2 } })),
+        evaluations: batch.map((c) => ({
+          id: c.id,
+          objectives: { cost: c.parameters.x1, loss: 1 - c.parameters.x1 + c.parameters.x2 },
+          outcomes: { purity: 100 - 20 * c.parameters.x2 },
+        })),
       });
     }
     return batch.length;
   };
-  await eventually(async () => {
-    if ((await call('GET', `/v1/campaigns/${id}`)).status !== 'running') return true;
-    await answer();
-    return undefined;
-  }, 90_000, 'the campaign to finish');
+  await eventually(
+    async () => {
+      if ((await call('GET', `/v1/campaigns/${id}`)).status !== 'running') return true;
+      await answer();
+      return undefined;
+    },
+    90_000,
+    'the campaign to finish',
+  );
   const rows = (await call('GET', `/v1/campaigns/${id}/results`)).evaluations as (Row & { feasible: boolean; outcomes: { purity: number } })[];
   const infeasible = rows.filter((r) => !r.feasible);
   assert.equal(rows.length, 20);
@@ -210,7 +242,10 @@ test('outcome constraints: infeasible evaluations drawn apart and counted, an ob
   assert.equal(Number(await plot.getAttribute('data-infeasible')), infeasible.length);
   assert.equal(Number(await plot.getAttribute('data-limits')), 1, 'cost <= 0.8 is drawn; purity is no axis');
   assert.match((await plot.getAttribute('aria-label'))!, new RegExp(`${infeasible.length} infeasible \\(hollow orange\\); limits cost <= 0.8 dashed`));
-  assert.match(await page.getByTestId('feasibility').innerText(), new RegExp(`${20 - infeasible.length} feasible, ${infeasible.length} infeasible \\(subject to purity >= 90, cost <= 0.8\\)`));
+  assert.match(
+    await page.getByTestId('feasibility').innerText(),
+    new RegExp(`${20 - infeasible.length} feasible, ${infeasible.length} infeasible \\(subject to purity >= 90, cost <= 0.8\\)`),
+  );
   // the limit's dashed line: orange pixels down the column at cost = 0.8 inside the plot area
   const orange = await plot.evaluate((root) => {
     const canvas = root.querySelector('canvas')!;
@@ -224,7 +259,10 @@ test('outcome constraints: infeasible evaluations drawn apart and counted, an ob
 
   const table = page.getByTestId('evaluations');
   const headings = await table.locator('thead th').allInnerTexts();
-  assert.deepEqual(headings.map((h) => h.trim()), ['iteration', 'Pareto', 'Feasible', 'x1', 'x2', 'cost', 'loss', 'purity (%)']);
+  assert.deepEqual(
+    headings.map((h) => h.trim()),
+    ['iteration', 'Pareto', 'Feasible', 'x1', 'x2', 'cost', 'loss', 'purity (%)'],
+  );
   assert.equal(await table.locator('tbody tr.infeasible').count(), infeasible.length);
   await page.screenshot({ path: `${ARTIFACTS}/outcome-constraints.png`, fullPage: true });
   assert.deepEqual(failures, []);

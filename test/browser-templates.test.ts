@@ -90,9 +90,14 @@ test('signed in: an MDL error is shown at its path, a team template is created f
   assert.match(await page.getByRole('alert').first().innerText(), /The template was not created: (one problem|\d+ problems) to fix/);
   assert.doesNotMatch(await page.getByRole('alert').first().innerText(), /details\.errors/, 'no API wording');
   const listed = await errors.locator('li').allInnerTexts();
-  assert.ok(listed.some((e) => /^parameters\[0\]\.bounds: .*lower bound 1 must be below upper bound 0/.test(e)), `the bounds error at its place in the document, without the request's mdl. prefix: ${listed.join(' | ')}`);
+  assert.ok(
+    listed.some((e) => /^parameters\[0\]\.bounds: .*lower bound 1 must be below upper bound 0/.test(e)),
+    `the bounds error at its place in the document, without the request's mdl. prefix: ${listed.join(' | ')}`,
+  );
 
-  await page.getByLabel('or load it from a file (.yaml, .yml, .json)').setInputFiles({ name: 'brine.yaml', mimeType: 'application/yaml', buffer: Buffer.from(FIXED) });
+  await page
+    .getByLabel('or load it from a file (.yaml, .yml, .json)')
+    .setInputFiles({ name: 'brine.yaml', mimeType: 'application/yaml', buffer: Buffer.from(FIXED) });
   await page.waitForFunction((text) => (document.getElementById('template-mdl') as HTMLTextAreaElement).value === text, FIXED);
   await page.getByRole('button', { name: 'Create template' }).click();
 
@@ -104,7 +109,9 @@ test('signed in: an MDL error is shown at its path, a team template is created f
   assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), '');
   assert.equal(await page.getByLabel('Visibility').inputValue(), 'private');
 
-  const res = await fetch(`${kiln.base}/v1/templates/${encodeURIComponent('water/brine-concentrator')}`, { headers: { Authorization: `Bearer ${kiln.adminKey}` } });
+  const res = await fetch(`${kiln.base}/v1/templates/${encodeURIComponent('water/brine-concentrator')}`, {
+    headers: { Authorization: `Bearer ${kiln.adminKey}` },
+  });
   assert.equal(res.status, 200);
   const stored = (await res.json()).data;
   assert.equal(stored.visibility, 'team');

@@ -24,14 +24,22 @@ const headers = () => ({ Authorization: `Bearer ${kiln.adminKey}`, 'Content-Type
 before(async () => {
   site = await startBrowserKiln();
   ({ kiln, browser } = site);
-  const created = await fetch(`${kiln.base}/v1/campaigns`, { method: 'POST', headers: headers(), body: JSON.stringify({ template_id: 'water/desalination-membrane', overrides: { optimizer: { budget: 24 } } }) });
+  const created = await fetch(`${kiln.base}/v1/campaigns`, {
+    method: 'POST',
+    headers: headers(),
+    body: JSON.stringify({ template_id: 'water/desalination-membrane', overrides: { optimizer: { budget: 24 } } }),
+  });
   campaignId = ((await created.json()) as { data: { id: string } }).data.id;
   const started = await fetch(`${kiln.base}/v1/campaigns/${campaignId}/start`, { method: 'POST', headers: headers() });
   jobId = ((await started.json()) as { data: { job: { id: string } } }).data.job.id;
-  await eventually(async () => {
-    const c = (await (await fetch(`${kiln.base}/v1/campaigns/${campaignId}`, { headers: headers() })).json()) as { data: { status: string } };
-    return c.data.status === 'running' || c.data.status === 'created' ? undefined : true;
-  }, 90_000, 'the campaign to finish');
+  await eventually(
+    async () => {
+      const c = (await (await fetch(`${kiln.base}/v1/campaigns/${campaignId}`, { headers: headers() })).json()) as { data: { status: string } };
+      return c.data.status === 'running' || c.data.status === 'created' ? undefined : true;
+    },
+    90_000,
+    'the campaign to finish',
+  );
   const form = new FormData();
   form.append('file', new Blob(['x1,x2,f1,f2\n0.1,0.2,1,2\n0.3,0.4,2,1\n'], { type: 'text/csv' }), 'runs.csv');
   form.append('name', 'earlier runs');
@@ -52,7 +60,10 @@ const PAGES: [string, string, string][] = [
   ['api-keys', '#/settings/api-keys', 'API keys'],
 ];
 
-for (const [width, height] of [[1280, 720], [1440, 900]]) {
+for (const [width, height] of [
+  [1280, 720],
+  [1440, 900],
+]) {
   test(`every main page at ${width}×${height}: fits the window, controls labelled, buttons named, text legible; screenshots`, async () => {
     const context = await signedInContext(browser, kiln.adminKey);
     const page = await context.newPage();
@@ -95,7 +106,9 @@ test('signed in, a template downloads as material.yaml that parses to its MDL an
   const [download] = await Promise.all([page.waitForEvent('download'), card.getByRole('button', { name: 'Download material.yaml' }).click()]);
   assert.equal(download.suggestedFilename(), 'material.yaml');
   const mdl = parse(readFileSync(await download.path(), 'utf8'));
-  const detail = (await (await fetch(`${kiln.base}/v1/templates/${encodeURIComponent('water/desalination-membrane')}`, { headers: headers() })).json()) as { data: { mdl: unknown } };
+  const detail = (await (await fetch(`${kiln.base}/v1/templates/${encodeURIComponent('water/desalination-membrane')}`, { headers: headers() })).json()) as {
+    data: { mdl: unknown };
+  };
   assert.deepEqual(mdl, detail.data.mdl);
 
   await card.getByRole('link', { name: 'New campaign from it' }).click();
@@ -111,7 +124,8 @@ test('jobs: cancel a running job from its page; retry a failed one, which opens 
     const res = await fetch(`${kiln.base}${path}`, { method: 'POST', headers: headers(), body: body === undefined ? undefined : JSON.stringify(body) });
     return (await res.json()) as { data: any };
   };
-  const long = (await post('/v1/campaigns', { template_id: 'water/desalination-membrane', name: 'to cancel', overrides: { optimizer: { budget: 400 } } })).data.id;
+  const long = (await post('/v1/campaigns', { template_id: 'water/desalination-membrane', name: 'to cancel', overrides: { optimizer: { budget: 400 } } })).data
+    .id;
   const running = (await post(`/v1/campaigns/${long}/start`)).data.job.id;
   const context = await signedInContext(browser, kiln.adminKey);
   const page = await context.newPage();
@@ -121,11 +135,15 @@ test('jobs: cancel a running job from its page; retry a failed one, which opens 
   assert.equal(await page.getByRole('button', { name: 'Cancel' }).count(), 0);
 
   // a timeout of about a second fails the job after its first iterations
-  const short = (await post('/v1/campaigns', { template_id: 'water/desalination-membrane', name: 'to retry', overrides: { optimizer: { budget: 400 } } })).data.id;
+  const short = (await post('/v1/campaigns', { template_id: 'water/desalination-membrane', name: 'to retry', overrides: { optimizer: { budget: 400 } } })).data
+    .id;
   const failing = (await post(`/v1/campaigns/${short}/start`, { timeout_hours: 0.0003 })).data.job.id;
   await page.goto(`${kiln.base}/#/jobs/${failing}`);
   await page.getByTestId('job-status').getByText('failed').waitFor({ timeout: 60_000 });
-  await page.getByTestId('log').getByText(/ran past its timeout/).waitFor();
+  await page
+    .getByTestId('log')
+    .getByText(/ran past its timeout/)
+    .waitFor();
   await page.screenshot({ path: `${ARTIFACTS}/job-failed.png` });
   await page.getByRole('button', { name: 'Retry' }).click();
   await page.waitForURL((url) => /#\/jobs\/job_\w+$/.test(url.hash) && !url.hash.endsWith(failing));
@@ -162,7 +180,11 @@ test('the dashboard loads nothing from outside this server', async () => {
 });
 
 test('a dropped WebSocket is opened again and the campaign page catches up without a reload', async () => {
-  const created = await fetch(`${kiln.base}/v1/campaigns`, { method: 'POST', headers: headers(), body: JSON.stringify({ template_id: 'water/desalination-membrane', name: 'reconnecting', overrides: { optimizer: { budget: 20 } } }) });
+  const created = await fetch(`${kiln.base}/v1/campaigns`, {
+    method: 'POST',
+    headers: headers(),
+    body: JSON.stringify({ template_id: 'water/desalination-membrane', name: 'reconnecting', overrides: { optimizer: { budget: 20 } } }),
+  });
   const id = ((await created.json()) as { data: { id: string } }).data.id;
   const context = await signedInContext(browser, kiln.adminKey);
   const page = await context.newPage();
@@ -178,7 +200,10 @@ test('a dropped WebSocket is opened again and the campaign page catches up witho
   // the campaign runs while the page is cut off from its events
   await fetch(`${kiln.base}/v1/campaigns/${id}/start`, { method: 'POST', headers: headers() });
   await eventually(async () => (sockets.length === 2 ? true : undefined), 20_000, 'the page to connect again');
-  await page.getByTestId('status').getByText(/completed|converged/).waitFor({ timeout: 60_000 });
+  await page
+    .getByTestId('status')
+    .getByText(/completed|converged/)
+    .waitFor({ timeout: 60_000 });
   assert.ok((await page.getByTestId('evaluations').locator('tbody tr').count()) >= 20);
   await context.close();
 });

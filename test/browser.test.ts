@@ -69,19 +69,27 @@ test('sign in with a key, create a campaign from a template, start it, watch bot
   await page.getByRole('button', { name: 'Start' }).click();
   // read from the page as it updates over the WebSocket, without reloading
   const seen = new Set<string>();
-  await eventually(async () => {
-    const c = await points(page, 'convergence-plot');
-    const p = await points(page, 'pareto-plot');
-    seen.add(`${c}:${p}`);
-    const growth = [...seen].map((s) => s.split(':').map(Number));
-    const grew = growth.some(([c1, p1]) => growth.some(([c2, p2]) => c2 > c1 && c1 > 0 && p2 > p1));
-    return grew ? true : undefined;
-  }, 60_000, 'both plots to gain points while the campaign runs');
+  await eventually(
+    async () => {
+      const c = await points(page, 'convergence-plot');
+      const p = await points(page, 'pareto-plot');
+      seen.add(`${c}:${p}`);
+      const growth = [...seen].map((s) => s.split(':').map(Number));
+      const grew = growth.some(([c1, p1]) => growth.some(([c2, p2]) => c2 > c1 && c1 > 0 && p2 > p1));
+      return grew ? true : undefined;
+    },
+    60_000,
+    'both plots to gain points while the campaign runs',
+  );
   await page.screenshot({ path: `${ARTIFACTS}/campaign-running.png` });
 
   const stop = page.getByRole('button', { name: 'Stop' });
   if (await stop.isVisible()) await stop.click();
-  await eventually(async () => (['stopped', 'completed', 'converged'].includes(await page.getByTestId('status').innerText()) ? true : undefined), 60_000, 'the campaign to stop');
+  await eventually(
+    async () => (['stopped', 'completed', 'converged'].includes(await page.getByTestId('status').innerText()) ? true : undefined),
+    60_000,
+    'the campaign to stop',
+  );
   const uplotPoints = await page.locator('[data-testid="pareto-plot"] canvas').count();
   assert.ok(uplotPoints >= 1, 'the Pareto plot is drawn');
   await page.screenshot({ path: `${ARTIFACTS}/campaign-stopped.png` });
@@ -235,8 +243,14 @@ test('datasets: upload with a validation report, see the preview, refuse a file 
   await page.goto(`${kiln.base}/#/datasets`);
   await page.getByText('No datasets yet.').waitFor();
   const mdl = JSON.stringify({
-    parameters: [{ name: 'x1', type: 'continuous', bounds: [0, 1] }, { name: 'x2', type: 'continuous', bounds: [0, 1] }],
-    objectives: [{ name: 'f1', direction: 'minimize' }, { name: 'f2', direction: 'minimize' }],
+    parameters: [
+      { name: 'x1', type: 'continuous', bounds: [0, 1] },
+      { name: 'x2', type: 'continuous', bounds: [0, 1] },
+    ],
+    objectives: [
+      { name: 'f1', direction: 'minimize' },
+      { name: 'f2', direction: 'minimize' },
+    ],
     optimizer: { method: 'cma-es', budget: 10 },
   });
   const rows = ['x1,x2,f1,f2', ...Array.from({ length: 14 }, (_, i) => `${(i / 14).toFixed(3)},0.5,${i},${14 - i}`), '1.5,0.5,1,1', '0.2,0.2,,3'];
@@ -263,9 +277,15 @@ test('datasets: upload with a validation report, see the preview, refuse a file 
   await context.close();
 });
 
-test('a campaign\'s evaluations table sorts and marks the Pareto rows; the job page follows the log live and filters by level', async () => {
+test("a campaign's evaluations table sorts and marks the Pareto rows; the job page follows the log live and filters by level", async () => {
   const h = { Authorization: `Bearer ${kiln.adminKey}`, 'Content-Type': 'application/json' };
-  const created = await (await fetch(`${kiln.base}/v1/campaigns`, { method: 'POST', headers: h, body: JSON.stringify({ template_id: 'water/desalination-membrane', name: 'logged', overrides: { optimizer: { budget: 40 } } }) })).json();
+  const created = await (
+    await fetch(`${kiln.base}/v1/campaigns`, {
+      method: 'POST',
+      headers: h,
+      body: JSON.stringify({ template_id: 'water/desalination-membrane', name: 'logged', overrides: { optimizer: { budget: 40 } } }),
+    })
+  ).json();
   const id = created.data.id;
   const context = await signedInContext(browser, kiln.adminKey);
   const page = await context.newPage();
@@ -275,7 +295,10 @@ test('a campaign\'s evaluations table sorts and marks the Pareto rows; the job p
   const log = page.getByTestId('log');
   // entries arrive over the WebSocket while the job runs
   await log.getByText(/Iteration 2 /).waitFor({ timeout: 60_000 });
-  await page.getByTestId('job-status').getByText(/completed|cancelled|failed/).waitFor({ timeout: 60_000 });
+  await page
+    .getByTestId('job-status')
+    .getByText(/completed|cancelled|failed/)
+    .waitFor({ timeout: 60_000 });
   await log.getByText(/Completed|Converged/).waitFor();
   const infoCount = await log.locator('li').count();
   await page.getByLabel('Level').selectOption('debug');
@@ -294,10 +317,17 @@ test('a campaign\'s evaluations table sorts and marks the Pareto rows; the job p
   await table.getByRole('button', { name: objective }).click();
   const firstValues = await table.locator('tbody tr td:last-child').allInnerTexts();
   const numbers = firstValues.map(Number);
-  assert.deepEqual(numbers, [...numbers].sort((a, b) => a - b), 'sorted ascending by the clicked objective');
+  assert.deepEqual(
+    numbers,
+    [...numbers].sort((a, b) => a - b),
+    'sorted ascending by the clicked objective',
+  );
   await table.getByRole('button', { name: objective }).click();
   const descending = (await table.locator('tbody tr td:last-child').allInnerTexts()).map(Number);
-  assert.deepEqual(descending, [...numbers].sort((a, b) => b - a));
+  assert.deepEqual(
+    descending,
+    [...numbers].sort((a, b) => b - a),
+  );
   await page.screenshot({ path: `${ARTIFACTS}/campaign-evaluations.png`, fullPage: true });
   await context.close();
 });
@@ -331,7 +361,9 @@ test('a campaign from pasted YAML: validation errors shown at their paths, then 
   const alert = await page.getByRole('alert').innerText();
   assert.equal(alert, 'The campaign was not created: 2 problems to fix, listed below.');
   await page.screenshot({ path: `${ARTIFACTS}/mdl-errors.png` });
-  await page.getByLabel('Paste YAML or JSON').fill(yaml(10, -1).replace('[-1, 0]', '[0, 1]').replace('Pasted ZDT1', 'Tight ZDT1') + '\nconstraints: [{expression: x1 + x2 <= 0.1}]');
+  await page
+    .getByLabel('Paste YAML or JSON')
+    .fill(yaml(10, -1).replace('[-1, 0]', '[0, 1]').replace('Pasted ZDT1', 'Tight ZDT1') + '\nconstraints: [{expression: x1 + x2 <= 0.1}]');
   await page.getByRole('button', { name: 'Create from MDL' }).click();
   const warnings = page.getByTestId('preflight-warnings');
   await warnings.waitFor();
@@ -357,10 +389,20 @@ test('a campaign from pasted YAML: validation errors shown at their paths, then 
 
 test('three objectives: the Pareto plot becomes a matrix of every pair of objectives', async () => {
   const h = { Authorization: `Bearer ${kiln.adminKey}`, 'Content-Type': 'application/json' };
-  const created = await (await fetch(`${kiln.base}/v1/campaigns`, { method: 'POST', headers: h, body: JSON.stringify({ template_id: 'battery/cathode-composition', name: 'three objectives', overrides: { optimizer: { budget: 16 } } }) })).json();
+  const created = await (
+    await fetch(`${kiln.base}/v1/campaigns`, {
+      method: 'POST',
+      headers: h,
+      body: JSON.stringify({ template_id: 'battery/cathode-composition', name: 'three objectives', overrides: { optimizer: { budget: 16 } } }),
+    })
+  ).json();
   const id = created.data.id;
   await fetch(`${kiln.base}/v1/campaigns/${id}/start`, { method: 'POST', headers: h });
-  await eventually(async () => ((await (await fetch(`${kiln.base}/v1/campaigns/${id}`, { headers: h })).json()).data.status !== 'running' ? true : undefined), 90_000, 'the campaign to finish');
+  await eventually(
+    async () => ((await (await fetch(`${kiln.base}/v1/campaigns/${id}`, { headers: h })).json()).data.status !== 'running' ? true : undefined),
+    90_000,
+    'the campaign to finish',
+  );
   const context = await signedInContext(browser, kiln.adminKey);
   const page = await context.newPage();
   await page.goto(`${kiln.base}/#/campaigns/${id}`);
@@ -369,7 +411,10 @@ test('three objectives: the Pareto plot becomes a matrix of every pair of object
   assert.equal(await matrix.getAttribute('data-pairs'), '3');
   assert.equal(await matrix.locator('canvas').count(), 3);
   const labels = await matrix.locator('[role="img"]').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('aria-label')));
-  assert.deepEqual(labels.map((l) => l!.split(':')[0]), ['cycle_life against specific_energy', 'material_cost against specific_energy', 'material_cost against cycle_life']);
+  assert.deepEqual(
+    labels.map((l) => l!.split(':')[0]),
+    ['cycle_life against specific_energy', 'material_cost against specific_energy', 'material_cost against cycle_life'],
+  );
   await page.screenshot({ path: `${ARTIFACTS}/pareto-matrix.png`, fullPage: true });
   await context.close();
 });

@@ -66,7 +66,10 @@ test('the loop spends exactly the budget: initial design, then batches, then com
   const { state, batches } = runToEnd(mdl, initialState(mdl));
   assert.equal(state.status, 'completed');
   assert.equal(state.stopReason, 'budget');
-  assert.deepEqual(batches.map((b) => JSON.parse(b).length), [6, 2, 2, 2, 2]);
+  assert.deepEqual(
+    batches.map((b) => JSON.parse(b).length),
+    [6, 2, 2, 2, 2],
+  );
   assert.equal(state.evaluations.length, 14);
   assert.equal(state.convergenceHistory.length, 5);
   for (let i = 1; i < state.convergenceHistory.length; i++) {
@@ -121,7 +124,11 @@ test('failed evaluations are recorded, not dropped; max_failed_iterations of tot
   for (let k = 0; k < 3; k++) {
     assert.equal(state.status, 'running', `still running after ${k} failed iterations`);
     const next = step(mdl, state);
-    state = tell(mdl, next.state, next.proposals.map((p) => ({ id: p.id, error: `simulator crashed ${k}` }))).state;
+    state = tell(
+      mdl,
+      next.state,
+      next.proposals.map((p) => ({ id: p.id, error: `simulator crashed ${k}` })),
+    ).state;
   }
   assert.equal(state.status, 'failed');
   assert.equal(state.stopReason, 'error');
@@ -132,7 +139,11 @@ test('failed evaluations are recorded, not dropped; max_failed_iterations of tot
   let kept = initialState(patient);
   for (let k = 0; k < 5; k++) {
     const next = step(patient, kept);
-    kept = tell(patient, next.state, next.proposals.map((p) => ({ id: p.id, error: 'simulator crashed' }))).state;
+    kept = tell(
+      patient,
+      next.state,
+      next.proposals.map((p) => ({ id: p.id, error: 'simulator crashed' })),
+    ).state;
   }
   assert.equal(kept.status, 'running', 'max_failed_iterations 0 never stops for failures');
 });
@@ -144,7 +155,11 @@ test('stagnation is judged only after min_budget_share of the budget and only ab
   const stoppedAt: number[] = [];
   while (state.status === 'running') {
     const next = step(mdl, state);
-    state = tell(mdl, next.state, next.proposals.map((p) => ({ id: p.id, objectives: { f1: 0.5, f2: 0.5 } }))).state;
+    state = tell(
+      mdl,
+      next.state,
+      next.proposals.map((p) => ({ id: p.id, objectives: { f1: 0.5, f2: 0.5 } })),
+    ).state;
     stoppedAt.push(budgetUsed(state));
   }
   assert.equal(state.status, 'converged');
@@ -156,7 +171,11 @@ test('stagnation is judged only after min_budget_share of the budget and only ab
   let zero = initialState(outside);
   while (zero.status === 'running') {
     const next = step(outside, zero);
-    zero = tell(outside, next.state, next.proposals.map((p) => ({ id: p.id, objectives: { f1: 5, f2: 5 } }))).state;
+    zero = tell(
+      outside,
+      next.state,
+      next.proposals.map((p) => ({ id: p.id, objectives: { f1: 5, f2: 5 } })),
+    ).state;
   }
   assert.equal(zero.status, 'completed');
   assert.equal(zero.stopReason, 'budget');

@@ -1,13 +1,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { initTensorBackend } from '../src/engine/tensor/backend.js';
-import {
-  choleskyInPlace,
-  inverseFromInverseFactor,
-  invertLower,
-  solveLowerInPlace,
-  solveLowerTransposedInPlace,
-} from '../src/engine/gp/dense64.js';
+import { choleskyInPlace, inverseFromInverseFactor, invertLower, solveLowerInPlace, solveLowerTransposedInPlace } from '../src/engine/gp/dense64.js';
 import { JITTER_FACTORS, tryWithJitter, withJitter } from '../src/engine/gp/jitter.js';
 import { BlockedCholesky, inverseLowerTriangle } from '../src/engine/gp/linalg.js';
 import { maternGram } from '../src/engine/gp/matern.js';
@@ -168,7 +162,13 @@ test('refined solves reach float64 accuracy through the float32 factor', () => {
   const X = uniformPoints(n, d, 5);
   const F = new Float64Array(n * n);
   // Long lengthscales and the noise floor: condition number around 1e6, beyond float32 alone.
-  maternGram(X.map((v) => v / 0.4), n, d, 1, F);
+  maternGram(
+    X.map((v) => v / 0.4),
+    n,
+    d,
+    1,
+    F,
+  );
   const random = new Random(3);
   const b = Float64Array.from({ length: n }, () => random.normal());
   const solved = solveTensorCovariance(F, n, 1e-4, b, BLOCK);
@@ -190,7 +190,13 @@ test('the conditioning floor keeps a float32 solve sound where the noise floor a
   const d = 2;
   const X = uniformPoints(n, d, 6);
   const F = new Float64Array(n * n);
-  maternGram(X.map((v) => v / 3), n, d, 35, F);
+  maternGram(
+    X.map((v) => v / 3),
+    n,
+    d,
+    35,
+    F,
+  );
   const random = new Random(4);
   const b = Float64Array.from({ length: n }, () => random.normal());
   const bare = solveTensorCovariance(F, n, 1e-4, b, BLOCK);
@@ -215,25 +221,44 @@ test('jitter escalation factors a singular kernel matrix built from duplicated i
   const X = Float64Array.from([0.1, 0.2, 0.1, 0.2, 0.7, 0.4, 0.7, 0.4, 0.5, 0.9]);
   const n = 5;
   const F = new Float64Array(n * n);
-  maternGram(X.map((v) => v / 0.3), n, d, 1, F);
+  maternGram(
+    X.map((v) => v / 0.3),
+    n,
+    d,
+    1,
+    F,
+  );
   assert.equal(choleskyInPlace(F.slice(), n), false, 'without jitter the factorization must fail');
 
   const L = new Float64Array(n * n);
-  const { jitter } = withJitter(1, (j) => {
-    L.set(F);
-    for (let i = 0; i < n; i++) L[i * n + i] += j;
-    return choleskyInPlace(L, n) ? true : null;
-  }, 'test matrix');
+  const { jitter } = withJitter(
+    1,
+    (j) => {
+      L.set(F);
+      for (let i = 0; i < n; i++) L[i * n + i] += j;
+      return choleskyInPlace(L, n) ? true : null;
+    },
+    'test matrix',
+  );
   assert.equal(jitter, JITTER_FACTORS[1], 'the first escalation step (1e-6 × mean diagonal) suffices');
 
-  const solved = solveTensorCovariance(F, n, 0, Float64Array.from({ length: n }, (_, i) => i), 2);
+  const solved = solveTensorCovariance(
+    F,
+    n,
+    0,
+    Float64Array.from({ length: n }, (_, i) => i),
+    2,
+  );
   assert.ok(solved, 'the blocked factor escalates jitter too');
   assert.ok(solved.diagonal > 0);
 });
 
 test('jitter escalation gives up with an actionable error', () => {
   let calls = 0;
-  assert.equal(tryWithJitter(1, () => (calls++, null)), null);
+  assert.equal(
+    tryWithJitter(1, () => (calls++, null)),
+    null,
+  );
   assert.equal(calls, JITTER_FACTORS.length);
   assert.throws(() => withJitter(1, () => null, 'GP covariance matrix'), /not positive definite.*NaN or infinite/);
   assert.throws(() => withJitter(NaN, () => true, 'GP covariance matrix'), /not positive definite/);

@@ -26,8 +26,14 @@ const ranCode = await runCampaignFile('examples/zdt1.yaml', { out, budget: 24, s
 test('kiln run records a receipt per iteration and kiln replay finds every iteration identical', async () => {
   assert.equal(ranCode, 0, ran.stderr.join('\n'));
   const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsJson;
-  assert.deepEqual(results.iterations.map((i) => i.iteration), [1, 2, 3, 4]);
-  assert.deepEqual(results.iterations.map((i) => i.receipt?.strategy), ['initial-design', 'global', 'global', 'global']);
+  assert.deepEqual(
+    results.iterations.map((i) => i.iteration),
+    [1, 2, 3, 4],
+  );
+  assert.deepEqual(
+    results.iterations.map((i) => i.receipt?.strategy),
+    ['initial-design', 'global', 'global', 'global'],
+  );
   assert.ok(results.iterations.every((i) => i.receipt?.tensor_backend === 'wasm' && /^\d+\.\d+\.\d+/.test(i.receipt.engine_version)));
   assert.equal(results.iterations.flatMap((i) => i.evaluation_ids).length, 24);
 
@@ -60,7 +66,10 @@ test('kiln replay reports a tampered objective as a difference and exits 1', asy
   // --iteration reports one iteration (the earlier ones are still replayed to reach it)
   const one = capture();
   assert.equal(await replayResults(join(tampered, 'results.json'), { iteration: 4 }, one), 1);
-  assert.deepEqual(one.stdout.filter((l) => l.startsWith('Iteration')).map((l) => l.slice(0, 12)), ['Iteration 4 ']);
+  assert.deepEqual(
+    one.stdout.filter((l) => l.startsWith('Iteration')).map((l) => l.slice(0, 12)),
+    ['Iteration 4 '],
+  );
 });
 
 test('kiln replay says what it needs when the input cannot be replayed', async () => {

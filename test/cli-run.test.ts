@@ -48,7 +48,10 @@ test('kiln run executes an example campaign end to end and writes results.json a
   assert.match(text, /\n {2}f1 \(dimensionless\): R² -?\d\.\d{3}, ±1σ holds \d+ %, ±1\.96σ holds \d+ %, mean standardized error -?\d\.\d\d\n/);
   assert.match(text, /Parameter importance \(total Sobol index of the surrogate mean\):\n {2}f1: x1 /);
   const model = JSON.parse(readFileSync(join(out, 'model.json'), 'utf8'));
-  assert.deepEqual(model.outputs.map((o: { name: string }) => o.name), ['f1', 'f2']);
+  assert.deepEqual(
+    model.outputs.map((o: { name: string }) => o.name),
+    ['f1', 'f2'],
+  );
   assert.equal(model.outputs[0].predictions.length, 16);
   // ZDT1's f1 is x1 itself: the model predicts it well and finds x1 the parameter that matters
   assert.ok(model.outputs[0].r2 > 0.9, String(model.outputs[0].r2));
@@ -66,7 +69,10 @@ test('kiln run on an outcome-constrained campaign reports feasibility in the res
   for (const e of results.evaluations) assert.equal(e.feasible, e.outcomes.slack >= 0, e.id);
   assert.ok(results.pareto_front.every((r: { feasible: boolean }) => r.feasible));
   const feasible = results.evaluations.filter((e: { feasible: boolean }) => e.feasible).length;
-  assert.ok(io.stdout.some((line) => line.includes(`, ${feasible} feasible`)), io.stdout.join('\n'));
+  assert.ok(
+    io.stdout.some((line) => line.includes(`, ${feasible} feasible`)),
+    io.stdout.join('\n'),
+  );
   const header = readFileSync(join(out, 'results.csv'), 'utf8').split('\n')[0];
   assert.equal(header, 'id,iteration,is_pareto,x1,x2,x3,x4,f1,f2,slack,feasible');
 });
@@ -74,10 +80,7 @@ test('kiln run on an outcome-constrained campaign reports feasibility in the res
 test('kiln run reports every MDL error with its location and exits 1', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'kiln-bad-'));
   const file = join(dir, 'bad.yaml');
-  writeFileSync(
-    file,
-    ['parameters:', '  - {name: x, type: continuous, bounds: [2, 1]}', 'objectives: []', 'optimizer: {budget: 0}', ''].join('\n'),
-  );
+  writeFileSync(file, ['parameters:', '  - {name: x, type: continuous, bounds: [2, 1]}', 'objectives: []', 'optimizer: {budget: 0}', ''].join('\n'));
   const io = capture();
   const code = await runCampaignFile(file, { out: dir }, io);
   assert.equal(code, 1);
@@ -150,7 +153,13 @@ test('kiln run --resume continues an interrupted run from its checkpoint and end
   const out = mkdtempSync(join(tmpdir(), 'kiln-interrupted-'));
   const controller = new AbortController();
   const io = capture();
-  const interrupting = { ...io, out: (line: string) => { io.out(line); if (/^iteration 2: /.test(line)) controller.abort(); } };
+  const interrupting = {
+    ...io,
+    out: (line: string) => {
+      io.out(line);
+      if (/^iteration 2: /.test(line)) controller.abort();
+    },
+  };
   assert.equal(await runCampaignFile('examples/zdt1.yaml', { out, budget: 16, seed: 9, backend: 'wasm', signal: controller.signal }, interrupting), 130);
   assert.ok(io.stdout.some((line) => line.includes(`Continue with: kiln run --resume ${out}`)));
   const partial = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
@@ -161,7 +170,8 @@ test('kiln run --resume continues an interrupted run from its checkpoint and end
   assert.equal(await runCampaignFile(undefined, { out: 'ignored', resume: out, backend: 'wasm' }, resumed), 0, resumed.stderr.join('\n'));
   assert.ok(resumed.stdout.some((line) => /^Resuming after iteration 2 /.test(line)));
   const final = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
-  const shape = (r: { evaluations: { id: string; parameters: unknown; objectives: unknown }[] }) => r.evaluations.map((e) => [e.id, e.parameters, e.objectives]);
+  const shape = (r: { evaluations: { id: string; parameters: unknown; objectives: unknown }[] }) =>
+    r.evaluations.map((e) => [e.id, e.parameters, e.objectives]);
   assert.deepEqual(shape(final), shape(reference), 'the same evaluations as the uninterrupted run');
   assert.equal(final.hypervolume, reference.hypervolume);
 

@@ -6,15 +6,13 @@ import { wasmInstance } from '../src/engine/wasm/load.js';
 import { jacobiEigen } from './support/jacobi-eigen.js';
 
 const sphere = (x: Float64Array): number => x.reduce((s, v) => s + v * v, 0);
-const ellipsoid = (x: Float64Array): number =>
-  x.reduce((s, v, i) => s + 10 ** ((6 * i) / (x.length - 1)) * v * v, 0);
+const ellipsoid = (x: Float64Array): number => x.reduce((s, v, i) => s + 10 ** ((6 * i) / (x.length - 1)) * v * v, 0);
 const rosenbrock = (x: Float64Array): number => {
   let s = 0;
   for (let i = 0; i + 1 < x.length; i++) s += 100 * (x[i] * x[i] - x[i + 1]) ** 2 + (1 - x[i]) ** 2;
   return s;
 };
-const rastrigin = (x: Float64Array): number =>
-  x.reduce((s, v) => s + v * v - 10 * Math.cos(2 * Math.PI * v) + 10, 0);
+const rastrigin = (x: Float64Array): number => x.reduce((s, v) => s + v * v - 10 * Math.cos(2 * Math.PI * v) + 10, 0);
 
 /** The benchmark protocol of the pycma reference numbers: mean uniform in [-4, 4]^n, sigma 2. */
 function startMean(n: number, seed: number): Float64Array {
@@ -112,7 +110,10 @@ test('minimizeBatch equals minimize for the same seed, including a cut-short las
   assert.equal(batch.stopReason, 'maxevals');
   assert.ok(batch.restarts > 0);
   assert.equal(batch.evaluations, 5003);
-  assert.equal(batchSizes.reduce((a, b) => a + b, 0), 5003);
+  assert.equal(
+    batchSizes.reduce((a, b) => a + b, 0),
+    5003,
+  );
   // The last generation was cut to the budget: 5003 is not a multiple of the population size.
   assert.ok(batchSizes[batchSizes.length - 1] < batchSizes[batchSizes.length - 2]);
 });
@@ -201,7 +202,14 @@ test('the eigen solver agrees with a Jacobi reference on random symmetric matric
   };
   const r = new Random(5);
   const cases: { n: number; ld: number; matrix: Float64Array }[] = [];
-  for (const [n, ld] of [[1, 1], [2, 2], [5, 6], [8, 8], [17, 18], [40, 41]]) {
+  for (const [n, ld] of [
+    [1, 1],
+    [2, 2],
+    [5, 6],
+    [8, 8],
+    [17, 18],
+    [40, 41],
+  ]) {
     const m = new Float64Array(n * n);
     for (let i = 0; i < n; i++) {
       for (let j = 0; j <= i; j++) m[i * n + j] = m[j * n + i] = r.normal() * (i === j ? 10 : 1);
@@ -308,8 +316,13 @@ function normalCdf(x: number): number {
   const erfc =
     t *
     Math.exp(
-      -z * z - 1.26551223 +
-        t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
+      -z * z -
+        1.26551223 +
+        t *
+          (1.00002368 +
+            t *
+              (0.37409196 +
+                t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
     );
   return x >= 0 ? 1 - erfc / 2 : erfc / 2;
 }

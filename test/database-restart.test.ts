@@ -43,14 +43,22 @@ test('Postgres stopped and restarted mid-campaign: 503 meanwhile, nothing lost, 
   const back = Date.now();
   await postgres.resume();
 
-  const done = await eventually(async () => {
-    const res = await api('GET', `/v1/campaigns/${id}`);
-    return res.status === 200 && ['completed', 'converged', 'failed'].includes(res.json.data.status) ? res.json.data : undefined;
-  }, 90_000, 'the campaign to finish after the database came back');
+  const done = await eventually(
+    async () => {
+      const res = await api('GET', `/v1/campaigns/${id}`);
+      return res.status === 200 && ['completed', 'converged', 'failed'].includes(res.json.data.status) ? res.json.data : undefined;
+    },
+    90_000,
+    'the campaign to finish after the database came back',
+  );
   assert.equal(done.status, 'completed', JSON.stringify(done));
   assert.equal(done.evaluations_completed, 24);
   const final = (await api('GET', `/v1/campaigns/${id}/results`)).json.data;
-  for (const e of saved.evaluations) assert.ok(final.evaluations.some((f: { id: string }) => f.id === e.id), `${e.id} kept`);
+  for (const e of saved.evaluations)
+    assert.ok(
+      final.evaluations.some((f: { id: string }) => f.id === e.id),
+      `${e.id} kept`,
+    );
   assert.equal(new Set(final.evaluations.map((e: { id: string }) => e.id)).size, 24, 'no duplicate evaluation');
   console.log(`# database back to campaign completed: ${((Date.now() - back) / 1000).toFixed(1)} s`);
 });

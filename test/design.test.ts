@@ -47,12 +47,23 @@ function plainLatinHypercube(n: number, d: number, random: Random): Float64Array
 }
 
 test('continuous designs put exactly one point in each stratum of every dimension', () => {
-  for (const [n, d] of [[17, 3], [40, 6], [2, 1], [1, 4]]) {
+  for (const [n, d] of [
+    [17, 3],
+    [40, 6],
+    [2, 1],
+    [1, 4],
+  ]) {
     const design = latinHypercube(cube(d), n, new Random(n * 31 + d));
     assert.equal(design.length, n * d);
     for (let c = 0; c < d; c++) {
-      const strata = rows(design, d).map((p) => Math.floor(p[c] * n)).sort((a, b) => a - b);
-      assert.deepEqual(strata, Array.from({ length: n }, (_, i) => i), `dimension ${c}`);
+      const strata = rows(design, d)
+        .map((p) => Math.floor(p[c] * n))
+        .sort((a, b) => a - b);
+      assert.deepEqual(
+        strata,
+        Array.from({ length: n }, (_, i) => i),
+        `dimension ${c}`,
+      );
     }
   }
 });
@@ -107,10 +118,7 @@ test('designs respect constraints: a composition equality plus a nonlinear rule'
       { name: 'temperature', type: 'continuous', bounds: [600, 1000] },
       { name: 'dopant', type: 'categorical', values: ['Al', 'Mg', 'Ti'] },
     ],
-    [
-      { expression: 'li_frac + ni_frac + co_frac == 1' },
-      { expression: 'temperature * co_frac <= 250' },
-    ],
+    [{ expression: 'li_frac + ni_frac + co_frac == 1' }, { expression: 'temperature * co_frac <= 250' }],
   );
   const started = performance.now();
   const design = latinHypercube(s, 50, new Random(3));
@@ -141,10 +149,7 @@ test('small finite spaces repeat points only when there are fewer feasible point
   const eight = rows(latinHypercube(s, 8, new Random(1)), s.dimension).map(key);
   const counts = new Map<string, number>();
   for (const k of eight) counts.set(k, (counts.get(k) ?? 0) + 1);
-  assert.deepEqual(
-    [...counts.keys()].sort(),
-    ['{"a":0,"b":"x"}', '{"a":0,"b":"y"}', '{"a":1,"b":"x"}', '{"a":1,"b":"y"}'],
-  );
+  assert.deepEqual([...counts.keys()].sort(), ['{"a":0,"b":"x"}', '{"a":0,"b":"y"}', '{"a":1,"b":"x"}', '{"a":1,"b":"y"}']);
   assert.deepEqual([...counts.values()], [2, 2, 2, 2]);
 });
 

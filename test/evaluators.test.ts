@@ -87,45 +87,71 @@ test('builtinEvaluatorIssues reports each mismatch with a path', () => {
   const unknown = issues({ evaluator: { type: 'builtin', name: 'zdt9' } });
   assert.equal(unknown.length, 1);
   assert.equal(unknown[0].path, 'evaluator.name');
-  assert.match(unknown[0].message, /unknown builtin evaluator 'zdt9'; known: zdt1, zdt2, zdt3, dtlz1, dtlz2, branin-currin, bnh, c2-dtlz2, constrained-branin-currin, water-membrane, battery-cathode, water-splitting-catalyst, electrolyte-formulation, perovskite-solar-cell, alloy-design, polymer-membrane/);
+  assert.match(
+    unknown[0].message,
+    /unknown builtin evaluator 'zdt9'; known: zdt1, zdt2, zdt3, dtlz1, dtlz2, branin-currin, bnh, c2-dtlz2, constrained-branin-currin, water-membrane, battery-cathode, water-splitting-catalyst, electrolyte-formulation, perovskite-solar-cell, alloy-design, polymer-membrane/,
+  );
 
   const count = issues({ objectives: minimize('a', 'b', 'c'), evaluator: { type: 'builtin', name: 'zdt1' } });
-  assert.deepEqual(count.map((i) => i.path), ['objectives']);
+  assert.deepEqual(
+    count.map((i) => i.path),
+    ['objectives'],
+  );
   assert.match(count[0].message, /zdt1 needs 2 objectives; the MDL declares 3/);
   assert.match(issues({ objectives: minimize('a'), evaluator: { type: 'builtin', name: 'dtlz1' } })[0].message, /at least 2 objectives/);
 
   const tooFew = issues({ parameters: unit(2), objectives: minimize('a', 'b', 'c'), evaluator: { type: 'builtin', name: 'dtlz2' } });
-  assert.deepEqual(tooFew.map((i) => i.path), ['parameters']);
+  assert.deepEqual(
+    tooFew.map((i) => i.path),
+    ['parameters'],
+  );
   assert.match(tooFew[0].message, /needs at least 3 parameters .* declares 2/);
   assert.match(issues({ parameters: unit(3), evaluator: { type: 'builtin', name: 'branin-currin' } })[0].message, /exactly 2 parameters/);
   assert.match(issues({ parameters: unit(1), evaluator: { type: 'builtin', name: 'zdt2' } })[0].message, /at least 2 parameters/);
 
   // directions are the campaign's choice: a builtin problem only requires the objective counts to match
-  const direction = issues({ objectives: [{ name: 'f1', direction: 'minimize' }, { name: 'f2', direction: 'maximize' }], evaluator: { type: 'builtin', name: 'zdt1' } });
+  const direction = issues({
+    objectives: [
+      { name: 'f1', direction: 'minimize' },
+      { name: 'f2', direction: 'maximize' },
+    ],
+    evaluator: { type: 'builtin', name: 'zdt1' },
+  });
   assert.deepEqual(direction, []);
 
   const membrane = { parameters: membraneParameters, objectives: membraneObjectives, evaluator: { type: 'builtin' as const, name: 'water-membrane' } };
   assert.deepEqual(issues(membrane), []);
   // extra parameters are ignored, a subset of the outputs is fine
-  assert.deepEqual(issues({ ...membrane, parameters: [...membraneParameters, { name: 'extra', type: 'continuous', bounds: [0, 1] }], objectives: [membraneObjectives[1]] }), []);
+  assert.deepEqual(
+    issues({ ...membrane, parameters: [...membraneParameters, { name: 'extra', type: 'continuous', bounds: [0, 1] }], objectives: [membraneObjectives[1]] }),
+    [],
+  );
   const missing = issues({ ...membrane, parameters: membraneParameters.filter((p) => p.name !== 'cure_temperature_c') });
-  assert.deepEqual(missing.map((i) => i.path), ['parameters']);
+  assert.deepEqual(
+    missing.map((i) => i.path),
+    ['parameters'],
+  );
   assert.match(missing[0].message, /needs a parameter named 'cure_temperature_c' \(continuous in \[40, 120\] °C\)/);
   const output = issues({ ...membrane, objectives: [...membraneObjectives, { name: 'flux', direction: 'maximize' }] });
-  assert.deepEqual(output.map((i) => i.path), ['objectives[2]']);
+  assert.deepEqual(
+    output.map((i) => i.path),
+    ['objectives[2]'],
+  );
   assert.match(output[0].message, /no output 'flux'; its outputs are water_permeance, salt_rejection/);
   assert.deepEqual(issues({ ...membrane, objectives: [{ name: 'water_permeance', direction: 'minimize' }] }), []);
   const wider = membraneParameters.map((p) => (p.name === 'cure_temperature_c' ? { ...p, bounds: [20, 120] as [number, number] } : p));
   assert.match(issues({ ...membrane, parameters: wider })[0].message, /bounds \[20, 120\] exceed the model's range \[40, 120\]/);
   const monomers = membraneParameters.map((p) => (p.name === 'amine_monomer' ? { ...p, values: ['MPD', 'PEI'] } : p));
-  assert.deepEqual(issues({ ...membrane, parameters: monomers }).map((i) => i.path), ['parameters[0]']);
+  assert.deepEqual(
+    issues({ ...membrane, parameters: monomers }).map((i) => i.path),
+    ['parameters[0]'],
+  );
   const numeric = membraneParameters.map((p) => (p.name === 'filler_loading' ? { name: 'filler_loading', type: 'categorical' as const, values: [0, 0.1] } : p));
   assert.match(issues({ ...membrane, parameters: numeric })[0].message, /must be continuous in \[0, 0.4\] w\/v%, not categorical/);
 });
 
 test('seeded noise is reproducible, independent of evaluation order, seed-dependent, and of the requested size', async () => {
-  const noisy = (seed: number) =>
-    new BuiltinEvaluator(mdl({ parameters: unit(3), evaluator: { type: 'builtin', name: 'dtlz2', noise: 0.05, seed } }));
+  const noisy = (seed: number) => new BuiltinEvaluator(mdl({ parameters: unit(3), evaluator: { type: 'builtin', name: 'dtlz2', noise: 0.05, seed } }));
   const clean = new BuiltinEvaluator(mdl({ parameters: unit(3), evaluator: { type: 'builtin', name: 'dtlz2' } }));
   const batch = Array.from({ length: 400 }, (_, i) => ({ parameters: { x1: (i % 20) / 19, x2: Math.floor(i / 20) / 19, x3: 0.3 } }));
   const first = await noisy(1).evaluate(batch);
@@ -157,7 +183,9 @@ test('the builtin evaluator keeps failing candidates as outcomes, in order', asy
   assert.deepEqual(outcomes[0], { ok: true, objectives: { f1: 0, f2: 1 } });
   assert.deepEqual(outcomes[1], { ok: false, error: "parameter 'x1' is 2, outside its bounds [0, 1]." });
   assert.deepEqual(outcomes[2], { ok: true, objectives: { f1: 1, f2: 0 } });
-  const simulator = new BuiltinEvaluator(mdl({ parameters: membraneParameters, objectives: membraneObjectives, evaluator: { type: 'builtin', name: 'water-membrane' } }));
+  const simulator = new BuiltinEvaluator(
+    mdl({ parameters: membraneParameters, objectives: membraneObjectives, evaluator: { type: 'builtin', name: 'water-membrane' } }),
+  );
   const [bad] = await simulator.evaluate([{ parameters: { amine_monomer: 'MPD' } }]);
   assert.ok(!bad.ok && /needs parameter 'monomer_concentration'/.test(bad.error));
   const aborted = AbortSignal.abort();
@@ -212,7 +240,13 @@ function script(name: string, body: string): string {
 }
 
 function commandEvaluator(file: string, settings: { timeoutSeconds?: number; maxOutputBytes?: number; killGraceMs?: number } = {}) {
-  return new CommandEvaluator({ argv: [process.execPath, file], names: { objectives: ['f1', 'f2'], outcomes: [] }, timeoutSeconds: settings.timeoutSeconds ?? 20, cwd: dir, ...settings });
+  return new CommandEvaluator({
+    argv: [process.execPath, file],
+    names: { objectives: ['f1', 'f2'], outcomes: [] },
+    timeoutSeconds: settings.timeoutSeconds ?? 20,
+    cwd: dir,
+    ...settings,
+  });
 }
 
 const batch = [{ parameters: { x: 1, solvent: 'water' } }, { parameters: { x: -1, solvent: 'ethanol' } }, { parameters: { x: 3, solvent: 'water' } }];
@@ -220,10 +254,13 @@ const batch = [{ parameters: { x: 1, solvent: 'water' } }, { parameters: { x: -1
 test('the protocol forgives what real programs print: error null, NaN and Infinity tokens, an objective named error', () => {
   const names = { objectives: ['f1', 'f2'], outcomes: [] };
   // Python prints None as null beside the values: success
-  assert.deepEqual(parseCommandOutput('{"results": [{"objectives": {"f1": 1, "f2": 2}, "error": null}, {"objectives": {"f1": 3, "f2": 4}, "error": false}]}', 2, names), [
-    { ok: true, objectives: { f1: 1, f2: 2 } },
-    { ok: true, objectives: { f1: 3, f2: 4 } },
-  ]);
+  assert.deepEqual(
+    parseCommandOutput('{"results": [{"objectives": {"f1": 1, "f2": 2}, "error": null}, {"objectives": {"f1": 3, "f2": 4}, "error": false}]}', 2, names),
+    [
+      { ok: true, objectives: { f1: 1, f2: 2 } },
+      { ok: true, objectives: { f1: 3, f2: 4 } },
+    ],
+  );
   // json.dump's NaN and Infinity fail their candidate only, naming the objective; a "NaN" inside a string stays text
   const [nan, infinite, fine, failed] = parseCommandOutput(
     '[{"f1": NaN, "f2": 1}, {"f1": 2, "f2": -Infinity}, {"f1": 0.5, "f2": 0.25}, {"error": "got NaN from \\"Infinity\\" solver"}]',
@@ -256,13 +293,19 @@ test('command evaluator: a program that follows the protocol, in object and bare
     { ok: false, error: 'the command reported: x must be non-negative' },
     { ok: true, objectives: { f1: 4, f2: 6 } },
   ]);
-  const echo = script('echo.mjs', `  process.stdout.write(JSON.stringify(request.candidates.map((c, i) => ({ f1: i, f2: c.parameters.x, names: request.objectives }))));`);
+  const echo = script(
+    'echo.mjs',
+    `  process.stdout.write(JSON.stringify(request.candidates.map((c, i) => ({ f1: i, f2: c.parameters.x, names: request.objectives }))));`,
+  );
   assert.deepEqual(await commandEvaluator(echo).evaluate(batch), [
     { ok: true, objectives: { f1: 0, f2: 1 } },
     { ok: true, objectives: { f1: 1, f2: -1 } },
     { ok: true, objectives: { f1: 2, f2: 3 } },
   ]);
-  const missing = script('missing.mjs', `  process.stdout.write(JSON.stringify({ results: [{ objectives: { f1: 1 } }, { objectives: { f1: 1, f2: 'high' } }, null] }));`);
+  const missing = script(
+    'missing.mjs',
+    `  process.stdout.write(JSON.stringify({ results: [{ objectives: { f1: 1 } }, { objectives: { f1: 1, f2: 'high' } }, null] }));`,
+  );
   const partial = await commandEvaluator(missing).evaluate(batch);
   assert.deepEqual(partial, [
     { ok: false, error: "result 0 lacks objective 'f2' (expected f1, f2)." },
@@ -294,10 +337,13 @@ test('command evaluator: whole-batch failures reject with actionable messages', 
   await assert.rejects(commandEvaluator(silent).evaluate(batch), { code: 'protocol', message: /printed nothing on stdout/ });
   const loud = script('loud.mjs', `  process.stdout.write('x'.repeat(5000));`);
   await assert.rejects(commandEvaluator(loud, { maxOutputBytes: 1000 }).evaluate(batch), { code: 'protocol', message: /more than 1000 bytes on stdout/ });
-  await assert.rejects(new CommandEvaluator({ argv: [join(dir, 'no-such-program')], names: { objectives: ['f1'], outcomes: [] }, timeoutSeconds: 5 }).evaluate(batch), {
-    code: 'failed',
-    message: /could not run .*no-such-program.*ENOENT/,
-  });
+  await assert.rejects(
+    new CommandEvaluator({ argv: [join(dir, 'no-such-program')], names: { objectives: ['f1'], outcomes: [] }, timeoutSeconds: 5 }).evaluate(batch),
+    {
+      code: 'failed',
+      message: /could not run .*no-such-program.*ENOENT/,
+    },
+  );
 });
 
 /** Whether a process is still running; a zombie waiting for a parent to reap it has stopped running. */

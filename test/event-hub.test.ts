@@ -4,13 +4,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { WebSocket, type ClientOptions } from 'ws';
-import {
-  attachEventHub,
-  type EventHubDependencies,
-  type EventSource,
-  type KilnEvent,
-  type KilnEventType,
-} from '../src/api/event-hub.js';
+import { attachEventHub, type EventHubDependencies, type EventSource, type KilnEvent, type KilnEventType } from '../src/api/event-hub.js';
 import { KilnError } from '../src/errors.js';
 import { messageText } from '../src/api/ws-text.js';
 
@@ -40,9 +34,7 @@ const fixtures: Pick<EventHubDependencies, 'authenticate' | 'resolve'> = {
   resolve: async (subscriber, target) => {
     if ('job_id' in target) {
       const campaign = jobs[target.job_id];
-      return campaign && campaigns[campaign] === subscriber.organizationId
-        ? { job_id: target.job_id, campaign_id: campaign }
-        : null;
+      return campaign && campaigns[campaign] === subscriber.organizationId ? { job_id: target.job_id, campaign_id: campaign } : null;
     }
     // Any camp_bulk_* exists for org_a, so the subscription limit can be reached.
     const owner = target.campaign_id.startsWith('camp_bulk_') ? 'org_a' : campaigns[target.campaign_id];
@@ -52,7 +44,14 @@ const fixtures: Pick<EventHubDependencies, 'authenticate' | 'resolve'> = {
 
 /** The hub routes without reading `data`, so a marker payload tells the events apart. */
 function event(type: KilnEventType, job_id: string | null, campaign_id: string, organization_id = 'org_a'): KilnEvent {
-  return { type, job_id, campaign_id, organization_id, data: { marker: `${type}:${job_id}:${campaign_id}` }, timestamp: '2025-01-01T00:00:00.000Z' } as unknown as KilnEvent;
+  return {
+    type,
+    job_id,
+    campaign_id,
+    organization_id,
+    data: { marker: `${type}:${job_id}:${campaign_id}` },
+    timestamp: '2025-01-01T00:00:00.000Z',
+  } as unknown as KilnEvent;
 }
 
 async function start(overrides: Partial<EventHubDependencies> = {}) {
@@ -247,7 +246,13 @@ test('malformed messages get BAD_REQUEST and the connection stays usable', optio
   const hub = await start();
   const client = await connect(`${hub.base}/v1/ws?token=token-a`);
   try {
-    for (const bad of ['{"type": ', { type: 'dance' }, { type: 'subscribe' }, { type: 'subscribe', job_id: 'job_1', campaign_id: 'camp_1' }, { type: 'subscribe', job_id: 7 }]) {
+    for (const bad of [
+      '{"type": ',
+      { type: 'dance' },
+      { type: 'subscribe' },
+      { type: 'subscribe', job_id: 'job_1', campaign_id: 'camp_1' },
+      { type: 'subscribe', job_id: 7 },
+    ]) {
       const reply = await client.request(bad);
       assert.equal(reply.type, 'error');
       assert.equal((reply.error as { code: string }).code, 'BAD_REQUEST');
@@ -307,7 +312,11 @@ test('a consumer that does not read is closed with 1013 instead of buffered fore
   try {
     await client.request({ type: 'subscribe', job_id: 'job_1' });
     client.ws.pause();
-    const big: KilnEvent = { ...event('job.log', 'job_1', 'camp_1'), type: 'job.log', data: { timestamp: '2025-01-01T00:00:00.000Z', level: 'info', message: 'x'.repeat(1024 * 1024) } };
+    const big: KilnEvent = {
+      ...event('job.log', 'job_1', 'camp_1'),
+      type: 'job.log',
+      data: { timestamp: '2025-01-01T00:00:00.000Z', level: 'info', message: 'x'.repeat(1024 * 1024) },
+    };
     for (let i = 0; i < 48; i++) hub.events.emit(big);
     const closed = new Promise((done) => client.ws.once('close', (code, reason) => done([code, String(reason)])));
     client.ws.resume();

@@ -10,7 +10,9 @@ import { createEvaluator } from '../src/evaluators/create.js';
 import { packageRoot } from '../src/package-root.js';
 
 const examplesDir = join(packageRoot(), 'examples');
-const files = readdirSync(examplesDir).filter((f) => f.endsWith('.yaml')).sort();
+const files = readdirSync(examplesDir)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 
 function load(file: string): Mdl {
   const result = mdlSchema.safeParse(parse(readFileSync(join(examplesDir, file), 'utf8')));
@@ -63,19 +65,31 @@ test('builtin examples evaluate their midpoint to finite objectives', async () =
   }
 });
 
-test('examples state the problems\' constraints and use the documented settings', () => {
+test("examples state the problems' constraints and use the documented settings", () => {
   const bnh = load('bnh-constrained.yaml');
-  assert.deepEqual(bnh.constraints.map((c) => c.expression), testProblem('bnh')!.constraints);
+  assert.deepEqual(
+    bnh.constraints.map((c) => c.expression),
+    testProblem('bnh')!.constraints,
+  );
   const battery = load('battery-cathode.yaml');
-  assert.deepEqual(battery.constraints.map((c) => c.expression), domainSimulator('battery-cathode')!.constraints);
+  assert.deepEqual(
+    battery.constraints.map((c) => c.expression),
+    domainSimulator('battery-cathode')!.constraints,
+  );
   const zdt1 = load('zdt1.yaml');
   assert.equal(zdt1.parameters.length, 6);
   assert.equal(zdt1.optimizer.budget, 100);
   assert.equal(zdt1.optimizer.batch_size, 4);
   const dtlz2 = load('dtlz2.yaml');
   assert.equal(dtlz2.parameters.length, 6);
-  assert.deepEqual(dtlz2.objectives.map((o) => o.reference), [1.1, 1.1]);
-  assert.deepEqual(load('branin-currin.yaml').objectives.map((o) => o.reference), [18, 6]);
+  assert.deepEqual(
+    dtlz2.objectives.map((o) => o.reference),
+    [1.1, 1.1],
+  );
+  assert.deepEqual(
+    load('branin-currin.yaml').objectives.map((o) => o.reference),
+    [18, 6],
+  );
 });
 
 test('the command-evaluator example runs its toy simulator end to end', async () => {
@@ -109,5 +123,8 @@ test("the README's campaign is the shipped battery example and validates", () =>
     parsed.mdl.parameters.map((p) => [p.name, p.type === 'categorical' ? p.values : p.bounds]),
     shipped.parameters.map((p) => [p.name, p.type === 'categorical' ? p.values : p.bounds]),
   );
-  assert.deepEqual(parsed.mdl.objectives.map((o) => o.name), shipped.objectives.map((o) => o.name));
+  assert.deepEqual(
+    parsed.mdl.objectives.map((o) => o.name),
+    shipped.objectives.map((o) => o.name),
+  );
 });

@@ -48,12 +48,18 @@ test('a run mid-iteration becomes a document the schema and the checks accept, a
   const parsed = exportDocumentSchema.parse(JSON.parse(JSON.stringify(doc)));
   assert.deepEqual(documentProblems(parsed, mdl), []);
   assert.equal(parsed.campaign.status, 'stopped', 'a run still running when it stopped continues like a stopped campaign');
-  assert.deepEqual(parsed.evaluations.map((e) => e.status), [...Array(4).fill('completed'), 'failed', 'completed', 'completed', 'completed', 'pending', 'pending']);
-  assert.deepEqual(parsed.iterations.map((i) => [i.iteration, i.evaluated, i.failed, i.strategy]), [
-    [1, 4, 0, 'initial-design'],
-    [2, 2, 1, receipts[1].strategy],
-    [3, 2, 0, receipts[2].strategy],
-  ]);
+  assert.deepEqual(
+    parsed.evaluations.map((e) => e.status),
+    [...Array(4).fill('completed'), 'failed', 'completed', 'completed', 'completed', 'pending', 'pending'],
+  );
+  assert.deepEqual(
+    parsed.iterations.map((i) => [i.iteration, i.evaluated, i.failed, i.strategy]),
+    [
+      [1, 4, 0, 'initial-design'],
+      [2, 2, 1, receipts[1].strategy],
+      [3, 2, 0, receipts[2].strategy],
+    ],
+  );
   assert.deepEqual(
     parsed.iterations.map((i) => i.hypervolume),
     state.convergenceHistory,
@@ -73,13 +79,21 @@ test('told evaluations survive the document: failures keep their error, outcomes
     { id: 'eval_2', iteration: 1, parameters: { x1: 0.3, x2: 0.4 }, objectives: { f1: 0.3, f2: 2 }, outcomes: { cost: 9 } },
     { id: 'eval_3', iteration: 1, parameters: { x1: 0.5, x2: 0.6 }, objectives: null, error: 'timed out' },
   ];
-  const rows = exportedEvaluations(constrained, told, [{ id: 'eval_4', iteration: 2, parameters: { x1: 0.9, x2: 0.9 } }], new Map([['eval_4', { objectives: null, outcomes: null, error: 'spilled' }]]));
-  assert.deepEqual(rows.map((r) => [r.status, r.feasible, r.error]), [
-    ['completed', true, null],
-    ['completed', false, null],
-    ['failed', null, 'timed out'],
-    ['pending', null, 'spilled'],
-  ]);
+  const rows = exportedEvaluations(
+    constrained,
+    told,
+    [{ id: 'eval_4', iteration: 2, parameters: { x1: 0.9, x2: 0.9 } }],
+    new Map([['eval_4', { objectives: null, outcomes: null, error: 'spilled' }]]),
+  );
+  assert.deepEqual(
+    rows.map((r) => [r.status, r.feasible, r.error]),
+    [
+      ['completed', true, null],
+      ['completed', false, null],
+      ['failed', null, 'timed out'],
+      ['pending', null, 'spilled'],
+    ],
+  );
   assert.deepEqual(toldEvaluations({ evaluations: rows }), told);
 });
 
@@ -132,14 +146,20 @@ test('the checks name each evaluation that does not fit the MDL, and an engine s
     'a warm-start row outside the bounds is allowed (datasets keep flagged rows); the rest is not',
   );
   assert.match(problems[1].message, /not one of the values/);
-  assert.deepEqual(documentProblems({ ...base, evaluations: [row({ parameters: { temperature: 1000, layers: 2, solvent: 'water' } })] }, mixed).map((p) => p.path), [
-    'evaluations[0].parameters.temperature',
-    'evaluations',
-  ]);
+  assert.deepEqual(
+    documentProblems({ ...base, evaluations: [row({ parameters: { temperature: 1000, layers: 2, solvent: 'water' } })] }, mixed).map((p) => p.path),
+    ['evaluations[0].parameters.temperature', 'evaluations'],
+  );
 
   const parsed = exportDocumentSchema.parse(JSON.parse(JSON.stringify(doc)));
-  const disagreeing = documentProblems({ ...parsed, iterations: parsed.iterations.slice(1), engine_state: { ...parsed.engine_state!, seed: 4, pending: [] } }, mdl);
-  assert.deepEqual(disagreeing.map((p) => p.path), ['engine_state.seed', 'iterations', 'evaluations']);
+  const disagreeing = documentProblems(
+    { ...parsed, iterations: parsed.iterations.slice(1), engine_state: { ...parsed.engine_state!, seed: 4, pending: [] } },
+    mdl,
+  );
+  assert.deepEqual(
+    disagreeing.map((p) => p.path),
+    ['engine_state.seed', 'iterations', 'evaluations'],
+  );
 });
 
 test('kiln run --resume-from refuses a document it cannot continue, saying why', async () => {

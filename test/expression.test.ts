@@ -182,9 +182,7 @@ test('nesting and length limits give clear errors instead of a stack overflow', 
   assert.match(errors(`${'-'.repeat(5000)}x1 <= 1`)[0].message, /nests more than 100 levels deep/);
   assert.match(errors(`${'2^'.repeat(300)}2 <= x1`)[0].message, /nests more than 100 levels deep/);
   assert.match(errors(`${'abs('.repeat(150)}x1${')'.repeat(150)} <= 1`)[0].message, /nests more than 100 levels deep/);
-  assert.deepEqual(errors(`${'x1 + '.repeat(3000)}x1 <= 1`), [
-    { position: 1, message: 'the expression is longer than 10000 characters' },
-  ]);
+  assert.deepEqual(errors(`${'x1 + '.repeat(3000)}x1 <= 1`), [{ position: 1, message: 'the expression is longer than 10000 characters' }]);
   const long = `${Array.from({ length: 1500 }, () => 'x1').join(' + ')} <= 1`;
   const sum = compileConstraint(long, ['x1']);
   assert.ok(sum.ok, 'long flat sums do not nest');

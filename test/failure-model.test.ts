@@ -37,12 +37,16 @@ test('log Φ and φ/Φ stay exact where Φ underflows', () => {
   }
   // asymptotic series: log Φ(z) = −z²/2 − log(−z) − ½ log 2π − 1/z² + …, φ/Φ(z) = −z − 1/z + …
   const z = -60;
-  assert.ok(Math.abs(logNormalCdf(z) - (-z * z / 2 - Math.log(-z) - 0.5 * Math.log(2 * Math.PI) - 1 / (z * z))) < 1e-6);
+  assert.ok(Math.abs(logNormalCdf(z) - ((-z * z) / 2 - Math.log(-z) - 0.5 * Math.log(2 * Math.PI) - 1 / (z * z))) < 1e-6);
   assert.ok(Math.abs(inverseMillsRatio(z) - (-z - 1 / z)) < 1e-5);
 });
 
 test('the Laplace mode of one observation solves f = s²·y·φ(yf)/Φ(yf), found here by bisection', () => {
-  for (const [s2, y] of [[1, 1], [4, -1], [16, -1]] as const) {
+  for (const [s2, y] of [
+    [1, 1],
+    [4, -1],
+    [16, -1],
+  ] as const) {
     const c = ProbitClassifier.fit(Float64Array.of(0.3), [y], 1, 1, { lengthscales: Float64Array.of(0.2), outputScale: s2 });
     let lo = -20;
     let hi = 20;
@@ -62,7 +66,10 @@ test('the predictive probability is close to the exact posterior predictive, by 
   // Laplace's method is known to be under-confident (Kuss & Rasmussen 2005): its probability
   // lies between the exact one and ½, the more so the larger the latent variance s².
   const l = 0.3;
-  for (const [s2, tolerance] of [[1, 0.015], [4, 0.06]]) {
+  for (const [s2, tolerance] of [
+    [1, 0.015],
+    [4, 0.06],
+  ]) {
     const c = ProbitClassifier.fit(Float64Array.of(0.5), [-1], 1, 1, { lengthscales: Float64Array.of(l), outputScale: s2 });
     for (const x of [0.5, 0.6, 0.8, 1.2]) {
       const rho = maternCorrelation(Math.abs(x - 0.5) / l);
@@ -77,7 +84,9 @@ test('the predictive probability is close to the exact posterior predictive, by 
   // at the failed input itself the exact answer is closed-form: with f ~ N(0, s²),
   // P(y* = 1 | y = −1) = 2 P(Z₁ < f, Z₂ < −f) = 2 (¼ + asin(−s²/(1 + s²))/2π)
   const s2 = 4;
-  const p = simpson((f) => Math.exp((-0.5 * (f * f)) / s2) * normalCdf(-f) * normalCdf(f), -30, 30) / simpson((f) => Math.exp((-0.5 * (f * f)) / s2) * normalCdf(-f), -30, 30);
+  const p =
+    simpson((f) => Math.exp((-0.5 * (f * f)) / s2) * normalCdf(-f) * normalCdf(f), -30, 30) /
+    simpson((f) => Math.exp((-0.5 * (f * f)) / s2) * normalCdf(-f), -30, 30);
   assert.ok(Math.abs(p - 2 * (0.25 + Math.asin(-s2 / (1 + s2)) / (2 * Math.PI))) < 1e-7, 'the quadrature itself');
 });
 

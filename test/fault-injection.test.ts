@@ -71,7 +71,11 @@ test(`${KILLS} SIGKILLs of busy workers across ${SEEDS.length} campaigns: every 
     const statuses = await Promise.all(ids.map(async (id) => (await api('GET', `/v1/campaigns/${id}`)).json.data.status));
     if (statuses.every((s) => s !== 'running')) break;
     const listed = (await api('GET', '/v1/jobs?status=running&per_page=100')).json.data as { id: string }[];
-    const running = (await Promise.all(listed.map(async (j) => (await api('GET', `/v1/jobs/${j.id}`)).json.data))) as { id: string; worker_id: string; attempt: number }[];
+    const running = (await Promise.all(listed.map(async (j) => (await api('GET', `/v1/jobs/${j.id}`)).json.data))) as {
+      id: string;
+      worker_id: string;
+      attempt: number;
+    }[];
     // the least-killed running job on a live worker, at most 4 deaths each: the kills spread over
     // the campaigns and the backoffs (2^(attempt − 1) s) stay under 16 s
     const job = running.filter((j) => workers.some((w) => w.id === j.worker_id) && j.attempt <= 4).sort((a, b) => a.attempt - b.attempt)[0];
@@ -89,19 +93,27 @@ test(`${KILLS} SIGKILLs of busy workers across ${SEEDS.length} campaigns: every 
     workers.splice(workers.indexOf(busy), 1, await startWorker());
     // recovery, watched in the background: the killed job running again on a live worker
     recoveries.push(
-      eventually(async () => {
-        const j = (await api('GET', `/v1/jobs/${job.id}`)).json.data;
-        return (j.status === 'running' && j.attempt > job.attempt) || j.status === 'completed' ? (Date.now() - killedAt) / 1000 : undefined;
-      }, 90_000, `job ${job.id} to resume`),
+      eventually(
+        async () => {
+          const j = (await api('GET', `/v1/jobs/${job.id}`)).json.data;
+          return (j.status === 'running' && j.attempt > job.attempt) || j.status === 'completed' ? (Date.now() - killedAt) / 1000 : undefined;
+        },
+        90_000,
+        `job ${job.id} to resume`,
+      ),
     );
   }
   assert.equal(kills, KILLS, `only ${kills} kills happened before the campaigns ended`);
 
   for (const id of ids) {
-    const done = await eventually(async () => {
-      const c = (await api('GET', `/v1/campaigns/${id}`)).json.data;
-      return c.status === 'running' ? undefined : c;
-    }, 180_000, `campaign ${id} to end`);
+    const done = await eventually(
+      async () => {
+        const c = (await api('GET', `/v1/campaigns/${id}`)).json.data;
+        return c.status === 'running' ? undefined : c;
+      },
+      180_000,
+      `campaign ${id} to end`,
+    );
     assert.equal(done.status, 'completed', `${id} ended ${done.status}`);
     assert.equal(done.evaluations_completed, BUDGET);
   }
@@ -123,5 +135,7 @@ test(`${KILLS} SIGKILLs of busy workers across ${SEEDS.length} campaigns: every 
     assert.deepEqual(shape(interrupted), shape(reference), `campaign ${k}: the evaluations of an uninterrupted run`);
   }
   const sorted = (await Promise.all(recoveries)).sort((a, b) => a - b);
-  console.log(`# ${kills} kills; kill → resumed on a live worker: median ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} s, max ${sorted.at(-1)!.toFixed(1)} s (lease 3 s, worker start included)`);
+  console.log(
+    `# ${kills} kills; kill → resumed on a live worker: median ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} s, max ${sorted.at(-1)!.toFixed(1)} s (lease 3 s, worker start included)`,
+  );
 });

@@ -8,13 +8,7 @@ import { DenseLikelihood } from '../src/engine/gp/likelihood.js';
 import { maternCorrelation, maternCross, maternGram, scaleInputs } from '../src/engine/gp/matern.js';
 import { BatchedPosterior } from '../src/engine/gp/posterior.js';
 import { HyperparameterSpace, NOISE_FLOOR, type GpHyperparameters } from '../src/engine/gp/priors.js';
-import {
-  ReferenceGp,
-  referenceCholesky,
-  referenceKernel,
-  referenceLogMarginalLikelihood,
-  referenceStandardization,
-} from '../reference/gp.js';
+import { ReferenceGp, referenceCholesky, referenceKernel, referenceLogMarginalLikelihood, referenceStandardization } from '../reference/gp.js';
 import { Surrogate } from '../src/engine/gp/surrogate.js';
 import { conditioningNoise } from '../src/engine/gp/tensor-covariance.js';
 import { TensorLikelihood } from '../src/engine/gp/tensor-likelihood.js';
@@ -219,7 +213,13 @@ test('the fitted lengthscale recovers that of a 1-D Matern sample path', () => {
   const X = uniformPoints(n, 1, 21);
   const random = new Random(22);
   const K = new Float64Array(n * n);
-  maternGram(X.map((v) => v / trueLengthscale), n, 1, 1, K);
+  maternGram(
+    X.map((v) => v / trueLengthscale),
+    n,
+    1,
+    1,
+    K,
+  );
   for (let i = 0; i < n; i++) K[i * n + i] += 1e-6;
   const L = referenceCholesky(K, n);
   assert.ok(L);
@@ -393,7 +393,11 @@ test('no NaN on duplicated inputs, constant outputs, n = 1 and n = 2', () => {
     assert.ok(Number.isFinite(surrogate.logMarginalLikelihood[0]), `${c.name}: log marginal likelihood`);
     const { mean, variance } = surrogate.predict(Xq, 10);
     assert.ok(mean.every(Number.isFinite) && variance.every((v) => Number.isFinite(v) && v >= 0), `${c.name}: predictions`);
-    if (c.name === 'constant outputs') assert.ok(mean.every((v) => Math.abs(v - 4.2) < 1e-6), 'a constant is predicted as itself');
+    if (c.name === 'constant outputs')
+      assert.ok(
+        mean.every((v) => Math.abs(v - 4.2) < 1e-6),
+        'a constant is predicted as itself',
+      );
     if (c.name === 'n = 1') assert.ok(Math.abs(surrogate.predict(c.X, 1).mean[0] - 3) < 1e-6, 'the one observation is reproduced');
     const conditioned = surrogate.condition(c.X.subarray(0, d), c.Y.subarray(0, 1), 1);
     assert.ok(conditioned.predict(Xq, 10).mean.every(Number.isFinite), `${c.name}: conditioned on a duplicate`);

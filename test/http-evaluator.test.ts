@@ -117,7 +117,14 @@ test('results carrying ids are matched by id, whatever their order', async () =>
     [10, 20, 30],
   );
 
-  serve((_received, response) => reply(response, 200, { results: [{ id: '0', objectives: { f1: 1, f2: 1 } }, { id: '7', objectives: { f1: 1, f2: 1 } }] }));
+  serve((_received, response) =>
+    reply(response, 200, {
+      results: [
+        { id: '0', objectives: { f1: 1, f2: 1 } },
+        { id: '7', objectives: { f1: 1, f2: 1 } },
+      ],
+    }),
+  );
   await assert.rejects(evaluator().evaluate(batch), rejectsWith('protocol', /result 1 .* has id "7", which was not sent/));
   serve((_received, response) => reply(response, 200, { results: [{ id: '0', objectives: { f1: 1, f2: 1 } }, { objectives: { f1: 1, f2: 1 } }] }));
   await assert.rejects(evaluator().evaluate(batch), rejectsWith('protocol', /has no string id while others do/));
@@ -137,7 +144,11 @@ test('a result lacking an objective, or with a non-finite one, fails that candid
 
 test('a service printing Python\'s NaN or "error": null is read as it meant; outcomes are read beside the objectives', async () => {
   serve((_received, response) =>
-    reply(response, 200, '{"results": [{"objectives": {"f1": NaN, "f2": 1}, "outcomes": {"purity": 91}}, {"objectives": {"f1": 2, "f2": 3}, "outcomes": {"purity": 88}, "error": null}]}'),
+    reply(
+      response,
+      200,
+      '{"results": [{"objectives": {"f1": NaN, "f2": 1}, "outcomes": {"purity": 91}}, {"objectives": {"f1": 2, "f2": 3}, "outcomes": {"purity": 88}, "error": null}]}',
+    ),
   );
   const outcomes = await evaluator({ names: { objectives: ['f1', 'f2'], outcomes: ['purity'] } }).evaluate(batch);
   assert.match(!outcomes[0].ok ? outcomes[0].error : '', /objective 'f1' of the result for candidate "0" is "NaN", not a finite number/);
@@ -155,7 +166,9 @@ test('a response of the wrong shape rejects the batch with a protocol error', as
 });
 
 test('a 5xx is retried and a later 200 counts', async () => {
-  serve((_received, response) => (hits === 1 ? reply(response, 500, 'database down') : reply(response, 200, { results: batch.map(() => ({ objectives: { f1: 0, f2: 0 } })) })));
+  serve((_received, response) =>
+    hits === 1 ? reply(response, 500, 'database down') : reply(response, 200, { results: batch.map(() => ({ objectives: { f1: 0, f2: 0 } })) }),
+  );
   const outcomes = await evaluator().evaluate(batch);
   assert.equal(hits, 2);
   assert.ok(outcomes.every((o) => o.ok));
@@ -163,14 +176,22 @@ test('a 5xx is retried and a later 200 counts', async () => {
   serve((_received, response) => reply(response, 503, 'overloaded'));
   await assert.rejects(
     evaluator({ retries: 2 }).evaluate(batch),
-    rejectsWith('failed', new RegExp(`POST to http://127\\.0\\.0\\.1:${port}/evaluate failed after 3 attempts; the last: the service answered 503 Service Unavailable: "overloaded"`)),
+    rejectsWith(
+      'failed',
+      new RegExp(
+        `POST to http://127\\.0\\.0\\.1:${port}/evaluate failed after 3 attempts; the last: the service answered 503 Service Unavailable: "overloaded"`,
+      ),
+    ),
   );
   assert.equal(hits, 3);
 });
 
 test('a 4xx other than 408 and 429 is not retried', async () => {
   serve((_received, response) => reply(response, 400, { error: 'unknown parameter x' }));
-  await assert.rejects(evaluator({ retries: 3 }).evaluate(batch), rejectsWith('failed', /after 1 attempt; .*400 Bad Request: .*unknown parameter x.*not retried/));
+  await assert.rejects(
+    evaluator({ retries: 3 }).evaluate(batch),
+    rejectsWith('failed', /after 1 attempt; .*400 Bad Request: .*unknown parameter x.*not retried/),
+  );
   assert.equal(hits, 1);
 
   serve((_received, response) => (hits === 1 ? reply(response, 429, 'slow down') : reply(response, 200, { results: [{ objectives: { f1: 0, f2: 0 } }] })));
@@ -190,7 +211,10 @@ test('a redirect is not followed', async () => {
 test('a service that does not answer in time fails with code timeout after the retries', async () => {
   serve(() => {});
   const started = Date.now();
-  await assert.rejects(evaluator({ timeoutSeconds: 0.1, retries: 1 }).evaluate(batch), rejectsWith('timeout', /after 2 attempts; the last: no complete response within 0.1 s/));
+  await assert.rejects(
+    evaluator({ timeoutSeconds: 0.1, retries: 1 }).evaluate(batch),
+    rejectsWith('timeout', /after 2 attempts; the last: no complete response within 0.1 s/),
+  );
   assert.equal(hits, 2);
   assert.ok(Date.now() - started < 1000);
   server.closeAllConnections();
@@ -235,7 +259,10 @@ test('hosts not in the allowlist are refused when the evaluator is created', () 
   const refused = (allowHosts: string[], url = 'https://lab.example.com/eval') => assert.throws(() => evaluator({ url, allowHosts }), rejectsWith('refused'));
   assert.throws(
     () => evaluator({ url: 'https://other.test/eval', allowHosts: ['lab.example.com'] }),
-    rejectsWith('refused', /posts to https:\/\/other\.test\/eval, and other\.test:443 is not among the allowed hosts.*add other\.test .*KILN_HTTP_EVALUATOR_HOSTS/),
+    rejectsWith(
+      'refused',
+      /posts to https:\/\/other\.test\/eval, and other\.test:443 is not among the allowed hosts.*add other\.test .*KILN_HTTP_EVALUATOR_HOSTS/,
+    ),
   );
   assert.throws(() => evaluator({ allowHosts: [] }), rejectsWith('refused', /no hosts are allowed for http evaluators.*KILN_HTTP_EVALUATOR_HOSTS/));
   refused(['example.com']);
@@ -262,7 +289,17 @@ test('internal addresses are refused under wildcards and allowed when listed exa
   await assert.rejects(evaluator({ url: 'http://100.64.0.1/', allowHosts: ['*'] }).evaluate(one), internal);
   await assert.rejects(evaluator({ url: 'http://[fd00::1]/', allowHosts: ['*'] }).evaluate(one), internal);
   // ranges a hand-written list missed: NAT64, 6to4, benchmarking, multicast, reserved, broadcast
-  for (const url of ['http://[64:ff9b::a01:203]/', 'http://[2002:a01:203::1]/', 'http://198.18.0.1/', 'http://198.19.255.1/', 'http://224.0.0.1/', 'http://239.1.2.3/', 'http://240.0.0.1/', 'http://255.255.255.255/', 'http://[ff02::1]/']) {
+  for (const url of [
+    'http://[64:ff9b::a01:203]/',
+    'http://[2002:a01:203::1]/',
+    'http://198.18.0.1/',
+    'http://198.19.255.1/',
+    'http://224.0.0.1/',
+    'http://239.1.2.3/',
+    'http://240.0.0.1/',
+    'http://255.255.255.255/',
+    'http://[ff02::1]/',
+  ]) {
     await assert.rejects(evaluator({ url, allowHosts: ['*'] }).evaluate(one), internal, url);
   }
   assert.equal(hits, 0);
@@ -307,10 +344,12 @@ test('header values, URL credentials and the query never appear in error message
     url: `http://lab:pw-secret@127.0.0.1:${port}/evaluate?api_key=q-secret`,
     headers: { 'X-Auth': token, 'X-Api-Key': 'k3y-123456' },
   };
-  const error: EvaluatorError = await evaluator(settings).evaluate(batch).then(
-    () => assert.fail('expected a rejection'),
-    (e: unknown) => e as EvaluatorError,
-  );
+  const error: EvaluatorError = await evaluator(settings)
+    .evaluate(batch)
+    .then(
+      () => assert.fail('expected a rejection'),
+      (e: unknown) => e as EvaluatorError,
+    );
   assert.match(error.message, /401 Unauthorized: .*\[redacted\]/);
   assert.match(error.message, new RegExp(`POST to http://127\\.0\\.0\\.1:${port}/evaluate failed`));
   const basic = Buffer.from('lab:pw-secret').toString('base64');
@@ -321,11 +360,14 @@ test('header values, URL credentials and the query never appear in error message
   const [outcome] = await evaluator(settings).evaluate(batch.slice(0, 1));
   assert.deepEqual(outcome, { ok: false, error: 'the service reported: bad key [redacted]' });
 
-  assert.throws(() => evaluator({ headers: { 'X-Bad': 'line\nbreak-secret' } }), (e: unknown) => {
-    rejectsWith('invalid', /header 'X-Bad' is not valid/)(e);
-    assert.ok(!(e as Error).message.includes('break-secret'));
-    return true;
-  });
+  assert.throws(
+    () => evaluator({ headers: { 'X-Bad': 'line\nbreak-secret' } }),
+    (e: unknown) => {
+      rejectsWith('invalid', /header 'X-Bad' is not valid/)(e);
+      assert.ok(!(e as Error).message.includes('break-secret'));
+      return true;
+    },
+  );
   assert.throws(() => evaluator({ headers: { Host: 'internal.test' } }), rejectsWith('invalid', /'Host' is set by Kiln itself/));
 });
 

@@ -200,8 +200,14 @@ test('lookups return every polymorph, or one computed record', () => {
     assert.match(r.id, /^mat_[0-9a-z]{20}$/);
   }
   assert.equal(new Set(titania.map((r) => r.id)).size, titania.length);
-  assert.deepEqual(lookupMaterials('Ti2O4').map((r) => r.id), titania.map((r) => r.id));
-  assert.deepEqual(lookupMaterials('C').map((r) => r.name), ['Graphite', 'Diamond']);
+  assert.deepEqual(
+    lookupMaterials('Ti2O4').map((r) => r.id),
+    titania.map((r) => r.id),
+  );
+  assert.deepEqual(
+    lookupMaterials('C').map((r) => r.name),
+    ['Graphite', 'Diamond'],
+  );
   assert.equal(lookupMaterials('LiCo0.1Mn0.1Ni0.8O2')[0].name, 'Lithium nickel manganese cobalt oxide (NMC811)');
   const rutile = titania.find((r) => /rutile/.test(r.name ?? ''));
   assert.equal(rutile?.properties.band_gap_ev.value, 3.0);

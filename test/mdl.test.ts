@@ -155,19 +155,15 @@ test('a document with many problems lists all of them with paths, lines and colu
   // "x1 + (x2 * 3)) <= 1": the 14th character is the unbalanced ")".
   assert.equal(messages['constraints[0].expression'], 'unexpected ")" at position 14');
   assert.equal(messages['optimizer.batch_size'], 'batch_size 12 must not exceed the budget of 10 evaluations');
-  assert.equal(
-    formatIssue(result.errors[0]),
-    'parameters[0].bounds (line 4, column 5): lower bound 5 must be below upper bound 2',
-  );
+  assert.equal(formatIssue(result.errors[0]), 'parameters[0].bounds (line 4, column 5): lower bound 5 must be below upper bound 2');
 });
 
 test('JSON documents also get line and column for schema errors', () => {
-  const text = '{\n  "parameters": [{"name": "x", "type": "continuous", "bounds": [0, 1]}],\n  "objectives": [{"name": "f", "direction": "maximize"}],\n  "optimizer": {"budget": "ten"}\n}';
+  const text =
+    '{\n  "parameters": [{"name": "x", "type": "continuous", "bounds": [0, 1]}],\n  "objectives": [{"name": "f", "direction": "maximize"}],\n  "optimizer": {"budget": "ten"}\n}';
   const result = parseMdl(text);
   assert.ok(!result.ok);
-  assert.deepEqual(result.errors, [
-    { path: 'optimizer.budget', message: 'expected a whole number, got the text "ten"', line: 4, column: 17 },
-  ]);
+  assert.deepEqual(result.errors, [{ path: 'optimizer.budget', message: 'expected a whole number, got the text "ten"', line: 4, column: 17 }]);
 });
 
 test('syntax errors point at the offending character', () => {
@@ -198,7 +194,10 @@ test('syntax errors point at the offending character', () => {
 test('a mis-indented YAML line gets one plain message at that line', () => {
   const deeper = ['parameters:', '  - name: x', '    type: continuous', '     bounds: [0, 1]', 'optimizer:', '  budget: 5'];
   const shallower = ['optimizer:', '  budget: 5', ' batch_size: 1'];
-  for (const [lines, line, column] of [[deeper, 4, 6], [shallower, 3, 2]] as const) {
+  for (const [lines, line, column] of [
+    [deeper, 4, 6],
+    [shallower, 3, 2],
+  ] as const) {
     const result = parseMdl(lines.join('\n'));
     assert.ok(!result.ok);
     assert.deepEqual(result.errors, [
@@ -231,14 +230,30 @@ test('structural problems are rewritten into plain sentences', () => {
     [variant((d) => delete d.parameters[0].type), 'parameters[0].type', 'type is required: one of continuous, integer, categorical'],
     [variant((d) => delete d.optimizer.budget), 'optimizer.budget', 'budget is required (a whole number)'],
     [variant((d) => (d.optimizer.budget = 2.5)), 'optimizer.budget', 'expected a whole number, got 2.5'],
-    [variant((d) => (d.optimizer.metod = 'lhs')), 'optimizer.metod', 'unknown member "metod" (did you mean "method"? allowed: method, strategy, budget, batch_size, seed, initial_samples, max_failed_iterations, acquisition, stagnation)'],
+    [
+      variant((d) => (d.optimizer.metod = 'lhs')),
+      'optimizer.metod',
+      'unknown member "metod" (did you mean "method"? allowed: method, strategy, budget, batch_size, seed, initial_samples, max_failed_iterations, acquisition, stagnation)',
+    ],
     [variant((d) => (d.parameters[0].bounds = [0])), 'parameters[0].bounds', 'bounds must be a list of two numbers [lower, upper]'],
-    [variant((d) => (d.parameters[0].name = '2theta')), 'parameters[0].name', '"2theta" is not a valid name: it must start with a letter or underscore and contain only letters, digits and underscores'],
+    [
+      variant((d) => (d.parameters[0].name = '2theta')),
+      'parameters[0].name',
+      '"2theta" is not a valid name: it must start with a letter or underscore and contain only letters, digits and underscores',
+    ],
     [variant((d) => (d.objectives = [])), 'objectives', 'needs at least one item'],
-    [variant((d) => (d.evaluator = { type: 'http', url: 'ftp://example.org' })), 'evaluator.url', 'must be an http:// or https:// URL (got "ftp://example.org")'],
+    [
+      variant((d) => (d.evaluator = { type: 'http', url: 'ftp://example.org' })),
+      'evaluator.url',
+      'must be an http:// or https:// URL (got "ftp://example.org")',
+    ],
     [variant((d) => (d.evaluator = { type: 'grpc' })), 'evaluator.type', 'type must be one of builtin, http, external, command (got the text "grpc")'],
     [variant((d) => (d.evaluator = { type: 'command', command: '' })), 'evaluator.command', 'must not be empty'],
-    [variant((d) => (d.parameters[0] = { name: 'c', type: 'categorical', values: ['a', true] })), 'parameters[0].values[1]', 'expected text or a number, got true'],
+    [
+      variant((d) => (d.parameters[0] = { name: 'c', type: 'categorical', values: ['a', true] })),
+      'parameters[0].values[1]',
+      'expected text or a number, got true',
+    ],
     [variant((d) => (d.constraints = [{ expression: 'x <= 1', tolerance: 0 }])), 'constraints[0].tolerance', 'must be greater than 0 (got 0)'],
     [variant((d) => (d.optimizer.stagnation = { window: 0 })), 'optimizer.stagnation.window', 'must be at least 1 (got 0)'],
     [variant((d) => (d.parameters = 'x')), 'parameters', 'expected a list, got the text "x"'],
@@ -251,23 +266,58 @@ test('structural problems are rewritten into plain sentences', () => {
 });
 
 test('each semantic rule is enforced', () => {
-  const two = (extra: Record<string, unknown>) =>
-    variant((d) => d.parameters.push({ name: 'y', type: 'continuous', bounds: [0, 1], ...extra }));
+  const two = (extra: Record<string, unknown>) => variant((d) => d.parameters.push({ name: 'y', type: 'continuous', bounds: [0, 1], ...extra }));
   const cases: [Record<string, any>, string, string][] = [
-    [variant((d) => d.parameters.push({ name: 'x', type: 'integer', bounds: [0, 3] })), 'parameters[1].name', 'duplicate parameter name "x" (also parameters[0].name)'],
+    [
+      variant((d) => d.parameters.push({ name: 'x', type: 'integer', bounds: [0, 3] })),
+      'parameters[1].name',
+      'duplicate parameter name "x" (also parameters[0].name)',
+    ],
     [variant((d) => d.objectives.push({ name: 'f', direction: 'maximize' })), 'objectives[1].name', 'duplicate objective name "f" (also objectives[0].name)'],
-    [variant((d) => (d.objectives[0].name = 'x')), 'objectives[0].name', '"x" is already the name of a parameter; objectives and parameters need different names'],
-    [variant((d) => (d.parameters[0] = { name: 'n', type: 'integer', bounds: [0, 2.5] })), 'parameters[0].bounds', 'integer bounds must be whole numbers (got 2.5)'],
-    [variant((d) => Object.assign(d.parameters[0], { scale: 'log', bounds: [0, 10] })), 'parameters[0].bounds', 'log scale needs a positive lower bound (got 0)'],
-    [variant((d) => (d.parameters[0] = { name: 's', type: 'categorical', values: ['a', 'b', 'a'] })), 'parameters[0].values[2]', 'duplicate value "a" (same as values[0]); values must be distinct'],
-    [variant((d) => (d.parameters[0] = { name: 's', type: 'categorical', values: [1, '1'] })), 'parameters[0].values[1]', 'duplicate value "1" (same as values[0]); values must be distinct'],
+    [
+      variant((d) => (d.objectives[0].name = 'x')),
+      'objectives[0].name',
+      '"x" is already the name of a parameter; objectives and parameters need different names',
+    ],
+    [
+      variant((d) => (d.parameters[0] = { name: 'n', type: 'integer', bounds: [0, 2.5] })),
+      'parameters[0].bounds',
+      'integer bounds must be whole numbers (got 2.5)',
+    ],
+    [
+      variant((d) => Object.assign(d.parameters[0], { scale: 'log', bounds: [0, 10] })),
+      'parameters[0].bounds',
+      'log scale needs a positive lower bound (got 0)',
+    ],
+    [
+      variant((d) => (d.parameters[0] = { name: 's', type: 'categorical', values: ['a', 'b', 'a'] })),
+      'parameters[0].values[2]',
+      'duplicate value "a" (same as values[0]); values must be distinct',
+    ],
+    [
+      variant((d) => (d.parameters[0] = { name: 's', type: 'categorical', values: [1, '1'] })),
+      'parameters[0].values[1]',
+      'duplicate value "1" (same as values[0]); values must be distinct',
+    ],
     [variant((d) => (d.optimizer.batch_size = 21)), 'optimizer.batch_size', 'batch_size 21 must not exceed the budget of 20 evaluations'],
-    [variant((d) => (d.parameters[0].name = 'sqrt')), 'parameters[0].name', 'parameter name "sqrt" is reserved for the function sqrt() in constraint expressions; choose another name'],
+    [
+      variant((d) => (d.parameters[0].name = 'sqrt')),
+      'parameters[0].name',
+      'parameter name "sqrt" is reserved for the function sqrt() in constraint expressions; choose another name',
+    ],
     [variant((d) => (d.parameters[0].name = '__proto__')), 'parameters[0].name', 'parameter name "__proto__" is reserved; choose another name'],
     [two({}), '', ''],
     [variant((d) => (d.constraints = [{ expression: 'x + y <= 1' }])), 'constraints[0].expression', 'unknown parameter "y" at position 5 (parameters: x)'],
-    [variant((d) => (d.constraints = [{ expression: 'x <= 1 <= 2' }])), 'constraints[0].expression', 'second comparison "<=" at position 8: a constraint has exactly one comparison; write a range such as 0 <= x <= 1 as two constraints'],
-    [variant((d) => (d.constraints = [{ expression: 'x + 1' }])), 'constraints[0].expression', 'no comparison found: a constraint needs exactly one of <=, >=, <, >, =='],
+    [
+      variant((d) => (d.constraints = [{ expression: 'x <= 1 <= 2' }])),
+      'constraints[0].expression',
+      'second comparison "<=" at position 8: a constraint has exactly one comparison; write a range such as 0 <= x <= 1 as two constraints',
+    ],
+    [
+      variant((d) => (d.constraints = [{ expression: 'x + 1' }])),
+      'constraints[0].expression',
+      'no comparison found: a constraint needs exactly one of <=, >=, <, >, ==',
+    ],
     [variant((d) => (d.constraints = [{ expression: '1 <= 2' }])), 'constraints[0].expression', 'the constraint does not mention any parameter'],
     [
       variant((d) => {
@@ -293,7 +343,9 @@ test('structural and semantic errors are reported together', () => {
     d.parameters.push({ name: 'x', type: 'continuous', bounds: [0, 1], extra: true });
     d.optimizer.budget = 'many';
   });
-  const paths = errorsOf(validateMdl(doc)).map((e) => e.path).sort();
+  const paths = errorsOf(validateMdl(doc))
+    .map((e) => e.path)
+    .sort();
   assert.deepEqual(paths, ['optimizer.budget', 'parameters[0].bounds', 'parameters[1].extra', 'parameters[1].name']);
 });
 

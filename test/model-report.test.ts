@@ -46,7 +46,13 @@ test('closed-form leave-one-out equals refitting without the point (same hyperpa
     const keep = Array.from({ length: n }, (_, k) => k).filter((k) => k !== i);
     const Xi = new Float64Array((n - 1) * d);
     keep.forEach((k, j) => Xi.set(X.subarray(k * d, k * d + d), j * d));
-    const without = new DenseGp(Xi, Float64Array.from(keep, (k) => y[k]), n - 1, d, h);
+    const without = new DenseGp(
+      Xi,
+      Float64Array.from(keep, (k) => y[k]),
+      n - 1,
+      d,
+      h,
+    );
     const p = without.predict(X.slice(i * d, i * d + d), 1);
     assert.ok(Math.abs(p.mean[0] - loo.mean[i]) < 1e-9, `mean of point ${i}: ${p.mean[0]} vs ${loo.mean[i]}`);
     // the closed form's variance is of a measurement: latent variance plus noise
@@ -73,7 +79,10 @@ test('check metrics by hand: R², standardized errors and interval coverage', ()
 
 test('on a smooth known function the model check reports a high R² and calibrated intervals; importance finds the parameter that matters', () => {
   const mdl = mdlOf(3, [{ name: 'f' }, { name: 'g', direction: 'maximize' }]);
-  const state = stateOf(mdl, 60, (x) => ({ f: Math.sin(2 * Math.PI * x[0]) + 0.2 * x[1], g: x[1] * x[1] }), [[0.25, 0.5, 0.5], [0.75, 0.9, 0.1]]);
+  const state = stateOf(mdl, 60, (x) => ({ f: Math.sin(2 * Math.PI * x[0]) + 0.2 * x[1], g: x[1] * x[1] }), [
+    [0.25, 0.5, 0.5],
+    [0.75, 0.9, 0.1],
+  ]);
   const report = diagnoseCampaign(mdl, state);
   assert.equal(report.points, 60);
   assert.equal(report.evaluations, 60);
@@ -119,7 +128,13 @@ test('too few evaluations give an empty report that says why; outcome constraint
   assert.match(few.message ?? '', /at least 5 successful evaluations; the campaign has 3/);
   const state = withPurity(stateOf(mdl, 40, (x) => ({ f: x[0] }), [[0.1, 0.9]]));
   const report = diagnoseCampaign(mdl, state);
-  assert.deepEqual(report.outputs.map((o) => [o.name, o.kind]), [['f', 'objective'], ['purity >= 0.5', 'constraint']]);
+  assert.deepEqual(
+    report.outputs.map((o) => [o.name, o.kind]),
+    [
+      ['f', 'objective'],
+      ['purity >= 0.5', 'constraint'],
+    ],
+  );
   assert.ok(report.outputs[1].r2 > 0.95);
   // x2 = 0.9: purity 0.9 is well inside the constraint
   assert.ok(report.next[0].probability_feasible > 0.9, String(report.next[0].probability_feasible));

@@ -41,7 +41,10 @@ test('every route is documented under /v1 with its scope and path parameters', (
     assert.deepEqual(op.tags, [route.tag]);
     const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
     const pathParams = ((op.parameters ?? []) as Json[]).filter((p) => p.in === 'path');
-    assert.deepEqual(pathParams.map((p) => p.name), names);
+    assert.deepEqual(
+      pathParams.map((p) => p.name),
+      names,
+    );
     for (const p of pathParams) assert.equal(p.required, true);
     for (const status of ['400', '401', '403', '404', '422', '429', '500']) assert.ok(op.responses[status], `${route.operationId} documents ${status}`);
     assert.equal(Boolean(op.responses['409']), route.method === 'post' || route.method === 'delete');

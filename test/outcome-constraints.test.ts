@@ -32,7 +32,11 @@ function run(mdl: Mdl, evaluate: (p: Record<string, number | string>) => Evaluat
   let state = initialState(mdl);
   while (state.status === 'running') {
     const next = step(mdl, state);
-    state = tell(mdl, next.state, next.proposals.map((p) => ({ id: p.id, ...evaluate(p.parameters) }) as EvaluationResult)).state;
+    state = tell(
+      mdl,
+      next.state,
+      next.proposals.map((p) => ({ id: p.id, ...evaluate(p.parameters) }) as EvaluationResult),
+    ).state;
   }
   return state;
 }
@@ -53,7 +57,10 @@ test('an outcome constraint is an inequality over outcomes and objectives, check
   assert.deepEqual(messages({ ...base, outcome_constraints: [{ expression: 'cycle_life == 500' }] }), [
     'outcome_constraints[0].expression: an outcome constraint must be an inequality (<=, >=, < or >): a measured value never lands exactly on a number',
   ]);
-  assert.match(messages({ ...base, outcome_constraints: [{ expression: 'x >= 0.5' }] })[0], /unknown outcome or objective "x" at position 1 \(outcome or objectives: energy, cycle_life\)/);
+  assert.match(
+    messages({ ...base, outcome_constraints: [{ expression: 'x >= 0.5' }] })[0],
+    /unknown outcome or objective "x" at position 1 \(outcome or objectives: energy, cycle_life\)/,
+  );
   assert.match(messages({ ...base, outcomes: [{ name: 'x' }] })[0], /outcomes\[0\]\.name: "x" is already the name of a parameter/);
   assert.match(messages({ ...base, outcomes: [{ name: 'energy' }] })[0], /outcomes\[0\]\.name: "energy" is already the name of an objective/);
 });
@@ -71,7 +78,7 @@ test('slacks are signed margins: right − left for <=, left − right for >=, �
   assert.equal(slack('sqrt(a) >= 1', { a: -1, b: 0 }), -Infinity);
 });
 
-test('C2-DTLZ2 reports its slack by BoTorch\'s formula and its feasible front has the known hypervolume', () => {
+test("C2-DTLZ2 reports its slack by BoTorch's formula and its feasible front has the known hypervolume", () => {
   const fn = createBuiltinFunction(c2Mdl());
   // x1 = 0.5, on the front: f = (cos 45°, sin 45°), inside the middle ball of radius √2·0.2
   const middle = fn({ x1: 0.5, x2: 0.5, x3: 0.5, x4: 0.5 });
@@ -110,8 +117,14 @@ test('only feasible evaluations form the front, the hypervolume and the best val
 test('a campaign whose first design has no feasible point seeks feasibility, then improves the feasible front', () => {
   // feasible only in a small corner of the square: x1, x2 ≥ 0.75 (one sixteenth of it)
   const mdl = mdlSchema.parse({
-    parameters: [{ name: 'x1', type: 'continuous', bounds: [0, 1] }, { name: 'x2', type: 'continuous', bounds: [0, 1] }],
-    objectives: [{ name: 'f1', direction: 'minimize', reference: 2 }, { name: 'f2', direction: 'minimize', reference: 2 }],
+    parameters: [
+      { name: 'x1', type: 'continuous', bounds: [0, 1] },
+      { name: 'x2', type: 'continuous', bounds: [0, 1] },
+    ],
+    objectives: [
+      { name: 'f1', direction: 'minimize', reference: 2 },
+      { name: 'f2', direction: 'minimize', reference: 2 },
+    ],
     outcomes: [{ name: 'margin' }],
     outcome_constraints: [{ expression: 'margin >= 0' }],
     optimizer: { budget: 30, batch_size: 2, initial_samples: 6, seed: 11 },
@@ -130,7 +143,7 @@ test('a campaign whose first design has no feasible point seeks feasibility, the
   assert.ok(state.convergenceHistory.at(-1)! > 0);
 });
 
-test('Deb\'s constrained domination: feasible rows dominate infeasible ones, which rank by their violation', () => {
+test("Deb's constrained domination: feasible rows dominate infeasible ones, which rank by their violation", () => {
   // rows: two feasible, two infeasible (violations 0.5 and 2 in slack units of 1)
   const Y = Float64Array.of(0.2, 0.9, 0.8, 0.1, 0.0, 0.0, 0.1, 0.1);
   const S = Float64Array.of(0.3, 0, -0.5, -2);
@@ -159,6 +172,10 @@ test('outcome constraints reach every strategy: trust regions and NSGA-II propos
 test('an evaluation that lacks a declared outcome counts as failed, naming it', () => {
   const mdl = c2Mdl();
   const next = step(mdl, initialState(mdl));
-  const { state } = tell(mdl, next.state, next.proposals.map((p) => ({ id: p.id, objectives: { f1: 0.5, f2: 0.5 } })));
+  const { state } = tell(
+    mdl,
+    next.state,
+    next.proposals.map((p) => ({ id: p.id, objectives: { f1: 0.5, f2: 0.5 } })),
+  );
   assert.ok(state.evaluations.every((e) => e.objectives === null && e.error === 'no finite value for slack'));
 });

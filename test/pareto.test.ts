@@ -107,7 +107,10 @@ test('a front of ten thousand mutually non-dominated points is filtered quickly'
     const mask = paretoMask(points, n + 1, m);
     const seconds = (performance.now() - start) / 1000;
     assert.ok(seconds < 5, `m=${m}: ${seconds} s`);
-    assert.equal(mask.subarray(0, n).reduce((a, b) => a + b, 0), n);
+    assert.equal(
+      mask.subarray(0, n).reduce((a, b) => a + b, 0),
+      n,
+    );
     assert.equal(mask[n], 0);
   }
 });

@@ -77,10 +77,16 @@ test('equality constraints are left out of the share: the engine projects onto t
 
 test('a parameter fixed by its bounds or by a single value is a warning', () => {
   const fixed = warningsOf(variant((d) => (d.parameters[1].bounds = [0.3, 0.3])));
-  assert.deepEqual(fixed.map((w) => w.path), ['parameters[1].bounds']);
+  assert.deepEqual(
+    fixed.map((w) => w.path),
+    ['parameters[1].bounds'],
+  );
   assert.match(fixed[0].message, /both bounds are 0\.3, so "x2" is fixed/);
   const single = warningsOf(variant((d) => d.parameters.push({ name: 'solvent', type: 'categorical', values: ['water'] })));
-  assert.deepEqual(single.map((w) => w.path), ['parameters[2].values']);
+  assert.deepEqual(
+    single.map((w) => w.path),
+    ['parameters[2].values'],
+  );
   assert.match(single[0].message, /"solvent" has the single value "water", so it is fixed/);
 });
 
@@ -100,7 +106,10 @@ test('a budget no larger than the initial design is a warning', () => {
     assert.match(warning.message, new RegExp(`budget of 30 evaluations is no larger than the initial design of ${initial}.*none is model-guided`));
   }
   const nsga2 = warningsOf(variant((d) => Object.assign(d.optimizer, { method: 'nsga2', batch_size: 30 })));
-  assert.deepEqual(nsga2.map((w) => w.path), ['optimizer.budget']);
+  assert.deepEqual(
+    nsga2.map((w) => w.path),
+    ['optimizer.budget'],
+  );
   assert.match(nsga2[0].message, /no generation is bred from it/);
   assert.deepEqual(warningsOf(variant((d) => Object.assign(d.optimizer, { method: 'lhs', initial_samples: 30 }))), [], 'lhs has no model to guide');
   const warm = variant((d) => (d.optimizer.initial_samples = 30));
@@ -109,12 +118,19 @@ test('a budget no larger than the initial design is a warning', () => {
 
 test('a budget given outside the document (kiln run --budget) is the one pre-flight weighs', () => {
   const design = variant((d) => (d.optimizer.initial_samples = 20));
-  assert.deepEqual(warningsOf(design), [], 'the file\'s budget of 30 leaves room after the design of 20');
+  assert.deepEqual(warningsOf(design), [], "the file's budget of 30 leaves room after the design of 20");
   const [warning] = warningsOf(design, { builtins: builtinEvaluators, budget: 12 });
   assert.match(warning.message, /budget of 12 evaluations is no larger than the initial design of 20/);
   const result = validateMdl(design, { budget: 12 });
   assert.ok(result.ok && result.mdl.optimizer.budget === 12, 'the validated campaign carries the budget that will run');
-  assert.deepEqual(warningsOf(variant((d) => (d.optimizer.budget = 10)), { builtins: builtinEvaluators, budget: 90 }), [], 'a raised budget clears the file\'s warning');
+  assert.deepEqual(
+    warningsOf(
+      variant((d) => (d.optimizer.budget = 10)),
+      { builtins: builtinEvaluators, budget: 90 },
+    ),
+    [],
+    "a raised budget clears the file's warning",
+  );
 });
 
 test('a reference no evaluation can beat is a warning where the evaluator is known', () => {
@@ -135,7 +151,10 @@ test('a reference no evaluation can beat is a warning where the evaluator is kno
   const rejection = structuredClone(membrane.mdl);
   rejection.objectives[1].reference = 101;
   const simulated = warningsOf(rejection);
-  assert.deepEqual(simulated.map((w) => w.path), ['objectives[1].reference']);
+  assert.deepEqual(
+    simulated.map((w) => w.path),
+    ['objectives[1].reference'],
+  );
   assert.match(simulated[0].message, /"salt_rejection" never rises above 100/);
 });
 

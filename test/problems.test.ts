@@ -63,7 +63,24 @@ function staircaseHv(points: Float64Array[], ref: [number, number]): number {
 }
 
 test('the registry lists every builtin and looks names up case-insensitively', () => {
-  assert.deepEqual(builtinNames(), ['zdt1', 'zdt2', 'zdt3', 'dtlz1', 'dtlz2', 'branin-currin', 'bnh', 'c2-dtlz2', 'constrained-branin-currin', 'water-membrane', 'battery-cathode', 'water-splitting-catalyst', 'electrolyte-formulation', 'perovskite-solar-cell', 'alloy-design', 'polymer-membrane']);
+  assert.deepEqual(builtinNames(), [
+    'zdt1',
+    'zdt2',
+    'zdt3',
+    'dtlz1',
+    'dtlz2',
+    'branin-currin',
+    'bnh',
+    'c2-dtlz2',
+    'constrained-branin-currin',
+    'water-membrane',
+    'battery-cathode',
+    'water-splitting-catalyst',
+    'electrolyte-formulation',
+    'perovskite-solar-cell',
+    'alloy-design',
+    'polymer-membrane',
+  ]);
   assert.equal(testProblem('ZDT1'), zdt1);
   assert.equal(testProblem('nope'), undefined);
 });
@@ -79,7 +96,10 @@ test('polyline hypervolume and arc-length spread on a straight front', () => {
   close(polylineHypervolume2d(point(0, 1, 1, 0.5), [2, 1]), 0.25 + 0.5, 1e-15);
   const samples = new Float64Array(2 * 1001);
   for (let i = 0; i <= 1000; i++) samples.set([i / 1000, 1 - i / 1000], 2 * i);
-  assert.deepEqual(Array.from(arcLengthSpread(samples, 5)).map((v) => Math.round(v * 1000) / 1000), [0, 1, 0.25, 0.75, 0.5, 0.5, 0.75, 0.25, 1, 0]);
+  assert.deepEqual(
+    Array.from(arcLengthSpread(samples, 5)).map((v) => Math.round(v * 1000) / 1000),
+    [0, 1, 0.25, 0.75, 0.5, 0.5, 0.75, 0.25, 1, 0],
+  );
 });
 
 test('ZDT1-3 match the published definitions at hand-computed points', () => {
@@ -147,7 +167,10 @@ test('ZDT3 front has the five published disconnected pieces and no dense curve p
     for (const c of curveFront) {
       if (c[0] < f[0] - 1e-12 && c[1] < f[1] - 1e-12) assert.fail(`curve point (${c[0]}, ${c[1]}) dominates front point (${f[0]}, ${f[1]})`);
     }
-    assert.ok(ZDT3_REGIONS.some(([a, b]) => f[0] >= a && f[0] <= b), `f1 = ${f[0]} lies in a gap`);
+    assert.ok(
+      ZDT3_REGIONS.some(([a, b]) => f[0] >= a && f[0] <= b),
+      `f1 = ${f[0]} lies in a gap`,
+    );
     if (sorted > 0) assert.ok(f[0] >= front[sorted - 1][0]);
     sorted++;
   }
@@ -160,7 +183,10 @@ test('ZDT maximum hypervolumes match the analytic areas and a dense staircase', 
   close(zdt2.maxHypervolume!(2, [1.1, 1.1])!, 1.21 - 2 / 3, 1e-14);
   close(zdt1.maxHypervolume!(2, [1, 1])!, 2 / 3, 1e-14);
   for (const problem of [zdt1, zdt2, zdt3]) {
-    for (const ref of [[1.1, 1.1], [2, 1.5]] as [number, number][]) {
+    for (const ref of [
+      [1.1, 1.1],
+      [2, 1.5],
+    ] as [number, number][]) {
       const dense = rows(problem.paretoFront(2, 100001), 2);
       close(problem.maxHypervolume!(2, ref)!, staircaseHv(dense, ref), 1e-4, `${problem.name} at ${ref}`);
     }
@@ -200,11 +226,21 @@ test('DTLZ fronts are on the simplex or sphere, attained at x_M = 0.5, and non-d
     const sphere = rows(dtlz2.paretoFront(m, 60), m);
     assert.equal(linear.length, 60);
     for (const f of linear) {
-      close(f.reduce((s, v) => s + v, 0), 0.5, 1e-12, 'DTLZ1 sum');
+      close(
+        f.reduce((s, v) => s + v, 0),
+        0.5,
+        1e-12,
+        'DTLZ1 sum',
+      );
       assert.ok(f.every((v) => v >= 0));
     }
     for (const f of sphere) {
-      close(f.reduce((s, v) => s + v * v, 0), 1, 1e-12, 'DTLZ2 sum of squares');
+      close(
+        f.reduce((s, v) => s + v * v, 0),
+        1,
+        1e-12,
+        'DTLZ2 sum of squares',
+      );
       assert.ok(f.every((v) => v >= 0));
     }
     assertMutuallyNonDominated(linear, `dtlz1 m=${m}`);
@@ -213,8 +249,16 @@ test('DTLZ fronts are on the simplex or sphere, attained at x_M = 0.5, and non-d
     for (let trial = 0; trial < 20; trial++) {
       const x = new Float64Array(m + 4).fill(0.5);
       for (let i = 0; i < m - 1; i++) x[i] = random.uniform();
-      close(dtlz1.evaluate(x, m).reduce((s, v) => s + v, 0), 0.5, 1e-9);
-      close(dtlz2.evaluate(x, m).reduce((s, v) => s + v * v, 0), 1, 1e-12);
+      close(
+        dtlz1.evaluate(x, m).reduce((s, v) => s + v, 0),
+        0.5,
+        1e-9,
+      );
+      close(
+        dtlz2.evaluate(x, m).reduce((s, v) => s + v * v, 0),
+        1,
+        1e-12,
+      );
     }
   }
 });
@@ -241,7 +285,11 @@ test('DTLZ maximum hypervolumes: closed forms and a Monte Carlo check', () => {
 
 test('Branin-Currin matches BoTorch at known points', () => {
   // Branin's three global minimizers, value 10 / (8 pi) = 0.397887...
-  for (const [u1, u2] of [[-Math.PI, 12.275], [Math.PI, 2.275], [3 * Math.PI, 2.475]]) {
+  for (const [u1, u2] of [
+    [-Math.PI, 12.275],
+    [Math.PI, 2.275],
+    [3 * Math.PI, 2.475],
+  ]) {
     const f = braninCurrin.evaluate(point((u1 + 5) / 15, u2 / 15), 2);
     close(f[0], 0.39788735772973816, 1e-12);
   }
@@ -379,7 +427,10 @@ test('water-membrane follows the documented trends', () => {
     }
     // filler opens water channels
     for (let i = 0; i < 8; i++) {
-      assert.ok(at({ amine_monomer: monomer, filler_loading: (i + 1) * 0.05 }).water_permeance > at({ amine_monomer: monomer, filler_loading: i * 0.05 }).water_permeance);
+      assert.ok(
+        at({ amine_monomer: monomer, filler_loading: (i + 1) * 0.05 }).water_permeance >
+          at({ amine_monomer: monomer, filler_loading: i * 0.05 }).water_permeance,
+      );
     }
   }
   // piperazine (NF) layers pass more water and less salt than MPD (RO) layers

@@ -54,7 +54,11 @@ test('2,000 concurrent requests against a limit of 100 admit exactly 100; the re
     assert.equal(limited[0].headers['x-ratelimit-remaining'], '0');
     assert.equal(ok[0].headers['retry-after'], undefined, 'Retry-After only on 429');
     const remaining = ok.map((a) => Number(a.headers['x-ratelimit-remaining'])).sort((a, b) => a - b);
-    assert.deepEqual(remaining, Array.from({ length: 100 }, (_, i) => i), 'each admitted request saw its own count');
+    assert.deepEqual(
+      remaining,
+      Array.from({ length: 100 }, (_, i) => i),
+      'each admitted request saw its own count',
+    );
     const reset = Number(ok[0].headers['x-ratelimit-reset']);
     assert.ok(reset > Date.now() / 1000 && reset <= Date.now() / 1000 + 61);
     assert.equal(ok[0].headers['x-ratelimit-limit'], '100');
@@ -103,7 +107,10 @@ test('plan limits: per-endpoint minute windows, headers for the binding window, 
       await client(kiln.base, '')('GET', '/v1/campaigns'),
       await api('GET', '/v1/no-such-route'),
     ];
-    assert.deepEqual(refusals.map((r) => r.status), [401, 401, 404]);
+    assert.deepEqual(
+      refusals.map((r) => r.status),
+      [401, 401, 404],
+    );
     const remaining = refusals.map((r) => Number(r.headers.get('x-ratelimit-remaining')));
     for (const r of refusals) {
       assert.equal(r.headers.get('x-ratelimit-limit'), '100', 'the guest window: 100 per hour per address');
@@ -134,8 +141,14 @@ test('while the database is unreachable each node keeps counting in memory inste
     const limits = new RateLimits(unreachable, { perMinute: 3, perHour: 0 }, pino({ level: 'silent' }));
     const states = [];
     for (let i = 0; i < 3; i++) states.push(await limits.consume('key_offline', 'free'));
-    assert.deepEqual(states.map((s) => s.remaining), [2, 1, 0]);
-    await assert.rejects(limits.consume('key_offline', 'free'), (error: { status?: number; code?: string }) => error.status === 429 && error.code === 'RATE_LIMITED');
+    assert.deepEqual(
+      states.map((s) => s.remaining),
+      [2, 1, 0],
+    );
+    await assert.rejects(
+      limits.consume('key_offline', 'free'),
+      (error: { status?: number; code?: string }) => error.status === 429 && error.code === 'RATE_LIMITED',
+    );
   } finally {
     await unreachable.destroy();
   }

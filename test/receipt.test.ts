@@ -41,7 +41,11 @@ function run(mdl: Mdl): { state: CampaignState; receipts: Receipt[] } {
     if (next.proposals.length === 0) break;
     receipts.push(next.receipt!);
     assert.deepEqual(next.state.receipt, next.receipt, 'the receipt travels with the pending batch');
-    state = tell(mdl, next.state, next.proposals.map((p) => evaluate(p.id, p.parameters))).state;
+    state = tell(
+      mdl,
+      next.state,
+      next.proposals.map((p) => evaluate(p.id, p.parameters)),
+    ).state;
   }
   return { state, receipts };
 }
@@ -49,7 +53,10 @@ function run(mdl: Mdl): { state: CampaignState; receipts: Receipt[] } {
 test('a receipt names what proposed the batch, and the same state gives the same receipt', () => {
   const mdl = toyMdl();
   const { state, receipts } = run(mdl);
-  assert.deepEqual(receipts.map((r) => r.iteration), [1, 2, 3, 4]);
+  assert.deepEqual(
+    receipts.map((r) => r.iteration),
+    [1, 2, 3, 4],
+  );
   assert.equal(receipts[0].strategy, 'initial-design');
   assert.equal(receipts[0].acquisition, 'none');
   assert.equal(receipts[1].strategy, 'global');
@@ -82,7 +89,10 @@ test('the data hash changes when any told value changes, and only then', () => {
     ['the order', (e) => e.reverse()],
     ['a row less', (e) => e.pop()],
   ];
-  assert.ok(state.evaluations.some((e) => e.error), 'the run has failures');
+  assert.ok(
+    state.evaluations.some((e) => e.error),
+    'the run has failures',
+  );
   for (const [what, change] of changes) {
     const changed = structuredClone(state.evaluations);
     change(changed);
@@ -96,14 +106,20 @@ test('replay proposes every iteration again identically, and points at tampered 
   const byIteration = new Map(receipts.map((r) => [r.iteration, r]));
   const recorded = { mdl, evaluations: state.evaluations, iterations: iterationReceipts(state, (i) => byIteration.get(i)) };
   const replays = replayCampaign(recorded, environment);
-  assert.deepEqual(replays.map((r) => [r.iteration, r.identical, r.differences]), [1, 2, 3, 4].map((i) => [i, true, []]));
+  assert.deepEqual(
+    replays.map((r) => [r.iteration, r.identical, r.differences]),
+    [1, 2, 3, 4].map((i) => [i, true, []]),
+  );
 
   const tampered = structuredClone(recorded);
   const victim = tampered.evaluations.find((e) => e.iteration === 2 && e.objectives)!;
   victim.objectives!.f1 += 0.01;
   // The environment is only compared with the receipts' (the step runs on this thread's backend).
   const checked = replayCampaign(tampered, { ...environment, tensor_backend: 'cpu' }, new Set([3, 4]));
-  assert.deepEqual(checked.map((r) => r.iteration), [3, 4]);
+  assert.deepEqual(
+    checked.map((r) => r.iteration),
+    [3, 4],
+  );
   for (const r of checked) {
     assert.equal(r.identical, false);
     assert.match(r.differences[0], /not the data the surrogate saw \(data_hash/);

@@ -30,10 +30,14 @@ async function createCampaign(name: string, mdl: unknown = zdt1Mdl(), domain = '
 }
 
 async function waitForCampaign(id: string, statuses: string[], ms = 60_000) {
-  return eventually(async () => {
-    const res = await api('GET', `/v1/campaigns/${id}`);
-    return statuses.includes(res.json.data.status) ? res.json.data : undefined;
-  }, ms, `campaign ${id} to reach ${statuses.join('/')}`);
+  return eventually(
+    async () => {
+      const res = await api('GET', `/v1/campaigns/${id}`);
+      return statuses.includes(res.json.data.status) ? res.json.data : undefined;
+    },
+    ms,
+    `campaign ${id} to reach ${statuses.join('/')}`,
+  );
 }
 
 describe('campaign resources', () => {
@@ -43,7 +47,15 @@ describe('campaign resources', () => {
     const c = res.json.data;
     assert.match(c.id, /^camp_[0-9a-z]{20}$/);
     assert.deepEqual(
-      { name: c.name, domain: c.domain, status: c.status, budget: c.budget, evaluations_completed: c.evaluations_completed, parameters_count: c.parameters_count, objectives_count: c.objectives_count },
+      {
+        name: c.name,
+        domain: c.domain,
+        status: c.status,
+        budget: c.budget,
+        evaluations_completed: c.evaluations_completed,
+        parameters_count: c.parameters_count,
+        objectives_count: c.objectives_count,
+      },
       { name: 'first', domain: 'benchmark', status: 'created', budget: 8, evaluations_completed: 0, parameters_count: 2, objectives_count: 2 },
     );
     assert.ok(!Number.isNaN(Date.parse(c.created_at)));
@@ -57,13 +69,24 @@ describe('campaign resources', () => {
   });
 
   test('lists filter, sort and page with meta; past the last page is empty; bad paging is 422', async () => {
-    for (const [name, domain] of [['b-water', 'water'], ['a-water', 'water'], ['c-battery', 'battery']]) await createCampaign(name, zdt1Mdl(), domain);
+    for (const [name, domain] of [
+      ['b-water', 'water'],
+      ['a-water', 'water'],
+      ['c-battery', 'battery'],
+    ])
+      await createCampaign(name, zdt1Mdl(), domain);
     const water = await api('GET', '/v1/campaigns?domain=water&sort=name');
     assert.equal(water.status, 200);
-    assert.deepEqual(water.json.data.map((c: { name: string }) => c.name), ['a-water', 'b-water']);
+    assert.deepEqual(
+      water.json.data.map((c: { name: string }) => c.name),
+      ['a-water', 'b-water'],
+    );
     assert.deepEqual(water.json.meta, { page: 1, per_page: 20, total: 2, total_pages: 1 });
     const desc = await api('GET', '/v1/campaigns?domain=water&sort=-name&per_page=1&page=2');
-    assert.deepEqual(desc.json.data.map((c: { name: string }) => c.name), ['a-water']);
+    assert.deepEqual(
+      desc.json.data.map((c: { name: string }) => c.name),
+      ['a-water'],
+    );
     assert.deepEqual(desc.json.meta, { page: 2, per_page: 1, total: 2, total_pages: 2 });
     const past = await api('GET', '/v1/campaigns?domain=water&page=9');
     assert.deepEqual(past.json.data, []);
@@ -92,7 +115,10 @@ describe('campaign resources', () => {
     }
     const unknown = await api('POST', '/v1/campaigns', { name: 'x', domain: 'water', mdl: zdt1Mdl(), colour: 'red' });
     assert.equal(unknown.status, 422);
-    assert.deepEqual(unknown.json.error.details.errors.map((e: { path: string }) => e.path), ['colour']);
+    assert.deepEqual(
+      unknown.json.error.details.errors.map((e: { path: string }) => e.path),
+      ['colour'],
+    );
     const mixed = await api('POST', '/v1/campaigns', { name: 'x', mdl: zdt1Mdl(), template_id: 'tmpl_x' });
     assert.equal(mixed.status, 422);
     const template = await api('POST', '/v1/campaigns', { name: 'x', template_id: 'water/unknown' });
@@ -130,7 +156,11 @@ describe('campaign resources', () => {
     assert.equal(res.json.data.domain, 'water');
 
     const bad = new FormData();
-    bad.append('mdl_file', new Blob(['parameters: [\n  - { name: a, type: continuous, bounds: [0, 1] }\n  - oops: [\n'], { type: 'application/yaml' }), 'bad.yaml');
+    bad.append(
+      'mdl_file',
+      new Blob(['parameters: [\n  - { name: a, type: continuous, bounds: [0, 1] }\n  - oops: [\n'], { type: 'application/yaml' }),
+      'bad.yaml',
+    );
     const broken = await api('POST', '/v1/campaigns', bad);
     assert.equal(broken.status, 422);
     assert.ok(broken.json.error.details.errors.every((e: { path: string }) => e.path.startsWith('mdl_file')));
@@ -151,12 +181,24 @@ describe('campaign resources', () => {
     const res = await api('POST', '/v1/campaigns', { name: 'tight', domain: 'benchmark', mdl: tight });
     assert.equal(res.status, 201, res.text);
     const warnings = res.json.data.warnings as { path: string; message: string }[];
-    assert.deepEqual(warnings.map((w) => w.path), ['constraints', 'optimizer.initial_samples']);
+    assert.deepEqual(
+      warnings.map((w) => w.path),
+      ['constraints', 'optimizer.initial_samples'],
+    );
     assert.match(warnings[0].message, /^only about 0\.\d+ % of the parameter box meets the constraints/);
     assert.match(warnings[1].message, /budget of 4 evaluations is no larger than the initial design of 4/);
 
     const form = new FormData();
-    const yaml = ['parameters:', '  - { name: a, type: continuous, bounds: [0, 1] }', '  - { name: b, type: continuous, bounds: [0.5, 0.5] }', 'objectives:', '  - { name: f1, direction: minimize, reference: -1 }', '  - { name: f2, direction: minimize }', 'optimizer: { budget: 6 }', 'evaluator: { type: builtin, name: zdt1 }'].join('\n');
+    const yaml = [
+      'parameters:',
+      '  - { name: a, type: continuous, bounds: [0, 1] }',
+      '  - { name: b, type: continuous, bounds: [0.5, 0.5] }',
+      'objectives:',
+      '  - { name: f1, direction: minimize, reference: -1 }',
+      '  - { name: f2, direction: minimize }',
+      'optimizer: { budget: 6 }',
+      'evaluator: { type: builtin, name: zdt1 }',
+    ].join('\n');
     form.append('mdl_file', new Blob([yaml], { type: 'application/yaml' }), 'material.yaml');
     form.append('name', 'from a file');
     form.append('domain', 'benchmark');
@@ -164,7 +206,10 @@ describe('campaign resources', () => {
     assert.equal(file.status, 201, file.text);
     assert.deepEqual(
       file.json.data.warnings.map((w: { path: string; line: number; column: number }) => [w.path, w.line, w.column]),
-      [['parameters[1].bounds', 3, 34], ['objectives[0].reference', 5, 38]],
+      [
+        ['parameters[1].bounds', 3, 34],
+        ['objectives[0].reference', 5, 38],
+      ],
     );
   });
 
@@ -238,8 +283,25 @@ describe('documentation and health', () => {
     const doc = await anonymous('GET', '/v1/openapi.json');
     assert.equal(doc.status, 200);
     assert.equal(doc.json.openapi, '3.1.0');
-    const operations = Object.values(doc.json.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((item) => Object.values(item).map((op) => op.operationId));
-    for (const id of ['createCampaign', 'listCampaigns', 'getCampaign', 'startCampaign', 'stopCampaign', 'deleteCampaign', 'getResults', 'listCandidates', 'postEvaluations', 'listJobs', 'getJob', 'getJobLogs', 'cancelJob', 'retryJob']) {
+    const operations = Object.values(doc.json.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((item) =>
+      Object.values(item).map((op) => op.operationId),
+    );
+    for (const id of [
+      'createCampaign',
+      'listCampaigns',
+      'getCampaign',
+      'startCampaign',
+      'stopCampaign',
+      'deleteCampaign',
+      'getResults',
+      'listCandidates',
+      'postEvaluations',
+      'listJobs',
+      'getJob',
+      'getJobLogs',
+      'cancelJob',
+      'retryJob',
+    ]) {
       assert.ok(operations.includes(id), id);
     }
     const page = await anonymous('GET', '/docs');
@@ -281,9 +343,19 @@ describe('running a campaign', () => {
     const job = (await api('GET', `/v1/jobs/${jobId}`)).json.data;
     assert.equal(job.status, 'completed');
     assert.match(job.worker_id, /^worker_/);
-    assert.deepEqual({ ...job.progress, best_objectives: undefined, hypervolume: undefined }, {
-      iteration: 4, total_iterations: 4, evaluations_completed: 10, budget: 10, current_phase: 'completed', best_objectives: undefined, hypervolume: undefined, feasible_evaluations: 10,
-    });
+    assert.deepEqual(
+      { ...job.progress, best_objectives: undefined, hypervolume: undefined },
+      {
+        iteration: 4,
+        total_iterations: 4,
+        evaluations_completed: 10,
+        budget: 10,
+        current_phase: 'completed',
+        best_objectives: undefined,
+        hypervolume: undefined,
+        feasible_evaluations: 10,
+      },
+    );
     assert.ok(job.timing.elapsed_seconds > 0 && job.timing.avg_iteration_seconds > 0);
     assert.equal(job.timing.estimated_remaining_seconds, 0);
 
@@ -293,7 +365,11 @@ describe('running a campaign', () => {
     assert.ok(progress.length >= 4, `progress events: ${progress.length}`);
     assert.ok(progress.every((e) => e.job_id === jobId && e.campaign_id === id && typeof e.timestamp === 'string' && !('organization_id' in e)));
     const iterations = progress.map((e) => e.data.iteration);
-    assert.deepEqual(iterations, [...iterations].sort((a, b) => a - b), 'progress arrives in order');
+    assert.deepEqual(
+      iterations,
+      [...iterations].sort((a, b) => a - b),
+      'progress arrives in order',
+    );
     assert.ok(events.some((e) => e.type === 'campaign.status' && e.data.status === 'completed'));
     assert.ok(events.some((e) => e.type === 'job.log' && /Iteration 1/.test(e.data.message)));
 
@@ -319,8 +395,14 @@ describe('running a campaign', () => {
       for (const left of data.summary.left_pareto_front) rebuilt.set(left, { ...rebuilt.get(left)!, is_pareto: false });
       for (const row of data.summary.evaluations) rebuilt.set(row.id, row);
     }
-    assert.deepEqual([...rebuilt.values()].sort((a, b) => a.id.localeCompare(b.id)), [...results.evaluations].sort((a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id)));
-    assert.deepEqual(progress.map((e) => e.data.summary.hypervolume), results.convergence_history);
+    assert.deepEqual(
+      [...rebuilt.values()].sort((a, b) => a.id.localeCompare(b.id)),
+      [...results.evaluations].sort((a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id)),
+    );
+    assert.deepEqual(
+      progress.map((e) => e.data.summary.hypervolume),
+      results.convergence_history,
+    );
     assert.equal(progress.at(-1).data.summary.pareto_size, front.length);
 
     const paretoOnly = (await api('GET', `/v1/campaigns/${id}/results?pareto_only=true`)).json.data;
@@ -340,7 +422,7 @@ describe('running a campaign', () => {
       assert.equal(Number(row.x2), original.parameters.x2);
       assert.equal(row.is_pareto, String(original.is_pareto));
     }
-    const csvFront = Papa.parse(( await api('GET', `/v1/campaigns/${id}/results?format=csv&pareto_only=true`)).text.trim(), { header: true });
+    const csvFront = Papa.parse((await api('GET', `/v1/campaigns/${id}/results?format=csv&pareto_only=true`)).text.trim(), { header: true });
     assert.equal(csvFront.data.length, front.length);
 
     const again = await api('POST', `/v1/campaigns/${id}/start`);
@@ -354,7 +436,11 @@ describe('running a campaign', () => {
     const logs = (await api('GET', `/v1/jobs/${jobId}/logs`)).json.data;
     assert.ok(logs.some((l: { message: string }) => /picked up the job/.test(l.message)));
     assert.ok(logs.some((l: { message: string }) => /Completed/.test(l.message)));
-    assert.ok(logs.every((l: { level: string; timestamp: string }) => ['debug', 'info', 'warning', 'error'].includes(l.level) && !Number.isNaN(Date.parse(l.timestamp))));
+    assert.ok(
+      logs.every(
+        (l: { level: string; timestamp: string }) => ['debug', 'info', 'warning', 'error'].includes(l.level) && !Number.isNaN(Date.parse(l.timestamp)),
+      ),
+    );
     const infoOnly = (await api('GET', `/v1/jobs/${jobId}/logs?level=info`)).json.data;
     assert.ok(infoOnly.length < logs.length && infoOnly.every((l: { level: string }) => l.level !== 'debug'), 'surrogate debug entries are filtered out');
     const tail = (await api('GET', `/v1/jobs/${jobId}/logs?tail=2`)).json.data;
@@ -387,7 +473,11 @@ describe('running a campaign', () => {
 
     const resumed = await api('POST', `/v1/campaigns/${id}/start`);
     assert.equal(resumed.status, 202);
-    await eventually(async () => ((await api('GET', `/v1/campaigns/${id}`)).json.data.evaluations_completed > stopped.evaluations_completed ? true : undefined), 60_000, 'progress after resume');
+    await eventually(
+      async () => ((await api('GET', `/v1/campaigns/${id}`)).json.data.evaluations_completed > stopped.evaluations_completed ? true : undefined),
+      60_000,
+      'progress after resume',
+    );
     assert.equal((await api('POST', `/v1/jobs/${resumed.json.data.job.id}/cancel`)).status, 202);
     await waitForCampaign(id, ['stopped']);
     const after = (await api('GET', `/v1/campaigns/${id}/results`)).json.data;

@@ -39,7 +39,7 @@ function form(file: Blob | string, filename: string, type: string, fields: Recor
 
 function zdt1Rows(n: number, seed = 1): { x1: number; x2: number; f1: number; f2: number }[] {
   let s = seed;
-  const rand = () => ((s = (s * 16807) % 2147483647) / 2147483647);
+  const rand = () => (s = (s * 16807) % 2147483647) / 2147483647;
   return Array.from({ length: n }, () => {
     const x1 = rand();
     const x2 = rand() * 0.3;
@@ -69,13 +69,25 @@ describe('datasets', () => {
     rows[3].x1 = 1.5; // outside the bounds: a warning
     const withGap: Record<string, unknown>[] = rows.map((r) => ({ ...r }));
     withGap[5].f2 = null; // empty objective: flagged
-    const csv = await api('POST', '/v1/datasets', form(csvOf(withGap).replace(',,', ',,'), 'runs.csv', 'text/csv', { name: 'runs', description: 'first batch', mdl: MDL_YAML }));
+    const csv = await api(
+      'POST',
+      '/v1/datasets',
+      form(csvOf(withGap).replace(',,', ',,'), 'runs.csv', 'text/csv', { name: 'runs', description: 'first batch', mdl: MDL_YAML }),
+    );
     assert.equal(csv.status, 201, csv.text);
     const d = csv.json.data;
     assert.match(d.id, /^ds_/);
-    assert.deepEqual({ name: d.name, description: d.description, rows: d.rows, columns: d.columns, format: d.format, validated: d.validated }, {
-      name: 'runs', description: 'first batch', rows: 25, columns: ['x1', 'x2', 'f1', 'f2'], format: 'csv', validated: true,
-    });
+    assert.deepEqual(
+      { name: d.name, description: d.description, rows: d.rows, columns: d.columns, format: d.format, validated: d.validated },
+      {
+        name: 'runs',
+        description: 'first batch',
+        rows: 25,
+        columns: ['x1', 'x2', 'f1', 'f2'],
+        format: 'csv',
+        validated: true,
+      },
+    );
     assert.equal(d.size_bytes, Buffer.byteLength(csvOf(withGap)));
     assert.deepEqual(d.warnings, [{ row: 4, column: 'x1', message: '1.5 is outside the bounds [0, 1]' }]);
     assert.deepEqual(d.flagged_rows, [{ row: 6, reason: 'no value for f2' }]);
@@ -97,7 +109,11 @@ describe('datasets', () => {
     assert.equal(json.status, 201, json.text);
     assert.equal(json.json.data.rows, 25);
     assert.equal(json.json.data.validated, false);
-    const parquet = await api('POST', '/v1/datasets', form(await parquetOf(rows), 'runs.parquet', 'application/octet-stream', { name: 'as parquet', mdl: MDL_YAML }));
+    const parquet = await api(
+      'POST',
+      '/v1/datasets',
+      form(await parquetOf(rows), 'runs.parquet', 'application/octet-stream', { name: 'as parquet', mdl: MDL_YAML }),
+    );
     assert.equal(parquet.status, 201, parquet.text);
     assert.equal(parquet.json.data.format, 'parquet');
     assert.equal(parquet.json.data.rows, 25);
@@ -127,7 +143,13 @@ describe('datasets', () => {
     bad[2].f1 = 'lots';
     const unparseable = await api('POST', '/v1/datasets', form(csvOf(bad), 'bad.csv', 'text/csv', { mdl: MDL_YAML }));
     assert.equal(unparseable.status, 422);
-    assert.deepEqual(unparseable.json.error.details.errors.map((e: { row: number; column: string }) => [e.row, e.column]), [[2, 'x1'], [3, 'f1']]);
+    assert.deepEqual(
+      unparseable.json.error.details.errors.map((e: { row: number; column: string }) => [e.row, e.column]),
+      [
+        [2, 'x1'],
+        [3, 'f1'],
+      ],
+    );
 
     const ragged = await api('POST', '/v1/datasets', form('x1,x2,f1,f2\n0.1,0.2,0.3,0.4\n0.5,0.6\n', 'ragged.csv', 'text/csv'));
     assert.equal(ragged.status, 422);
@@ -191,7 +213,8 @@ describe('warm start', () => {
     const data: Record<string, unknown>[] = rows.map((r) => ({ ...r }));
     data[0].f1 = null;
     const ds = (await api('POST', '/v1/datasets', form(csvOf(data), 'warm.csv', 'text/csv', { name: 'warm' }))).json.data;
-    const missingColumn = (await api('POST', '/v1/datasets', form(csvOf(rows.map((r) => ({ x1: r.x1, f1: r.f1, f2: r.f2 }))), 'cold.csv', 'text/csv'))).json.data;
+    const missingColumn = (await api('POST', '/v1/datasets', form(csvOf(rows.map((r) => ({ x1: r.x1, f1: r.f1, f2: r.f2 }))), 'cold.csv', 'text/csv'))).json
+      .data;
     const refused = await api('POST', '/v1/campaigns', { name: 'bad warm', domain: 'benchmark', mdl: zdt1Mdl(), dataset_id: missingColumn.id });
     assert.equal(refused.status, 422);
     assert.equal(refused.json.error.code, 'DATASET_INVALID');
@@ -219,9 +242,15 @@ describe('warm start', () => {
     const results = (await api('GET', `/v1/campaigns/${id}/results`)).json.data;
     assert.equal(results.evaluations.length, 17);
     assert.equal(results.convergence_history.length, 3, 'three batches of 2, no initial design');
-    assert.ok(results.evaluations.filter((e: { iteration: number }) => e.iteration === 0).some((e: { is_pareto: boolean }) => e.is_pareto) || results.pareto_front.length > 0);
+    assert.ok(
+      results.evaluations.filter((e: { iteration: number }) => e.iteration === 0).some((e: { is_pareto: boolean }) => e.is_pareto) ||
+        results.pareto_front.length > 0,
+    );
     const logs = (await api('GET', `/v1/jobs/${job.id}/logs?tail=1000`)).json.data.map((l: { message: string }) => l.message);
-    assert.ok(logs.some((m: string) => /Warm start from dataset .*11 evaluated rows.*1 rows with missing objective values/.test(m)), logs.join('\n'));
+    assert.ok(
+      logs.some((m: string) => /Warm start from dataset .*11 evaluated rows.*1 rows with missing objective values/.test(m)),
+      logs.join('\n'),
+    );
     assert.ok(!logs.some((m: string) => /initial-design/.test(m)));
   });
 });

@@ -45,15 +45,19 @@ async function campaign(id: string) {
 /** Waits for one of `statuses`; an unexpected end state fails at once with the job's logs. */
 async function waitForCampaign(id: string, statuses: string[], ms = 45_000) {
   const ended = ['completed', 'converged', 'failed', 'stopped'];
-  return eventually(async () => {
-    const c = await campaign(id);
-    if (statuses.includes(c.status)) return c;
-    if (ended.includes(c.status)) {
-      const logs = c.latest_job_id ? await jobLogs(c.latest_job_id) : [];
-      assert.fail(`campaign ${id} ended ${c.status}, expected ${statuses.join('/')}; logs:\n${logs.map((l) => `${l.level}: ${l.message}`).join('\n')}`);
-    }
-    return undefined;
-  }, ms, `campaign ${id} to reach ${statuses.join('/')}`);
+  return eventually(
+    async () => {
+      const c = await campaign(id);
+      if (statuses.includes(c.status)) return c;
+      if (ended.includes(c.status)) {
+        const logs = c.latest_job_id ? await jobLogs(c.latest_job_id) : [];
+        assert.fail(`campaign ${id} ended ${c.status}, expected ${statuses.join('/')}; logs:\n${logs.map((l) => `${l.level}: ${l.message}`).join('\n')}`);
+      }
+      return undefined;
+    },
+    ms,
+    `campaign ${id} to reach ${statuses.join('/')}`,
+  );
 }
 
 async function jobLogs(jobId: string): Promise<Log[]> {
@@ -77,11 +81,15 @@ describe('external (ask/tell) evaluation', () => {
     const id = await createCampaign('ask-tell', zdt1Mdl({ evaluator: null, budget: 8, batch: 2 }));
     const jobId = await startCampaign(id);
 
-    const first = await eventually(async () => {
-      const res = await api('GET', `/v1/campaigns/${id}/candidates`);
-      assert.equal(res.status, 200, res.text);
-      return res.json.data.length > 0 ? (res.json.data as Candidate[]) : undefined;
-    }, 30_000, 'the initial candidates');
+    const first = await eventually(
+      async () => {
+        const res = await api('GET', `/v1/campaigns/${id}/candidates`);
+        assert.equal(res.status, 200, res.text);
+        return res.json.data.length > 0 ? (res.json.data as Candidate[]) : undefined;
+      },
+      30_000,
+      'the initial candidates',
+    );
     assert.equal(first.length, 4, 'the initial design (initial_samples 4) is one batch');
     for (const c of first) {
       assert.deepEqual(Object.keys(c).sort(), ['id', 'iteration', 'parameters']);
@@ -91,10 +99,14 @@ describe('external (ask/tell) evaluation', () => {
       for (const v of Object.values(c.parameters)) assert.ok(v >= 0 && v <= 1);
     }
     assert.equal(new Set(first.map((c) => c.id)).size, 4);
-    await eventually(async () => {
-      const job = (await api('GET', `/v1/jobs/${jobId}`)).json.data;
-      return job.progress.current_phase === 'awaiting_evaluations' ? job : undefined;
-    }, 10_000, 'the job to wait for evaluations');
+    await eventually(
+      async () => {
+        const job = (await api('GET', `/v1/jobs/${jobId}`)).json.data;
+        return job.progress.current_phase === 'awaiting_evaluations' ? job : undefined;
+      },
+      10_000,
+      'the job to wait for evaluations',
+    );
 
     const path = `/v1/campaigns/${id}/evaluations`;
     const c0 = first[0];
@@ -134,7 +146,12 @@ describe('external (ask/tell) evaluation', () => {
     assert.ok(errorPaths(empty).includes('evaluations'), errorPaths(empty).join(', '));
 
     // a good entry next to a bad one: all or nothing
-    const mixed = await api('POST', path, { evaluations: [{ id: c0.id, objectives: v0 }, { id: 'eval_nope', objectives: v0 }] });
+    const mixed = await api('POST', path, {
+      evaluations: [
+        { id: c0.id, objectives: v0 },
+        { id: 'eval_nope', objectives: v0 },
+      ],
+    });
     assert.equal(mixed.status, 422, mixed.text);
     assert.deepEqual(errorPaths(mixed), ['evaluations[1].id']);
     assert.equal((await api('GET', `/v1/campaigns/${id}/candidates`)).json.data.length, 4, 'a rejected post stores nothing');
@@ -154,7 +171,10 @@ describe('external (ask/tell) evaluation', () => {
     const asError = await api('POST', path, { evaluations: [{ id: c0.id, error: 'second thoughts' }] });
     assert.equal(asError.status, 409, asError.text);
     const waiting = (await api('GET', `/v1/campaigns/${id}/candidates`)).json.data as Candidate[];
-    assert.deepEqual(waiting.map((c) => c.id), first.slice(1).map((c) => c.id));
+    assert.deepEqual(
+      waiting.map((c) => c.id),
+      first.slice(1).map((c) => c.id),
+    );
     assert.equal((await api('GET', `/v1/jobs/${jobId}`)).json.data.progress.current_phase, 'awaiting_evaluations');
 
     // the rest of the batch, as Python's json.dumps writes it: one unmeasurable, one with
@@ -178,36 +198,43 @@ describe('external (ask/tell) evaluation', () => {
     const seen = new Set(first.map((c) => c.id));
     const iterations = new Set<number>([1]);
     let repostedAcrossIterations = false;
-    const done = await eventually(async () => {
-      const c = await campaign(id);
-      if (c.status !== 'running') return c;
-      const batch = (await api('GET', `/v1/campaigns/${id}/candidates`)).json.data as Candidate[];
-      const fresh = batch.filter((b) => !seen.has(b.id));
-      if (fresh.length === 0) return undefined;
-      assert.ok(fresh.every((b) => b.iteration > 1 && b.id.startsWith('eval_')), JSON.stringify(fresh));
-      if (!repostedAcrossIterations) {
-        // a result posted for an earlier, already stored iteration is still a harmless duplicate
-        const again = await api('POST', path, { evaluations: [{ id: c0.id, objectives: v0 }] });
-        assert.equal(again.status, 200, again.text);
-        assert.deepEqual(again.json.data, { accepted: 0, duplicates: 1, awaiting: batch.length });
-        const crackedAgain = await api('POST', path, { evaluations: [{ id: cracked, error: 'sample cracked' }] });
-        assert.equal(crackedAgain.status, 200, crackedAgain.text);
-        assert.equal(crackedAgain.json.data.duplicates, 1);
-        assert.equal((await api('POST', path, { evaluations: [{ id: cracked, objectives: v0 }] })).status, 409);
-        repostedAcrossIterations = true;
-      }
-      const evaluations = fresh.map((b) => {
-        seen.add(b.id);
-        iterations.add(b.iteration);
-        const v = zdt1(b.parameters.x1, b.parameters.x2);
-        posted.set(b.id, v);
-        return { id: b.id, objectives: v };
-      });
-      const res = await api('POST', path, { evaluations });
-      assert.equal(res.status, 200, res.text);
-      assert.equal(res.json.data.accepted, fresh.length);
-      return undefined;
-    }, 45_000, 'the external campaign to complete');
+    const done = await eventually(
+      async () => {
+        const c = await campaign(id);
+        if (c.status !== 'running') return c;
+        const batch = (await api('GET', `/v1/campaigns/${id}/candidates`)).json.data as Candidate[];
+        const fresh = batch.filter((b) => !seen.has(b.id));
+        if (fresh.length === 0) return undefined;
+        assert.ok(
+          fresh.every((b) => b.iteration > 1 && b.id.startsWith('eval_')),
+          JSON.stringify(fresh),
+        );
+        if (!repostedAcrossIterations) {
+          // a result posted for an earlier, already stored iteration is still a harmless duplicate
+          const again = await api('POST', path, { evaluations: [{ id: c0.id, objectives: v0 }] });
+          assert.equal(again.status, 200, again.text);
+          assert.deepEqual(again.json.data, { accepted: 0, duplicates: 1, awaiting: batch.length });
+          const crackedAgain = await api('POST', path, { evaluations: [{ id: cracked, error: 'sample cracked' }] });
+          assert.equal(crackedAgain.status, 200, crackedAgain.text);
+          assert.equal(crackedAgain.json.data.duplicates, 1);
+          assert.equal((await api('POST', path, { evaluations: [{ id: cracked, objectives: v0 }] })).status, 409);
+          repostedAcrossIterations = true;
+        }
+        const evaluations = fresh.map((b) => {
+          seen.add(b.id);
+          iterations.add(b.iteration);
+          const v = zdt1(b.parameters.x1, b.parameters.x2);
+          posted.set(b.id, v);
+          return { id: b.id, objectives: v };
+        });
+        const res = await api('POST', path, { evaluations });
+        assert.equal(res.status, 200, res.text);
+        assert.equal(res.json.data.accepted, fresh.length);
+        return undefined;
+      },
+      45_000,
+      'the external campaign to complete',
+    );
     assert.equal(done.status, 'completed');
     assert.deepEqual([...iterations].sort(), [1, 2, 3], 'initial design of 4, then two batches of 2');
     assert.equal(seen.size, 8);
@@ -218,10 +245,13 @@ describe('external (ask/tell) evaluation', () => {
     // results list successful evaluations only: the cracked sample has no objective values
     assert.equal(r.evaluations.length, 6);
     assert.ok(!r.evaluations.some((e) => e.id === cracked || e.id === nonFinite));
-    assert.deepEqual((r as any).failed_evaluations.map((e: { id: string; error: string }) => [e.id, e.error]), [
-      [cracked, 'sample cracked'],
-      [nonFinite, nonFiniteError],
-    ]);
+    assert.deepEqual(
+      (r as any).failed_evaluations.map((e: { id: string; error: string }) => [e.id, e.error]),
+      [
+        [cracked, 'sample cracked'],
+        [nonFinite, nonFiniteError],
+      ],
+    );
     assert.deepEqual(new Set(r.evaluations.map((e) => e.id)), new Set(posted.keys()));
     for (const e of r.evaluations) {
       assert.deepEqual(e.objectives, posted.get(e.id), e.id);
@@ -331,19 +361,25 @@ describe('outcome constraints through the API', () => {
     const purity = (c: Candidate) => 100 - 20 * c.parameters.x1;
     let rounds = 0;
     while ((await campaign(id)).status === 'running' && rounds < 20) {
-      const batch = await eventually(async () => {
-        const c = await campaign(id);
-        if (c.status !== 'running') return [] as Candidate[];
-        const res = await api('GET', `/v1/campaigns/${id}/candidates`);
-        return res.json.data.length > 0 ? (res.json.data as Candidate[]) : undefined;
-      }, 30_000, 'candidates');
+      const batch = await eventually(
+        async () => {
+          const c = await campaign(id);
+          if (c.status !== 'running') return [] as Candidate[];
+          const res = await api('GET', `/v1/campaigns/${id}/candidates`);
+          return res.json.data.length > 0 ? (res.json.data as Candidate[]) : undefined;
+        },
+        30_000,
+        'candidates',
+      );
       if (batch.length === 0) break;
       if (rounds === 0) {
         const c0 = batch[0];
         const lacking = await api('POST', path, { evaluations: [{ id: c0.id, objectives: zdt1(c0.parameters.x1, c0.parameters.x2) }] });
         assert.equal(lacking.status, 422, lacking.text);
         assert.deepEqual(errorPaths(lacking), ['evaluations[0].outcomes.purity']);
-        const unknown = await api('POST', path, { evaluations: [{ id: c0.id, objectives: zdt1(c0.parameters.x1, c0.parameters.x2), outcomes: { purity: 95, colour: 2 } }] });
+        const unknown = await api('POST', path, {
+          evaluations: [{ id: c0.id, objectives: zdt1(c0.parameters.x1, c0.parameters.x2), outcomes: { purity: 95, colour: 2 } }],
+        });
         assert.equal(unknown.status, 422, unknown.text);
         assert.deepEqual(errorPaths(unknown), ['evaluations[0].outcomes.colour']);
         assert.match(unknown.json.error.details.errors[0].message, /is not an outcome of this campaign \(purity\)/);
@@ -354,11 +390,15 @@ describe('outcome constraints through the API', () => {
       });
       assert.equal(posted.status, 200, posted.text);
       rounds++;
-      await eventually(async () => {
-        const res = await api('GET', `/v1/campaigns/${id}/candidates`);
-        const c = await campaign(id);
-        return c.status !== 'running' || !res.json.data.some((x: Candidate) => batch.some((b) => b.id === x.id)) ? true : undefined;
-      }, 30_000, 'the batch to be taken');
+      await eventually(
+        async () => {
+          const res = await api('GET', `/v1/campaigns/${id}/candidates`);
+          const c = await campaign(id);
+          return c.status !== 'running' || !res.json.data.some((x: Candidate) => batch.some((b) => b.id === x.id)) ? true : undefined;
+        },
+        30_000,
+        'the batch to be taken',
+      );
     }
     const done = await waitForCampaign(id, ['completed']);
     assert.equal(done.stop_message, 'The budget of 8 evaluations is spent.');
@@ -405,9 +445,18 @@ describe('http evaluator', () => {
       assert.equal(lab.failedRequests, 9, 'three iterations, each tried 1 + 2 times');
       const logs = await jobLogs(failedJob);
       const dump = logs.map((l) => `${l.level}: ${l.message}`).join('\n');
-      assert.ok(logs.some((l) => l.level === 'warning' && /failed for the whole batch of iteration 3/.test(l.message) && /500/.test(l.message)), dump);
-      assert.ok(logs.some((l) => l.level === 'warning' && /whole batch of iteration 5/.test(l.message)), dump);
-      assert.ok(logs.some((l) => l.level === 'error' && /failed in the last 3 iterations \(optimizer\.max_failed_iterations\)/.test(l.message)), dump);
+      assert.ok(
+        logs.some((l) => l.level === 'warning' && /failed for the whole batch of iteration 3/.test(l.message) && /500/.test(l.message)),
+        dump,
+      );
+      assert.ok(
+        logs.some((l) => l.level === 'warning' && /whole batch of iteration 5/.test(l.message)),
+        dump,
+      );
+      assert.ok(
+        logs.some((l) => l.level === 'error' && /failed in the last 3 iterations \(optimizer\.max_failed_iterations\)/.test(l.message)),
+        dump,
+      );
       const saved = await results(id);
       assert.equal(saved.evaluations.length, 6);
       assert.equal(saved.convergence_history.length, 5);
@@ -446,7 +495,10 @@ describe('http evaluator', () => {
       assert.equal(new Set(lab.evaluated).size, lab.evaluated.length, `no candidate evaluated twice: ${lab.evaluated.join(' ')}`);
 
       const newLogs = await jobLogs(newJob);
-      assert.ok(newLogs.some((l) => /resuming after iteration 5\b/.test(l.message)), newLogs.map((l) => `${l.level}: ${l.message}`).join('\n'));
+      assert.ok(
+        newLogs.some((l) => /resuming after iteration 5\b/.test(l.message)),
+        newLogs.map((l) => `${l.level}: ${l.message}`).join('\n'),
+      );
       assert.equal(final.convergence_history.length, done.current_iteration);
       assert.equal(done.current_iteration, 7);
       assert.deepEqual(final.convergence_history.slice(0, 5), saved.convergence_history);

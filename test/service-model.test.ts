@@ -39,10 +39,14 @@ test('a worker keeps the model report current: on a known function it reports a 
   assert.equal((await api('GET', '/v1/campaigns/camp_nope/model')).status, 404);
 
   assert.equal((await api('POST', `/v1/campaigns/${id}/start`)).status, 202);
-  await eventually(async () => {
-    const c = (await api('GET', `/v1/campaigns/${id}`)).json.data;
-    return c.status === 'completed' ? c : undefined;
-  }, 60_000, 'the campaign to complete');
+  await eventually(
+    async () => {
+      const c = (await api('GET', `/v1/campaigns/${id}`)).json.data;
+      return c.status === 'completed' ? c : undefined;
+    },
+    60_000,
+    'the campaign to complete',
+  );
   // the last report is of the final state, stored before the job ends
   const report = await model(id);
   assert.equal(report.evaluations, 24);
@@ -54,7 +58,8 @@ test('a worker keeps the model report current: on a known function it reports a 
   assert.ok(f1.r2 > 0.95, `R² of f1: ${f1.r2}`);
   assert.equal(f1.predictions.length, 24);
   for (const p of f1.predictions) assert.ok(p.sd > 0 && Number.isFinite(p.predicted), JSON.stringify(p));
-  const top = (o: number) => [...report.importance[o].parameters].sort((a: { total_sobol: number }, b: { total_sobol: number }) => b.total_sobol - a.total_sobol)[0].name;
+  const top = (o: number) =>
+    [...report.importance[o].parameters].sort((a: { total_sobol: number }, b: { total_sobol: number }) => b.total_sobol - a.total_sobol)[0].name;
   assert.equal(top(0), 'x1');
   assert.deepEqual(report.next, [], 'a finished campaign awaits nothing');
 });
@@ -66,20 +71,30 @@ test('on pure noise told through ask/tell the report explains nothing, keeps cal
   const random = new Random(9);
   const told = new Set<string>();
   // tell noise until 32 evaluations are in, then leave the next batch waiting
-  await eventually(async () => {
-    const c = (await api('GET', `/v1/campaigns/${id}`)).json.data;
-    if (c.evaluations_completed >= 32) return c;
-    const fresh = ((await api('GET', `/v1/campaigns/${id}/candidates`)).json.data as { id: string }[]).filter((x) => !told.has(x.id));
-    if (fresh.length === 0) return undefined;
-    for (const x of fresh) told.add(x.id);
-    const res = await api('POST', `/v1/campaigns/${id}/evaluations`, { evaluations: fresh.map((x) => ({ id: x.id, objectives: { f1: 3 + random.normal() } })) });
-    assert.equal(res.status, 200, res.text);
-    return undefined;
-  }, 90_000, '32 evaluations of noise');
-  const report = await eventually(async () => {
-    const r = await model(id);
-    return r.evaluations >= 32 && r.next.length > 0 ? r : undefined;
-  }, 30_000, 'the report of the state with a pending batch');
+  await eventually(
+    async () => {
+      const c = (await api('GET', `/v1/campaigns/${id}`)).json.data;
+      if (c.evaluations_completed >= 32) return c;
+      const fresh = ((await api('GET', `/v1/campaigns/${id}/candidates`)).json.data as { id: string }[]).filter((x) => !told.has(x.id));
+      if (fresh.length === 0) return undefined;
+      for (const x of fresh) told.add(x.id);
+      const res = await api('POST', `/v1/campaigns/${id}/evaluations`, {
+        evaluations: fresh.map((x) => ({ id: x.id, objectives: { f1: 3 + random.normal() } })),
+      });
+      assert.equal(res.status, 200, res.text);
+      return undefined;
+    },
+    90_000,
+    '32 evaluations of noise',
+  );
+  const report = await eventually(
+    async () => {
+      const r = await model(id);
+      return r.evaluations >= 32 && r.next.length > 0 ? r : undefined;
+    },
+    30_000,
+    'the report of the state with a pending batch',
+  );
   const [f1] = report.outputs;
   assert.ok(f1.r2 < 0.2, `R² on noise: ${f1.r2}`);
   assert.ok(f1.coverage_95 >= 0.8, `95 % coverage on noise: ${f1.coverage_95}`);

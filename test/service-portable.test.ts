@@ -53,10 +53,14 @@ async function statusOf(request: typeof api, id: string) {
 }
 
 async function settled(request: typeof api, id: string, wanted: string[], ms = 90_000) {
-  return eventually(async () => {
-    const c = await statusOf(request, id);
-    return wanted.includes(c.status) ? c : undefined;
-  }, ms, `${id} to be ${wanted.join(' or ')}`);
+  return eventually(
+    async () => {
+      const c = await statusOf(request, id);
+      return wanted.includes(c.status) ? c : undefined;
+    },
+    ms,
+    `${id} to be ${wanted.join(' or ')}`,
+  );
 }
 
 /** Evaluations in the order the engine recorded them, without ids (the import gives new ones). */
@@ -89,7 +93,10 @@ test('a campaign stopped mid-run moves to another organization and finishes ther
   assert.equal(doc.campaign.seed, 11);
   assert.equal(doc.iterations.length, stopped.current_iteration);
   assert.equal(doc.evaluations.length, stopped.evaluations_completed);
-  assert.ok(doc.iterations.every((i: { receipt: unknown }) => i.receipt !== null), 'every iteration keeps its receipt');
+  assert.ok(
+    doc.iterations.every((i: { receipt: unknown }) => i.receipt !== null),
+    'every iteration keeps its receipt',
+  );
   assert.ok(doc.evaluations.every((e: { feasible: boolean | null; status: string }) => e.status === 'completed' && e.feasible === true));
   const before = await evaluations(api, home);
 
@@ -104,11 +111,18 @@ test('a campaign stopped mid-run moves to another organization and finishes ther
   assert.equal(away.current_iteration, stopped.current_iteration);
   assert.equal(away.hypervolume, stopped.hypervolume);
   assert.equal(away.imported.iterations, doc.iterations.length);
-  assert.ok(Object.values(away.imported.evaluation_ids).every((id) => (id as string).includes(away.id.replace('camp_', ''))), 'new evaluation ids of the new campaign');
+  assert.ok(
+    Object.values(away.imported.evaluation_ids).every((id) => (id as string).includes(away.id.replace('camp_', ''))),
+    'new evaluation ids of the new campaign',
+  );
   assert.equal((await api('GET', `/v1/campaigns/${away.id}`)).status, 404, 'the copy belongs to the importing organization');
   assert.deepEqual(await evaluations(other, away.id), before, 'the history arrives intact, in order');
   const receipts = (await other('GET', `/v1/campaigns/${away.id}/results`)).json.data.iterations;
-  assert.deepEqual(receipts.map((i: { receipt: unknown }) => i.receipt), doc.iterations.map((i: { receipt: unknown }) => i.receipt), 'receipts survive the move');
+  assert.deepEqual(
+    receipts.map((i: { receipt: unknown }) => i.receipt),
+    doc.iterations.map((i: { receipt: unknown }) => i.receipt),
+    'receipts survive the move',
+  );
 
   // both continue: the copy proposes what the original would have (same seed, same state)
   assert.equal((await other('POST', `/v1/campaigns/${away.id}/start`)).status, 202);
@@ -131,20 +145,30 @@ test('a campaign stopped mid-run moves to another organization and finishes ther
   const out = join(dir, 'local');
   assert.equal(await runCampaignFile(undefined, { resumeFrom: file, out, backend: 'cpu' }, io), 0, lines.join('\n'));
   const local = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')).evaluations as Row[];
-  assert.deepEqual(local.map(({ iteration, parameters, objectives }) => ({ iteration, parameters, objectives })), after, 'kiln run --resume-from continues it as the service did');
+  assert.deepEqual(
+    local.map(({ iteration, parameters, objectives }) => ({ iteration, parameters, objectives })),
+    after,
+    'kiln run --resume-from continues it as the service did',
+  );
 });
 
 test('an ask/tell campaign exported with a pending batch keeps it, and the results already posted', async () => {
   const mdl = zdt1Mdl({ budget: 8, batch: 2, seed: 5, evaluator: { type: 'external' } });
   const home = await create(api, 'portable-asktell', mdl);
   assert.equal((await api('POST', `/v1/campaigns/${home}/start`)).status, 202);
-  const batch = await eventually(async () => {
-    const res = await api('GET', `/v1/campaigns/${home}/candidates`);
-    return res.json.data.length > 0 ? (res.json.data as Row[]) : undefined;
-  }, 60_000, 'the initial design');
+  const batch = await eventually(
+    async () => {
+      const res = await api('GET', `/v1/campaigns/${home}/candidates`);
+      return res.json.data.length > 0 ? (res.json.data as Row[]) : undefined;
+    },
+    60_000,
+    'the initial design',
+  );
   // the lab measured the first candidate before the move
   const first = batch[0];
-  const posted = await api('POST', `/v1/campaigns/${home}/evaluations`, { evaluations: [{ id: first.id, objectives: zdt1(first.parameters.x1, first.parameters.x2) }] });
+  const posted = await api('POST', `/v1/campaigns/${home}/evaluations`, {
+    evaluations: [{ id: first.id, objectives: zdt1(first.parameters.x1, first.parameters.x2) }],
+  });
   assert.equal(posted.status, 200, posted.text);
 
   const doc = await exported(api, home);
@@ -168,19 +192,27 @@ test('an ask/tell campaign exported with a pending batch keeps it, and the resul
 
   assert.equal((await api('POST', `/v1/campaigns/${copy.id}/start`)).status, 202);
   // play the lab until the budget is spent
-  await eventually(async () => {
-    const c = await statusOf(api, copy.id);
-    if (c.status === 'completed') return c;
-    const open = (await api('GET', `/v1/campaigns/${copy.id}/candidates`)).json.data as Row[];
-    if (open.length > 0) {
-      const told = open.map((p) => ({ id: p.id, objectives: zdt1(p.parameters.x1, p.parameters.x2) }));
-      assert.equal((await api('POST', `/v1/campaigns/${copy.id}/evaluations`, { evaluations: told })).status, 200);
-    }
-    return undefined;
-  }, 90_000, 'the copy to complete');
+  await eventually(
+    async () => {
+      const c = await statusOf(api, copy.id);
+      if (c.status === 'completed') return c;
+      const open = (await api('GET', `/v1/campaigns/${copy.id}/candidates`)).json.data as Row[];
+      if (open.length > 0) {
+        const told = open.map((p) => ({ id: p.id, objectives: zdt1(p.parameters.x1, p.parameters.x2) }));
+        assert.equal((await api('POST', `/v1/campaigns/${copy.id}/evaluations`, { evaluations: told })).status, 200);
+      }
+      return undefined;
+    },
+    90_000,
+    'the copy to complete',
+  );
   const done = await evaluations(api, copy.id);
   assert.equal(done.length, 8);
-  assert.deepEqual(done[0], { iteration: 1, parameters: first.parameters, objectives: zdt1(first.parameters.x1, first.parameters.x2) }, 'the result posted before the move counts');
+  assert.deepEqual(
+    done[0],
+    { iteration: 1, parameters: first.parameters, objectives: zdt1(first.parameters.x1, first.parameters.x2) },
+    'the result posted before the move counts',
+  );
 });
 
 test('a kiln run folder, exported, continues in the service', async () => {
@@ -238,7 +270,11 @@ test('a batch proposed but not evaluated when exported is evaluated first where 
   for (let k = 0; k < 3; k++) {
     const next = step(mdl.mdl, state);
     receipts.push(next.receipt!);
-    state = tell(mdl.mdl, next.state, next.proposals.map((p) => ({ id: p.id, objectives: zdt1(p.parameters.x1 as number, p.parameters.x2 as number) }))).state;
+    state = tell(
+      mdl.mdl,
+      next.state,
+      next.proposals.map((p) => ({ id: p.id, objectives: zdt1(p.parameters.x1 as number, p.parameters.x2 as number) })),
+    ).state;
   }
   state = step(mdl.mdl, state).state;
   const pending = state.pending.map((p) => p.parameters);
@@ -252,7 +288,11 @@ test('a batch proposed but not evaluated when exported is evaluated first where 
   await settled(api, res.json.data.id, ['completed']);
   const there = await evaluations(api, res.json.data.id);
   assert.equal(there.length, 14);
-  assert.deepEqual(there.filter((e) => e.iteration === 4).map((e) => e.parameters), pending, 'the pending batch is iteration 4, evaluated as proposed');
+  assert.deepEqual(
+    there.filter((e) => e.iteration === 4).map((e) => e.parameters),
+    pending,
+    'the pending batch is iteration 4, evaluated as proposed',
+  );
 
   // and locally, from the same document, to the same end
   const dir = mkdtempSync(join(tmpdir(), 'kiln-portable-'));
@@ -262,7 +302,10 @@ test('a batch proposed but not evaluated when exported is evaluated first where 
   assert.equal(await runCampaignFile(undefined, { resumeFrom: join(dir, 'campaign.json'), out: join(dir, 'out'), backend: 'cpu' }, io), 0, lines.join('\n'));
   assert.match(lines.join('\n'), /evaluating its pending batch of 2 first/);
   const local = JSON.parse(readFileSync(join(dir, 'out', 'results.json'), 'utf8')).evaluations as Row[];
-  assert.deepEqual(local.map(({ iteration, parameters, objectives }) => ({ iteration, parameters, objectives })), there);
+  assert.deepEqual(
+    local.map(({ iteration, parameters, objectives }) => ({ iteration, parameters, objectives })),
+    there,
+  );
 });
 
 test('documents that cannot be imported are refused with the problem and where it is', async () => {
@@ -279,7 +322,11 @@ test('documents that cannot be imported are refused with the problem and where i
   const refuse = async (body: unknown, status: number, path: RegExp, message: RegExp, headers: Record<string, string> = {}) => {
     const res = await api('POST', '/v1/campaigns/import', body, headers);
     assert.equal(res.status, status, res.text);
-    if (path.source !== '^$') assert.ok(res.json.error.details.errors.some((e: { path: string }) => path.test(e.path)), res.text);
+    if (path.source !== '^$')
+      assert.ok(
+        res.json.error.details.errors.some((e: { path: string }) => path.test(e.path)),
+        res.text,
+      );
     assert.match(res.json.error.message, message, res.text);
     return res;
   };
@@ -292,7 +339,10 @@ test('documents that cannot be imported are refused with the problem and where i
   const withRows = structuredClone(good);
   withRows.evaluations = [{ id: 'w1', iteration: 0, status: 'completed', parameters: { x1: 0.5, x3: 1 }, objectives: { f1: 1, f2: 2 } }];
   const res = await refuse(withRows, 422, /^evaluations\[0\]\.parameters\.x3$/, /problems/);
-  assert.ok(res.json.error.details.errors.some((e: { path: string; message: string }) => e.path === 'evaluations[0].parameters.x2' && /missing/.test(e.message)), res.text);
+  assert.ok(
+    res.json.error.details.errors.some((e: { path: string; message: string }) => e.path === 'evaluations[0].parameters.x2' && /missing/.test(e.message)),
+    res.text,
+  );
   const badShape = structuredClone(good);
   badShape.evaluations = [{ id: 'w1' }];
   await refuse(badShape, 422, /^evaluations\[0\]\./, /./);
@@ -301,7 +351,13 @@ test('documents that cannot be imported are refused with the problem and where i
   // prior data count against the plan's row limit, as a dataset's would
   await ensureOrganization(kiln.runtime.db, { id: 'org_free_lab', name: 'Free lab', plan: 'free' });
   const free = client(kiln.base, (await createApiKey(kiln.runtime.db, { organizationId: 'org_free_lab', name: 'free', scopes: ['admin'] })).key);
-  const prior = Array.from({ length: 10_001 }, (_, k) => ({ id: `w${k}`, iteration: 0, status: 'completed', parameters: { x1: (k % 100) / 100, x2: 0.5 }, objectives: { f1: 1, f2: 2 } }));
+  const prior = Array.from({ length: 10_001 }, (_, k) => ({
+    id: `w${k}`,
+    iteration: 0,
+    status: 'completed',
+    parameters: { x1: (k % 100) / 100, x2: 0.5 },
+    objectives: { f1: 1, f2: 2 },
+  }));
   const tooMuch = await free('POST', '/v1/campaigns/import', { ...good, evaluations: prior });
   assert.equal(tooMuch.status, 413, tooMuch.text);
   assert.match(tooMuch.json.error.message, /10001 warm-start rows .* at most 10000/);

@@ -50,12 +50,22 @@ test('results from the API carry a receipt per iteration, and replaying them giv
   const { id, mdl } = await create('receipts-builtin', zdt1Mdl({ budget: 12, batch: 2 }));
   assert.deepEqual((await results(id)).data.iterations, [], 'no iterations before the start');
   assert.equal((await api('POST', `/v1/campaigns/${id}/start`)).status, 202);
-  await eventually(async () => ((await api('GET', `/v1/campaigns/${id}`)).json.data.status === 'completed' ? true : undefined), 60_000, 'the campaign to complete');
+  await eventually(
+    async () => ((await api('GET', `/v1/campaigns/${id}`)).json.data.status === 'completed' ? true : undefined),
+    60_000,
+    'the campaign to complete',
+  );
 
   const body = await results(id);
   const iterations = body.data.iterations as Iteration[];
-  assert.deepEqual(iterations.map((i) => i.iteration), [1, 2, 3, 4, 5]);
-  assert.deepEqual(iterations.map((i) => i.receipt?.strategy), ['initial-design', 'global', 'global', 'global', 'global']);
+  assert.deepEqual(
+    iterations.map((i) => i.iteration),
+    [1, 2, 3, 4, 5],
+  );
+  assert.deepEqual(
+    iterations.map((i) => i.receipt?.strategy),
+    ['initial-design', 'global', 'global', 'global', 'global'],
+  );
   for (const i of iterations) {
     assert.equal(i.receipt?.iteration, i.iteration);
     assert.equal(i.receipt?.engine_version, environment.engine_version);
@@ -69,7 +79,10 @@ test('results from the API carry a receipt per iteration, and replaying them giv
   const err: string[] = [];
   const code = await replayResults(join(folder, 'results.json'), { mdl: join(folder, 'campaign.json') }, { out: (t) => out.push(t), err: (t) => err.push(t) });
   assert.equal(code, 0, [...out, ...err].join('\n'));
-  assert.deepEqual(out.filter((l) => l.startsWith('Iteration')).map((l) => l.replace(/ \(.*\)/, '')), [1, 2, 3, 4, 5].map((i) => `Iteration ${i}: identical, ${i === 1 ? 4 : 2} proposals`));
+  assert.deepEqual(
+    out.filter((l) => l.startsWith('Iteration')).map((l) => l.replace(/ \(.*\)/, '')),
+    [1, 2, 3, 4, 5].map((i) => `Iteration ${i}: identical, ${i === 1 ? 4 : 2} proposals`),
+  );
 });
 
 test('ask/tell: results posted out of order, failures and a restart with a batch pending keep every receipt; replay is identical', async () => {
@@ -77,16 +90,26 @@ test('ask/tell: results posted out of order, failures and a restart with a batch
   assert.equal((await api('POST', `/v1/campaigns/${id}/start`)).status, 202);
   let told = 0;
   const tell = async (): Promise<void> => {
-    const pending = await eventually(async () => {
-      const c = (await api('GET', `/v1/campaigns/${id}/candidates`)).json.data as Array<{ id: string; parameters: { x1: number; x2: number } }>;
-      return c.length > 0 ? c : undefined;
-    }, 60_000, 'candidates');
+    const pending = await eventually(
+      async () => {
+        const c = (await api('GET', `/v1/campaigns/${id}/candidates`)).json.data as Array<{ id: string; parameters: { x1: number; x2: number } }>;
+        return c.length > 0 ? c : undefined;
+      },
+      60_000,
+      'candidates',
+    );
     // posted reversed, and the first candidate of every batch fails: failures are data too
-    const evaluations = pending.reverse().map((x, k) => (k === pending.length - 1 ? { id: x.id, error: 'sample cracked' } : { id: x.id, objectives: zdt1(x.parameters.x1, x.parameters.x2) }));
+    const evaluations = pending
+      .reverse()
+      .map((x, k) => (k === pending.length - 1 ? { id: x.id, error: 'sample cracked' } : { id: x.id, objectives: zdt1(x.parameters.x1, x.parameters.x2) }));
     const res = await api('POST', `/v1/campaigns/${id}/evaluations`, { evaluations });
     assert.equal(res.status, 200, res.text);
     told += pending.length;
-    await eventually(async () => ((await api('GET', `/v1/campaigns/${id}`)).json.data.evaluations_completed >= told ? true : undefined), 60_000, 'the batch to be stored');
+    await eventually(
+      async () => ((await api('GET', `/v1/campaigns/${id}`)).json.data.evaluations_completed >= told ? true : undefined),
+      60_000,
+      'the batch to be stored',
+    );
   };
   await tell();
   await tell();
@@ -98,13 +121,32 @@ test('ask/tell: results posted out of order, failures and a restart with a batch
   api = client(kiln.base, kiln.adminKey);
   assert.deepEqual((await api('GET', `/v1/campaigns/${id}/candidates`)).json.data, before, 'the pending batch survives the restart');
   while (told < 12) await tell();
-  await eventually(async () => ((await api('GET', `/v1/campaigns/${id}`)).json.data.status === 'completed' ? true : undefined), 60_000, 'the campaign to complete');
+  await eventually(
+    async () => ((await api('GET', `/v1/campaigns/${id}`)).json.data.status === 'completed' ? true : undefined),
+    60_000,
+    'the campaign to complete',
+  );
 
   const body = await results(id);
   const iterations = body.data.iterations as Iteration[];
-  assert.deepEqual(iterations.map((i) => [i.iteration, i.receipt?.iteration]), [[1, 1], [2, 2], [3, 3], [4, 4]], 'the resumed iteration kept its receipt');
+  assert.deepEqual(
+    iterations.map((i) => [i.iteration, i.receipt?.iteration]),
+    [
+      [1, 1],
+      [2, 2],
+      [3, 3],
+      [4, 4],
+    ],
+    'the resumed iteration kept its receipt',
+  );
   assert.equal(body.data.failed_evaluations.length, 4);
-  assert.deepEqual(iterations.map((i) => i.evaluation_ids.length), [4, 3, 3, 2]);
+  assert.deepEqual(
+    iterations.map((i) => i.evaluation_ids.length),
+    [4, 3, 3, 2],
+  );
   const replays = replayCampaign(recordedCampaign(mdl, body), environment);
-  assert.deepEqual(replays.map((r) => [r.iteration, r.identical, r.differences]), [1, 2, 3, 4].map((i) => [i, true, []]));
+  assert.deepEqual(
+    replays.map((r) => [r.iteration, r.identical, r.differences]),
+    [1, 2, 3, 4].map((i) => [i, true, []]),
+  );
 });

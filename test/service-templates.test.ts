@@ -41,9 +41,15 @@ test('built-in templates: list with domain and search filters, detail by id or s
   }
   const water = (await admin('GET', '/v1/templates?domain=water&per_page=100')).json.data;
   assert.ok(water.length >= 2 && water.every((t: { domain: string }) => t.domain === 'water'));
-  const word = builtins[0].name.split(/\s+/).find((w: string) => w.length > 4)!.toLowerCase();
+  const word = builtins[0].name
+    .split(/\s+/)
+    .find((w: string) => w.length > 4)!
+    .toLowerCase();
   const found = (await admin('GET', `/v1/templates?search=${encodeURIComponent(word.toUpperCase())}&per_page=100`)).json.data;
-  assert.ok(found.some((t: { id: string }) => t.id === builtins[0].id), `search "${word}"`);
+  assert.ok(
+    found.some((t: { id: string }) => t.id === builtins[0].id),
+    `search "${word}"`,
+  );
   assert.ok(found.every((t: { name: string; description: string }) => `${t.name} ${t.description}`.toLowerCase().includes(word)));
   assert.deepEqual((await admin('GET', '/v1/templates?search=zzzz-no-such-thing')).json.data, []);
   const paged = await admin('GET', '/v1/templates?per_page=3&page=2');
@@ -76,7 +82,8 @@ test('custom templates: private and team visibility within an organization, none
   assert.deepEqual(mine.json.data.tags, ['zdt']);
   const shared = (await alice('POST', '/v1/templates', { name: 'Team ZDT1', description: 'for everyone in lab A', mdl, visibility: 'team' })).json.data;
 
-  const ids = async (who: ReturnType<typeof client>) => (await who('GET', '/v1/templates?domain=benchmark&per_page=100')).json.data.map((t: { id: string }) => t.id).sort();
+  const ids = async (who: ReturnType<typeof client>) =>
+    (await who('GET', '/v1/templates?domain=benchmark&per_page=100')).json.data.map((t: { id: string }) => t.id).sort();
   assert.deepEqual(await ids(alice), [mine.json.data.id, shared.id].sort());
   assert.deepEqual(await ids(bob), [shared.id]);
   assert.deepEqual(await ids(carol), []);
@@ -89,7 +96,12 @@ test('custom templates: private and team visibility within an organization, none
   assert.equal(duplicate.json.error.details.errors[0].path, 'name');
   const sameNameElsewhere = await carol('POST', '/v1/templates', { name: 'My ZDT1 Recipe', description: '', mdl, visibility: 'private' });
   assert.equal(sameNameElsewhere.status, 201, 'slugs are unique per organization');
-  const bad = await alice('POST', '/v1/templates', { name: 'Broken', description: '', mdl: { ...mdl, domain: undefined, optimizer: { method: 'cma-es', budget: 0 } }, visibility: 'team' });
+  const bad = await alice('POST', '/v1/templates', {
+    name: 'Broken',
+    description: '',
+    mdl: { ...mdl, domain: undefined, optimizer: { method: 'cma-es', budget: 0 } },
+    visibility: 'team',
+  });
   assert.equal(bad.status, 422);
   assert.ok(bad.json.error.details.errors.some((e: { path: string }) => e.path === 'mdl.optimizer.budget'));
   const readOnly = await member('org_a', ['templates:read']);
@@ -136,7 +148,11 @@ test('a campaign from a template with overrides runs end to end; bad overrides a
   const unknown = await admin('POST', '/v1/campaigns', { template_id: template.id, name: 'x', overrides: { parameters: { nope: { bounds: [0, 1] } } } });
   assert.equal(unknown.status, 422);
   assert.equal(unknown.json.error.details.errors[0].path, 'overrides.parameters.nope');
-  const reversed = await admin('POST', '/v1/campaigns', { template_id: template.id, name: 'x', overrides: { parameters: { [first.name]: { bounds: [high, low] } } } });
+  const reversed = await admin('POST', '/v1/campaigns', {
+    template_id: template.id,
+    name: 'x',
+    overrides: { parameters: { [first.name]: { bounds: [high, low] } } },
+  });
   assert.equal(reversed.status, 422);
   assert.match(reversed.json.error.details.errors[0].path, /^overrides\.parameters\[\d+\]\.bounds$/);
   const missing = await admin('POST', '/v1/campaigns', { template_id: 'water/no-such-template', name: 'x' });

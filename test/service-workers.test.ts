@@ -55,10 +55,14 @@ const campaign = async (id: string) => (await api('GET', `/v1/campaigns/${id}`))
 const job = async (id: string) => (await api('GET', `/v1/jobs/${id}`)).json.data;
 const logs = async (id: string) => (await api('GET', `/v1/jobs/${id}/logs?tail=1000`)).json.data as { level: string; message: string }[];
 const until = (id: string, statuses: string[], ms = 90_000) =>
-  eventually(async () => {
-    const c = await campaign(id);
-    return statuses.includes(c.status) ? c : undefined;
-  }, ms, `campaign ${id} → ${statuses.join('/')}`);
+  eventually(
+    async () => {
+      const c = await campaign(id);
+      return statuses.includes(c.status) ? c : undefined;
+    },
+    ms,
+    `campaign ${id} → ${statuses.join('/')}`,
+  );
 
 function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
@@ -67,10 +71,14 @@ function exited(child: ChildProcess): Promise<{ code: number | null; signal: Nod
 
 test('two worker processes share the queue without ever running the same job; events reach the API node', async () => {
   const [a, b] = await Promise.all([startWorker(), startWorker()]);
-  const health = await eventually(async () => {
-    const h = (await api('GET', '/v1/health')).json.data;
-    return h.workers.length >= 2 ? h : undefined;
-  }, 10_000, 'both workers in health');
+  const health = await eventually(
+    async () => {
+      const h = (await api('GET', '/v1/health')).json.data;
+      return h.workers.length >= 2 ? h : undefined;
+    },
+    10_000,
+    'both workers in health',
+  );
   assert.equal(health.database, 'ok');
   assert.equal(health.tensor_backend, 'cpu');
   assert.ok([a.id, b.id].every((id) => health.workers.some((w: { id: string }) => w.id === id)));
@@ -101,13 +109,20 @@ test('two worker processes share the queue without ever running the same job; ev
     owners.add(j.worker_id);
   }
   assert.deepEqual([...owners].sort(), [a.id, b.id].sort(), 'both workers took jobs');
-  await eventually(async () => {
-    const h = (await api('GET', '/v1/health')).json.data;
-    const backends = [a.id, b.id].map((id) => h.workers.find((w: { id: string }) => w.id === id)?.tensor_backend);
-    return backends.every((backend) => backend === 'cpu') ? true : undefined;
-  }, 10_000, 'workers to report the tensor backend their engine steps ran on');
+  await eventually(
+    async () => {
+      const h = (await api('GET', '/v1/health')).json.data;
+      const backends = [a.id, b.id].map((id) => h.workers.find((w: { id: string }) => w.id === id)?.tensor_backend);
+      return backends.every((backend) => backend === 'cpu') ? true : undefined;
+    },
+    10_000,
+    'workers to report the tensor backend their engine steps ran on',
+  );
   for (const id of jobIds) {
-    assert.ok(events.some((e) => e.type === 'job.progress' && e.job_id === id), `progress of ${id} reached the API node`);
+    assert.ok(
+      events.some((e) => e.type === 'job.progress' && e.job_id === id),
+      `progress of ${id} reached the API node`,
+    );
     assert.ok(events.some((e) => e.type === 'job.status' && e.job_id === id && e.data.status === 'completed'));
   }
   ws.close();
@@ -130,10 +145,14 @@ test('kill -9 of a busy worker: the lapsed job goes back to the queue by itself 
 
   const rescuer = await startWorker();
   // no human retry: the same job resumes on the other worker
-  const resumedAt = await eventually(async () => {
-    const j = await job(jobId);
-    return j.status === 'running' && j.worker_id === rescuer.id ? Date.now() : undefined;
-  }, 30_000, 'the job to resume on the rescuer');
+  const resumedAt = await eventually(
+    async () => {
+      const j = await job(jobId);
+      return j.status === 'running' && j.worker_id === rescuer.id ? Date.now() : undefined;
+    },
+    30_000,
+    'the job to resume on the rescuer',
+  );
   assert.equal((await campaign(id)).status, 'running', 'the campaign keeps running while its job is requeued');
   const done = await until(id, ['completed', 'converged']);
   assert.equal(done.evaluations_completed, 24);
@@ -141,9 +160,21 @@ test('kill -9 of a busy worker: the lapsed job goes back to the queue by itself 
   assert.equal(finished.status, 'completed');
   assert.equal(finished.attempt, 2);
   const entries = await logs(jobId);
-  assert.ok(entries.some((l) => l.level === 'warning' && l.message.includes(`Worker ${doomed.id} stopped renewing its lease`) && /goes back to the queue .* \(attempt 2 of 5\)/.test(l.message)), entries.map((l) => l.message).join('\n'));
+  assert.ok(
+    entries.some(
+      (l) =>
+        l.level === 'warning' &&
+        l.message.includes(`Worker ${doomed.id} stopped renewing its lease`) &&
+        /goes back to the queue .* \(attempt 2 of 5\)/.test(l.message),
+    ),
+    entries.map((l) => l.message).join('\n'),
+  );
   const final = (await api('GET', `/v1/campaigns/${id}/results`)).json.data;
-  for (const e of saved.evaluations) assert.ok(final.evaluations.some((f: { id: string }) => f.id === e.id), `${e.id} is kept`);
+  for (const e of saved.evaluations)
+    assert.ok(
+      final.evaluations.some((f: { id: string }) => f.id === e.id),
+      `${e.id} is kept`,
+    );
   assert.equal(new Set(final.evaluations.map((e: { id: string }) => e.id)).size, 24, 'no duplicate evaluation');
   assert.equal(new Set(final.evaluations.map((e: { parameters: unknown }) => JSON.stringify(e.parameters))).size, 24, 'no candidate evaluated twice');
 
@@ -151,7 +182,8 @@ test('kill -9 of a busy worker: the lapsed job goes back to the queue by itself 
   const reference = await startCampaign('no-crash', mdl);
   await until(reference.id, ['completed', 'converged']);
   const uninterrupted = (await api('GET', `/v1/campaigns/${reference.id}/results`)).json.data;
-  const shape = (r: { evaluations: { parameters: unknown; objectives: unknown; iteration: number }[] }) => r.evaluations.map((e) => [e.iteration, e.parameters, e.objectives]);
+  const shape = (r: { evaluations: { parameters: unknown; objectives: unknown; iteration: number }[] }) =>
+    r.evaluations.map((e) => [e.iteration, e.parameters, e.objectives]);
   assert.deepEqual(shape(final), shape(uninterrupted));
   console.log(`# recovery: killed at 0 s, resumed on another worker after ${((resumedAt - killedAt) / 1000).toFixed(1)} s (lease 3 s)`);
   rescuer.process.kill('SIGTERM');
@@ -172,7 +204,12 @@ test('after KILN_MAX_ATTEMPTS deaths a lapsed job fails, nothing saved is lost, 
   const failed = await job(jobId);
   assert.equal(failed.status, 'failed');
   assert.equal(failed.error, 'lease lapsed');
-  assert.ok((await logs(jobId)).some((l) => l.level === 'error' && l.message.includes(`Worker ${doomed.id} stopped renewing its lease`) && l.message.includes('attempt 1 of 1 (KILN_MAX_ATTEMPTS)')));
+  assert.ok(
+    (await logs(jobId)).some(
+      (l) =>
+        l.level === 'error' && l.message.includes(`Worker ${doomed.id} stopped renewing its lease`) && l.message.includes('attempt 1 of 1 (KILN_MAX_ATTEMPTS)'),
+    ),
+  );
   const kept = (await api('GET', `/v1/campaigns/${id}/results`)).json.data;
   assert.deepEqual(kept, saved, 'everything saved before the crash is still there');
 
@@ -186,7 +223,10 @@ test('after KILN_MAX_ATTEMPTS deaths a lapsed job fails, nothing saved is lost, 
   assert.ok((await logs(newJob.id)).some((l) => l.message.includes(`resuming after iteration ${saved.convergence_history.length}`)));
   const final = (await api('GET', `/v1/campaigns/${id}/results`)).json.data;
   for (const e of saved.evaluations) {
-    assert.deepEqual(final.evaluations.find((f: { id: string }) => f.id === e.id), { ...e, is_pareto: final.evaluations.find((f: { id: string }) => f.id === e.id).is_pareto });
+    assert.deepEqual(
+      final.evaluations.find((f: { id: string }) => f.id === e.id),
+      { ...e, is_pareto: final.evaluations.find((f: { id: string }) => f.id === e.id).is_pareto },
+    );
   }
   assert.equal(new Set(final.evaluations.map((e: { id: string }) => e.id)).size, final.evaluations.length);
   assert.deepEqual(final.convergence_history.slice(0, saved.convergence_history.length), saved.convergence_history);
@@ -206,10 +246,14 @@ test('SIGTERM hands the job back at once: another worker resumes it without wait
   const signalled = Date.now();
   leaving.process.kill('SIGTERM');
   assert.deepEqual(await exited(leaving.process), { code: 0, signal: null });
-  const taken = await eventually(async () => {
-    const j = await job(jobId);
-    return j.worker_id === staying.id && j.status === 'running' ? j : undefined;
-  }, 20_000, 'the other worker to take over');
+  const taken = await eventually(
+    async () => {
+      const j = await job(jobId);
+      return j.worker_id === staying.id && j.status === 'running' ? j : undefined;
+    },
+    20_000,
+    'the other worker to take over',
+  );
   assert.ok(Date.now() - signalled < 15_000, 'taken over well before the 120 s lease would lapse');
   assert.equal(taken.status, 'running');
   const entries = await logs(jobId);
@@ -227,8 +271,11 @@ test('kiln keys create stores a scoped key that works at once', async () => {
   const main = kilnMain();
   const run = (args: string[]) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, [...process.execArgv, main, ...args], { env: { ...process.env, DATABASE_URL: kiln.databaseUrl, LOG_LEVEL: 'silent' } }, (error, stdout, stderr) =>
-        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      execFile(
+        process.execPath,
+        [...process.execArgv, main, ...args],
+        { env: { ...process.env, DATABASE_URL: kiln.databaseUrl, LOG_LEVEL: 'silent' } },
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
       );
     });
   const created = await run(['keys', 'create', '--name', 'ci reader', '--scope', 'campaigns:read', '--prefix', 'svc_ci_']);

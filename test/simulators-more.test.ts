@@ -148,7 +148,7 @@ test('electrolyte-formulation: hand-checked values and documented trends', () =>
   const plain = electrolyteFormulation.evaluate({ salt_concentration: 1, ec_fraction: 0.3, fec_wt: 0, vc_wt: 0 });
   close(plain.ionic_conductivity, 9.512737, 'plain conductivity');
   close(plain.stability_window, 3.51125, 'plain window');
-  close(plain.capacity_retention, 74.69430, 'plain retention');
+  close(plain.capacity_retention, 74.6943, 'plain retention');
   // 2 M, EC 0.5, FEC 3, VC 1: eta_s = 0.6 e^0.65 * 1.05 = 1.206791; kappa = 61.8 e^-1.7 (0.5/0.67)/1.206791 = 6.981538;
   // bound 0.25; E_ox = 4.25 + 0.25 + 0.05 + 0.036 - 0.03 = 4.556, E_red = 0.85 - 0.075 + 0.045 + 0.04 = 0.86, window 3.696 V;
   // SEI 3e-4 (1 + 2 e^-5)(1 - 0.4 + 0.036)(1 - 0.4/1.3 + 0.05) = 1.435409e-4; fade 4.086493e-4; retention 81.5198 %
@@ -181,7 +181,7 @@ test('perovskite-solar-cell: hand-checked values and documented trends', () => {
   // PCE 17.62960 %; T80 = 800 (1/(1 + 4.3e-6)) 0.5 (1.15)(1 - 1.61e-4) * 1 * (0.7 + 0.3 (1 - e^-1)) = 409.1650 h;
   // hysteresis (0.03 + 0.1 + 1.89e-5 + 8.06e-5)/1 = 0.1300995
   const raw = perovskiteSolarCell.evaluate({ br_fraction: 0, anneal_temperature_c: 95, thickness_nm: 400, additive_fraction: 0 });
-  close(raw.efficiency, 17.62960, 'raw efficiency');
+  close(raw.efficiency, 17.6296, 'raw efficiency');
   close(raw.t80_hours, 409.16498, 'raw T80');
   close(raw.hysteresis_index, 0.13009952, 'raw hysteresis');
   // Br 0.2, 125 °C, 600 nm, 1 mol%: Eg 1.6612, chi σ(3) = 0.952574, delta σ(-30/7) = 0.0135769, p 0.5, s 0.04 ln 2 = 0.0277259;
@@ -205,9 +205,19 @@ test('perovskite-solar-cell: hand-checked values and documented trends', () => {
       interiorOptimum(range(200, 1000, 9), (t) => here({ thickness_nm: t }).efficiency, false, `PCE vs thickness at ${temperature} °C, ${a} mol%`);
     }
     // the additive passivates and blocks ion migration; in excess it forms insulating phases
-    monotone(range(0, 5, 11), (a) => at({ anneal_temperature_c: temperature, additive_fraction: a }).hysteresis_index, false, `hysteresis vs additive at ${temperature}`);
+    monotone(
+      range(0, 5, 11),
+      (a) => at({ anneal_temperature_c: temperature, additive_fraction: a }).hysteresis_index,
+      false,
+      `hysteresis vs additive at ${temperature}`,
+    );
     monotone(range(0, 5, 11), (a) => at({ anneal_temperature_c: temperature, additive_fraction: a }).t80_hours, true, `T80 vs additive at ${temperature}`);
-    interiorOptimum(range(0, 5, 11), (a) => at({ anneal_temperature_c: temperature, additive_fraction: a }).efficiency, false, `PCE vs additive at ${temperature}`);
+    interiorOptimum(
+      range(0, 5, 11),
+      (a) => at({ anneal_temperature_c: temperature, additive_fraction: a }).efficiency,
+      false,
+      `PCE vs additive at ${temperature}`,
+    );
   }
   // crystallisation against decomposition to PbI2
   interiorOptimum(range(70, 170, 11), (t) => at({ anneal_temperature_c: t }).efficiency, false, 'PCE vs anneal');
@@ -232,14 +242,15 @@ test('alloy-design: hand-checked values and documented trends', () => {
   close(dual.elongation, 30.629424, 'dual-phase elongation');
   close(dual.density, 6.8538309, 'dual-phase density');
   // fractions are normalised by their sum
-  assert.deepEqual(
-    alloyDesign.evaluate({ al_frac: 0.1, cr_frac: 0, fe_frac: 0.2, ni_frac: 0.2, aging_temperature_c: 700, aging_time_h: 10 }),
-    dual,
-  );
+  assert.deepEqual(alloyDesign.evaluate({ al_frac: 0.1, cr_frac: 0, fe_frac: 0.2, ni_frac: 0.2, aging_temperature_c: 700, aging_time_h: 10 }), dual);
 
   const aged = (al: number, cr: number, temperature: number, hours: number) =>
     alloyDesign.evaluate({ al_frac: al, cr_frac: cr, fe_frac: 0.5 - al - cr, ni_frac: 0.5, aging_temperature_c: temperature, aging_time_h: hours });
-  for (const [temperature, hours] of [[500, 1], [650, 10], [900, 100]]) {
+  for (const [temperature, hours] of [
+    [500, 1],
+    [650, 10],
+    [900, 100],
+  ]) {
     for (const cr of [0, 0.1, 0.2]) {
       // Al for Fe: lighter, stronger (BCC/B2, misfit, precipitates), less ductile
       const sweep = range(0, 0.3, 13);

@@ -39,7 +39,11 @@ class Browser {
 
   async fetch(url: string, init: RequestInit = {}): Promise<Response> {
     const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), ...(cookie ? { Cookie: cookie } : {}) } });
+    const res = await fetch(url, {
+      ...init,
+      redirect: 'manual',
+      headers: { ...(init.headers as Record<string, string>), ...(cookie ? { Cookie: cookie } : {}) },
+    });
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');
       const at = pair.indexOf('=');
@@ -70,7 +74,11 @@ async function toKilnCallback(browser: Browser, account: string, options: { redi
       if (options.abort) res = await browser.fetch(`${url.href}/abort`);
       else {
         const form: Record<string, string> = page.includes('value="login"') ? { prompt: 'login', login: account, password: 'any' } : { prompt: 'consent' };
-        res = await browser.fetch(url.href, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+        res = await browser.fetch(url.href, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams(form).toString(),
+        });
       }
     }
     assert.ok(res.status >= 300 && res.status < 400, `a redirect from ${url.href}, got ${res.status}: ${await res.text()}`);

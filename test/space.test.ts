@@ -48,7 +48,11 @@ test('encode maps each parameter type onto the unit cube by hand-computed values
   close(u[2], 0.7);
   close(u[3], 1 / 3); // one decade of three
   assert.deepEqual([...u.subarray(4)], [0, 0, 1, 1, 0]);
-  assert.deepEqual([...mixed.encode({ temperature: 400, concentration: 1, layers: 7, hours: 10, solvent: 'water', grade: '2' }).subarray(4)], [1, 0, 0, 0, 1], 'a category given as text matches its number');
+  assert.deepEqual(
+    [...mixed.encode({ temperature: 400, concentration: 1, layers: 7, hours: 10, solvent: 'water', grade: '2' }).subarray(4)],
+    [1, 0, 0, 0, 1],
+    'a category given as text matches its number',
+  );
 });
 
 test('decode inverts encode and round-trips values of every type', () => {
@@ -121,12 +125,15 @@ test('feasibility is judged on decoded values', () => {
   assert.equal(s.violationAt([0.5, 0.9, 1, 0]), 1);
 });
 
-const composition = space([
-  { name: 'li_frac', type: 'continuous', bounds: [0, 1] },
-  { name: 'ni_frac', type: 'continuous', bounds: [0.3, 0.9] },
-  { name: 'co_frac', type: 'continuous', bounds: [0, 1] },
-  { name: 'temperature', type: 'continuous', bounds: [600, 1000] },
-], [{ expression: 'li_frac + ni_frac + co_frac == 1' }]);
+const composition = space(
+  [
+    { name: 'li_frac', type: 'continuous', bounds: [0, 1] },
+    { name: 'ni_frac', type: 'continuous', bounds: [0.3, 0.9] },
+    { name: 'co_frac', type: 'continuous', bounds: [0, 1] },
+    { name: 'temperature', type: 'continuous', bounds: [600, 1000] },
+  ],
+  [{ expression: 'li_frac + ni_frac + co_frac == 1' }],
+);
 
 test('repair projects onto a composition equality, matching hand-computed projections', () => {
   // (0.5, 0.5, 0.5) is 0.5 too heavy: each component gives up 1/6.

@@ -82,7 +82,7 @@ test('every template runs its initial design and one model-guided batch end to e
   assert.ok(seconds < 10, `all templates took ${seconds.toFixed(1)} s`);
 });
 
-test('science stays physical: every template\'s measured values stay inside their physical range, with and without noise', async () => {
+test("science stays physical: every template's measured values stay inside their physical range, with and without noise", async () => {
   const random = new Random(17);
   for (const file of files) {
     const mdl = load(file);

@@ -38,14 +38,27 @@ function exactPosterior(X: number[][], y: number[], x: number[], ls: number[], s
 test('pathwise Thompson draws have the exact posterior mean and variance (Monte Carlo, 3 sigma)', () => {
   const random = new Random(7);
   const d = 2;
-  const X = [[0.1, 0.2], [0.5, 0.9], [0.8, 0.3], [0.3, 0.6], [0.9, 0.9]];
+  const X = [
+    [0.1, 0.2],
+    [0.5, 0.9],
+    [0.8, 0.3],
+    [0.3, 0.6],
+    [0.9, 0.9],
+  ];
   const y = [0.5, -1, 0.3, 1.2, -0.4];
   const h = { lengthscales: Float64Array.of(0.3, 0.5), outputScale: 1.3, noise: 0.01 };
-  const probes = [[0.2, 0.3], [0.6, 0.6], [0.95, 0.05]];
+  const probes = [
+    [0.2, 0.3],
+    [0.6, 0.6],
+    [0.95, 0.05],
+  ];
   const draws = 3000;
   const sums = probes.map(() => ({ s: 0, s2: 0 }));
   for (let k = 0; k < draws; k++) {
-    const values = posteriorPath(Float64Array.from(X.flat()), Float64Array.from(y), X.length, d, h, random, 1024).at(Float64Array.from(probes.flat()), probes.length);
+    const values = posteriorPath(Float64Array.from(X.flat()), Float64Array.from(y), X.length, d, h, random, 1024).at(
+      Float64Array.from(probes.flat()),
+      probes.length,
+    );
     values.forEach((v, i) => {
       sums[i].s += v;
       sums[i].s2 += v * v;
@@ -60,7 +73,7 @@ test('pathwise Thompson draws have the exact posterior mean and variance (Monte 
   });
 });
 
-test('a pathwise draw\'s gradient matches central differences of its values', () => {
+test("a pathwise draw's gradient matches central differences of its values", () => {
   const random = new Random(3);
   const d = 4;
   const n = 12;
@@ -84,7 +97,7 @@ test('a pathwise draw\'s gradient matches central differences of its values', ()
   }
 });
 
-test('refinement moves a candidate downhill on every objective\'s draw and stays inside its reach', () => {
+test("refinement moves a candidate downhill on every objective's draw and stays inside its reach", () => {
   const random = new Random(5);
   const d = 3;
   const space = new SearchSpace(dtlzMdl(d));
@@ -135,7 +148,10 @@ function dtlzMdl(d: number, overrides: Record<string, unknown> = {}, budget = 12
 }
 
 function dtlz2(parameters: Record<string, number | string>, d: number): Record<string, number> {
-  const f = testProblem('dtlz2')!.evaluate(Float64Array.from({ length: d }, (_, i) => Number(parameters[`x${i + 1}`])), 2);
+  const f = testProblem('dtlz2')!.evaluate(
+    Float64Array.from({ length: d }, (_, i) => Number(parameters[`x${i + 1}`])),
+    2,
+  );
   return { f1: f[0], f2: f[1] };
 }
 
@@ -152,7 +168,11 @@ function runCampaign(mdl: Mdl, d: number, options: { revive?: boolean; retryEver
     }
     if (next.proposals.length === 0) break;
     batches.push(JSON.stringify(next.proposals));
-    state = tell(mdl, next.state, next.proposals.map((p) => ({ id: p.id, objectives: dtlz2(p.parameters, d) }))).state;
+    state = tell(
+      mdl,
+      next.state,
+      next.proposals.map((p) => ({ id: p.id, objectives: dtlz2(p.parameters, d) })),
+    ).state;
     if (options.revive) state = JSON.parse(JSON.stringify(state)) as CampaignState;
   }
   return { state, batches };
@@ -173,7 +193,13 @@ test('trust regions: same seed, same batches; the state survives JSON round trip
     assert.ok(plain.state.evaluations.some((e) => e.id === region.center));
     assert.equal(region.weights?.length, 8);
   }
-  assert.deepEqual(memory.lastBatch?.ids, plain.state.evaluations.slice(-20).map((e) => e.id).sort((a, b) => Number(a.slice(5)) - Number(b.slice(5))));
+  assert.deepEqual(
+    memory.lastBatch?.ids,
+    plain.state.evaluations
+      .slice(-20)
+      .map((e) => e.id)
+      .sort((a, b) => Number(a.slice(5)) - Number(b.slice(5))),
+  );
   const other = runCampaign(dtlzMdl(8, { seed: 4 }), 8);
   assert.notDeepEqual(other.batches[2], plain.batches[2]);
 });
@@ -183,7 +209,11 @@ test('fits planned for a pool give exactly the proposals of an inline step', () 
   let state = initialState(mdl);
   for (let i = 0; i < 3; i++) {
     const next = step(mdl, state);
-    state = tell(mdl, next.state, next.proposals.map((p) => ({ id: p.id, objectives: dtlz2(p.parameters, 8) }))).state;
+    state = tell(
+      mdl,
+      next.state,
+      next.proposals.map((p) => ({ id: p.id, objectives: dtlz2(p.parameters, 8) })),
+    ).state;
   }
   const fits = planStep(mdl, state);
   assert.equal(fits.length, 5 * 2);
@@ -241,7 +271,11 @@ test('trust regions handle integers, categoricals, parameter constraints and a w
       assert.ok(Number.isInteger(p.parameters.layers) && Number(p.parameters.layers) >= 1 && Number(p.parameters.layers) <= 6);
       assert.ok(['water', 'ethanol', 'acetone'].includes(String(p.parameters.solvent)));
     }
-    state = tell(mdl, next.state, next.proposals.map((p) => ({ id: p.id, objectives: objectives(p.parameters) }))).state;
+    state = tell(
+      mdl,
+      next.state,
+      next.proposals.map((p) => ({ id: p.id, objectives: objectives(p.parameters) })),
+    ).state;
   }
   assert.ok(sawTrustRegion, 'the warm start replaces the initial design, so trust regions propose from the first batch');
   assert.equal(state.evaluations.filter((e) => e.iteration > 0).length, 60);

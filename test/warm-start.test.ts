@@ -20,7 +20,11 @@ test('a warm-started campaign reaches a given hypervolume in fewer evaluations t
   const evaluator = createEvaluator(mdl, { allowCommand: false });
   const track = () => {
     const history: { evaluations: number; hypervolume: number }[] = [];
-    return { history, onIteration: (r: { evaluationsCompleted: number; hypervolume: number }) => history.push({ evaluations: r.evaluationsCompleted, hypervolume: r.hypervolume }) };
+    return {
+      history,
+      onIteration: (r: { evaluationsCompleted: number; hypervolume: number }) =>
+        history.push({ evaluations: r.evaluationsCompleted, hypervolume: r.hypervolume }),
+    };
   };
 
   const cold = track();

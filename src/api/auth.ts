@@ -37,7 +37,9 @@ export function bearerAuthenticator(db: Db, usage: KeyUsageRecorder, tokens: Tok
       const ip = clientIp(ctx.req, trustedProxies);
       const header = ctx.get('Authorization');
       const principal: Principal =
-        !header && options.guests ? { organizationId: '', plan: GUEST_PLAN, keyId: `ip:${ip}`, scopes: ['templates:read'] } : await resolve(bearerToken(header || undefined), ip);
+        !header && options.guests
+          ? { organizationId: '', plan: GUEST_PLAN, keyId: `ip:${ip}`, scopes: ['templates:read'] }
+          : await resolve(bearerToken(header || undefined), ip);
       ctx.state.principal = principal;
       return principal;
     },

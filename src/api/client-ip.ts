@@ -10,7 +10,7 @@ export function clientIp(req: IncomingMessage, trustedProxies: number): string {
   const socket = req.socket.remoteAddress ?? '';
   if (trustedProxies === 0) return socket;
   const header = req.headers['x-forwarded-for'];
-  const chain = (Array.isArray(header) ? header.join(',') : header ?? '')
+  const chain = (Array.isArray(header) ? header.join(',') : (header ?? ''))
     .split(',')
     .map((part) => part.trim())
     .filter((part) => part !== '');

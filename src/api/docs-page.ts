@@ -33,8 +33,12 @@ export function renderDocsPage(document: Json): string {
 <h2>Contents</h2>
 <ul>
 <li><a href="#overview">Overview</a></li>
-${groups.map(([tag, ops]) => `<li><a href="#${anchor('tag', tag)}">${esc(tag)}</a>
-<ul>${ops.map((o) => `<li><a href="#${operationAnchor(o)}">${badge(o.method)} ${esc(o.path)}</a></li>`).join('')}</ul></li>`).join('\n')}
+${groups
+  .map(
+    ([tag, ops]) => `<li><a href="#${anchor('tag', tag)}">${esc(tag)}</a>
+<ul>${ops.map((o) => `<li><a href="#${operationAnchor(o)}">${badge(o.method)} ${esc(o.path)}</a></li>`).join('')}</ul></li>`,
+  )
+  .join('\n')}
 <li><a href="#errors">Errors</a></li>
 <li><a href="#schemas">Shared schemas</a></li>
 </ul>
@@ -107,7 +111,9 @@ function responses(all: Json, components: Json): string {
     const headers = Object.keys(obj(response.headers));
     const body = ref
       ? `<a href="#${anchor('response', ref.split('/').pop() ?? '')}">error envelope</a>`
-      : Object.entries(obj(response.content)).map(([type, media]) => schemaDetails(type, obj(media).schema)).join('');
+      : Object.entries(obj(response.content))
+          .map(([type, media]) => schemaDetails(type, obj(media).schema))
+          .join('');
     return `<tr><td>${esc(status)}</td><td>${esc(str(response.description))}</td><td>${body}</td><td>${headers.map((h) => `<code>${esc(h)}</code>`).join(' ')}</td></tr>`;
   });
   return `<h4>Responses</h4>

@@ -23,10 +23,7 @@ export interface EventHubDependencies {
   /** resolves the credentials of the handshake (already extracted token, or null when none); null → refused */
   authenticate(token: string | null, request: IncomingMessage): Promise<Subscriber | null>;
   /** whether the subscriber may see that job/campaign; returns its ids, or null when unknown or of another organization */
-  resolve(
-    subscriber: Subscriber,
-    target: { job_id: string } | { campaign_id: string },
-  ): Promise<{ job_id: string | null; campaign_id: string } | null>;
+  resolve(subscriber: Subscriber, target: { job_id: string } | { campaign_id: string }): Promise<{ job_id: string | null; campaign_id: string } | null>;
   /** called once per accepted connection (a connection counts as one request for rate limiting); may throw a KilnError-like object with status 429 to refuse */
   onConnection?(subscriber: Subscriber, request: IncomingMessage): Promise<void>;
   /** how often sockets are pinged; one that has not answered the previous ping by then is dropped */
@@ -210,8 +207,7 @@ export function attachEventHub(server: Server, deps: EventHubDependencies): Even
     let text: string | undefined;
     for (const [ws, connection] of sockets) {
       if (connection.subscriber.organizationId !== event.organization_id) continue;
-      const wanted =
-        (event.job_id !== null && connection.jobs.has(event.job_id)) || connection.campaigns.has(event.campaign_id);
+      const wanted = (event.job_id !== null && connection.jobs.has(event.job_id)) || connection.campaigns.has(event.campaign_id);
       if (!wanted) continue;
       // The organization stays on the node: clients only ever see what they subscribed by.
       text ??= JSON.stringify(eventMessage(event));

@@ -27,7 +27,10 @@ export function readMultipartForm(ctx: Context, limits: FormLimits): Promise<Mul
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { fileSize: limits.fileBytes, files: limits.files, fields: limits.fields, fieldSize: limits.fieldBytes } });
+      parser = busboy({
+        headers: req.headers,
+        limits: { fileSize: limits.fileBytes, files: limits.files, fields: limits.fields, fieldSize: limits.fieldBytes },
+      });
     } catch (error) {
       reject(unparseable(error as Error));
       return;
@@ -45,7 +48,8 @@ export function readMultipartForm(ctx: Context, limits: FormLimits): Promise<Mul
     };
     parser.on('field', (name, value, info) => {
       fieldBytes += Buffer.byteLength(value);
-      if (info.valueTruncated || fieldBytes > limits.fieldBytes) fail(tooLarge(`The form's fields are larger than ${limits.fieldBytes / 1024} KiB together.`, limits.fieldBytes));
+      if (info.valueTruncated || fieldBytes > limits.fieldBytes)
+        fail(tooLarge(`The form's fields are larger than ${limits.fieldBytes / 1024} KiB together.`, limits.fieldBytes));
       else form.fields[name] = value;
     });
     parser.on('file', (name, stream, info) => {

@@ -85,7 +85,13 @@ export function extraPaths(): Record<string, Json> {
         ].join('\n\n'),
         security: [{ bearerAuth: [] }],
         parameters: [
-          { name: 'token', in: 'query', required: false, description: 'API key or JWT, for clients that cannot set the Authorization header', schema: { type: 'string' } },
+          {
+            name: 'token',
+            in: 'query',
+            required: false,
+            description: 'API key or JWT, for clients that cannot set the Authorization header',
+            schema: { type: 'string' },
+          },
         ],
         responses: {
           101: { description: 'Switching Protocols: the connection is now a WebSocket', headers: responseHeaders() },
@@ -116,8 +122,11 @@ const ERRORS: Record<number, ErrorDoc> = {
     description:
       "INVALID_STATE: the action is not allowed in the resource's current status (details.status); CONCURRENT_CAMPAIGN_LIMIT: a start would exceed the plan's concurrent campaigns (details.limit).",
   },
-  413: { name: 'PayloadTooLarge', description: "PAYLOAD_TOO_LARGE: the body or upload is over the size or row limit (details.limit)." },
-  422: { name: 'ValidationFailed', description: 'VALIDATION_FAILED: a schema or semantic error; details.errors lists every problem as {path, message}, not just the first.' },
+  413: { name: 'PayloadTooLarge', description: 'PAYLOAD_TOO_LARGE: the body or upload is over the size or row limit (details.limit).' },
+  422: {
+    name: 'ValidationFailed',
+    description: 'VALIDATION_FAILED: a schema or semantic error; details.errors lists every problem as {path, message}, not just the first.',
+  },
   429: {
     name: 'RateLimited',
     description:

@@ -77,14 +77,14 @@ export class RateLimits {
       const retryAfter = Math.max(1, Math.ceil(worst.res.msBeforeNext / 1000));
       const state = stateOf(worst.w, worst.res);
       const per = worst.w.scope === worst.w.window ? `per ${worst.w.window}` : `per ${worst.w.window} on ${worst.w.scope}`;
-      throw new KilnError('RATE_LIMITED', `Rate limit exceeded: ${worst.w.limit} requests ${per}. Wait ${retryAfter} seconds before retrying.`,
+      throw new KilnError(
+        'RATE_LIMITED',
+        `Rate limit exceeded: ${worst.w.limit} requests ${per}. Wait ${retryAfter} seconds before retrying.`,
         { limit: worst.w.limit, window: worst.w.window, retry_after: retryAfter },
         { cause: state },
       );
     }
-    return outcomes
-      .map((o) => stateOf(o.w, o.res))
-      .reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.reset > a.reset) ? b : a));
+    return outcomes.map((o) => stateOf(o.w, o.res)).reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.reset > a.reset) ? b : a));
   }
 
   private windowsFor(plan: string, endpoint?: { name: string; perMinute: number }): Window[] {
@@ -97,7 +97,8 @@ export class RateLimits {
     if (perHour > 0) windows.push({ scope: 'hour', window: 'hour', limit: perHour });
     // An operator who sets API_RATE_LIMIT_PER_MINUTE has chosen the limits; the stricter
     // per-endpoint windows belong to the plans.
-    if (endpoint && this.settings.perMinute === undefined && endpoint.perMinute < perMinute) windows.push({ scope: endpoint.name, window: 'minute', limit: endpoint.perMinute });
+    if (endpoint && this.settings.perMinute === undefined && endpoint.perMinute < perMinute)
+      windows.push({ scope: endpoint.name, window: 'minute', limit: endpoint.perMinute });
     return windows;
   }
 

@@ -98,7 +98,9 @@ export class RouteTable {
         const principal = route.scope === 'public' ? PUBLIC : await hooks.authenticate(ctx, { guests: route.guests });
         if (route.scope !== 'public') await hooks.limit(ctx, principal, route);
         if (route.scope !== 'none' && route.scope !== 'public' && !hasScope(principal, route.scope)) {
-          throw new KilnError('INSUFFICIENT_SCOPE', `This request needs the ${route.scope} scope, which this key does not have.`, { required_scope: route.scope });
+          throw new KilnError('INSUFFICIENT_SCOPE', `This request needs the ${route.scope} scope, which this key does not have.`, {
+            required_scope: route.scope,
+          });
         }
         const query = route.query ? parseOrFail(route.query, ctx.query, '') : undefined;
         let body: unknown;
@@ -124,13 +126,15 @@ export function parseOrFail<T>(schema: z.ZodType<T>, value: unknown, prefix: str
 }
 
 export function zodFieldErrors(issues: readonly z.core.$ZodIssue[], prefix: string): FieldError[] {
-  return issues.map((issue) => {
-    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
-    return keys.map((key) => ({
-      path: formatPath(prefix, [...issue.path, ...(key === undefined ? [] : [key])]) || '(body)',
-      message: issue.code === 'unrecognized_keys' ? 'is not a known member' : issue.message,
-    }));
-  }).flat();
+  return issues
+    .map((issue) => {
+      const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
+      return keys.map((key) => ({
+        path: formatPath(prefix, [...issue.path, ...(key === undefined ? [] : [key])]) || '(body)',
+        message: issue.code === 'unrecognized_keys' ? 'is not a known member' : issue.message,
+      }));
+    })
+    .flat();
 }
 
 function formatPath(prefix: string, path: readonly PropertyKey[]): string {

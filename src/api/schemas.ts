@@ -12,7 +12,13 @@ const wholeNumber = (min: number, max: number) =>
     .string()
     .regex(/^-?\d+$/, { message: 'must be a whole number' })
     .transform(Number)
-    .pipe(z.number().int().min(min, { message: `must be at least ${min}` }).max(max, { message: `must be at most ${max}` }));
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(min, { message: `must be at least ${min}` })
+        .max(max, { message: `must be at most ${max}` }),
+    );
 
 export const pageQuery = {
   page: wholeNumber(1, 1_000_000).optional().describe('1-based page; default 1'),
@@ -46,13 +52,33 @@ export const campaignListQuery = z.object({
 
 export const createCampaignBody = z
   .strictObject({
-    name: z.string().min(1, { message: 'is empty: give a name, or leave name out to use the MDL\'s (or template\'s)' }).max(200).optional().describe('required unless the MDL (or template) has a name'),
-    domain: z.string().min(1, { message: 'is empty: give a domain such as water or battery, or leave domain out to use the MDL\'s' }).max(64).optional().describe('material domain, e.g. water or battery; from the MDL or template when absent'),
+    name: z
+      .string()
+      .min(1, { message: "is empty: give a name, or leave name out to use the MDL's (or template's)" })
+      .max(200)
+      .optional()
+      .describe('required unless the MDL (or template) has a name'),
+    domain: z
+      .string()
+      .min(1, { message: "is empty: give a domain such as water or battery, or leave domain out to use the MDL's" })
+      .max(64)
+      .optional()
+      .describe('material domain, e.g. water or battery; from the MDL or template when absent'),
     // validated by validateMdl (built on mdlSchema), which reports semantic problems too
     mdl: z.unknown().optional().describe('form 1: the MDL document'),
-    template_id: z.string().min(1, { message: 'is empty: give a template id (tmpl_...) or slug such as water/desalination-membrane' }).max(200).optional().describe('form 2: a template id (tmpl_...) or slug'),
+    template_id: z
+      .string()
+      .min(1, { message: 'is empty: give a template id (tmpl_...) or slug such as water/desalination-membrane' })
+      .max(200)
+      .optional()
+      .describe('form 2: a template id (tmpl_...) or slug'),
     overrides: z.record(z.string(), z.unknown()).optional().describe('form 2: members merged into the template MDL'),
-    dataset_id: z.string().min(1, { message: 'is empty: give a dataset id (ds_...) to warm-start from, or leave dataset_id out to start from an initial design' }).max(100).optional().describe('warm-start dataset (ds_...)'),
+    dataset_id: z
+      .string()
+      .min(1, { message: 'is empty: give a dataset id (ds_...) to warm-start from, or leave dataset_id out to start from an initial design' })
+      .max(100)
+      .optional()
+      .describe('warm-start dataset (ds_...)'),
   })
   .describe('Form 1 {name, domain, mdl, dataset_id?} or form 2 {template_id, name, overrides?, dataset_id?}; form 3 is multipart with an mdl_file part.');
 
@@ -99,7 +125,10 @@ export const postEvaluationsBody = z.strictObject({
           id: z.string().min(1),
           objectives: objectiveValues.describe('objective name → measured value'),
           outcomes: objectiveValues.optional().describe('outcome name → measured value, for campaigns that declare outcomes'),
-          error: z.union([z.null(), z.literal(false), z.literal('')]).optional().describe('null, false or "" beside values: no error'),
+          error: z
+            .union([z.null(), z.literal(false), z.literal('')])
+            .optional()
+            .describe('null, false or "" beside values: no error'),
         }),
         z.strictObject({ id: z.string().min(1), error: z.string().min(1).max(2000).describe('why the candidate could not be measured') }),
       ]),
@@ -231,7 +260,7 @@ const checkedPrediction = z.object({ id: z.string(), measured: z.number(), predi
 export const modelReportSchema = z.object({
   iteration: z.int().describe('completed iterations when the report was made'),
   evaluations: z.int().describe('successful evaluations of the campaign'),
-  points: z.int().describe('evaluations the report\'s models saw: the most recent, at most 256'),
+  points: z.int().describe("evaluations the report's models saw: the most recent, at most 256"),
   outputs: z
     .array(
       z.object({
@@ -243,7 +272,9 @@ export const modelReportSchema = z.object({
         rms_standardized_error: z.number().describe('about 1 when the intervals are calibrated'),
         coverage_68: z.number().describe('share of measurements within ±1 sd (calibrated: about 0.68)'),
         coverage_95: z.number().describe('share of measurements within ±1.96 sd (calibrated: about 0.95)'),
-        predictions: z.array(checkedPrediction).describe('leave-one-out prediction of each measurement (objectives in MDL units and direction; constraints as slack, ≥ 0 where it holds)'),
+        predictions: z
+          .array(checkedPrediction)
+          .describe('leave-one-out prediction of each measurement (objectives in MDL units and direction; constraints as slack, ≥ 0 where it holds)'),
       }),
     )
     .describe('model check per objective and outcome constraint: each measurement predicted by the model fitted to the others'),
@@ -254,7 +285,7 @@ export const modelReportSchema = z.object({
         parameters: z.array(z.object({ name: z.string(), lengthscale_share: z.number(), total_sobol: z.number() })),
       }),
     )
-    .describe('per objective: each parameter\'s share of the inverse lengthscales and its total Sobol index on the surrogate mean'),
+    .describe("per objective: each parameter's share of the inverse lengthscales and its total Sobol index on the surrogate mean"),
   next: z
     .array(
       z.object({

@@ -72,7 +72,9 @@ function receive(req: IncomingMessage, dir: string, maxBytes: number): Promise<O
       if (!format) {
         stream.resume();
         fail(
-          new KilnError('UNSUPPORTED_MEDIA_TYPE', `The file ${info.filename ?? ''} (${info.mimeType}) is not CSV, JSON or Parquet; send it with Content-Type text/csv, application/json or application/parquet, or a .csv, .json or .parquet name.`,
+          new KilnError(
+            'UNSUPPORTED_MEDIA_TYPE',
+            `The file ${info.filename ?? ''} (${info.mimeType}) is not CSV, JSON or Parquet; send it with Content-Type text/csv, application/json or application/parquet, or a .csv, .json or .parquet name.`,
           ),
         );
         return;
@@ -87,7 +89,11 @@ function receive(req: IncomingMessage, dir: string, maxBytes: number): Promise<O
     parser.on('close', () => {
       if (failed) return;
       if (!file) {
-        fail(new KilnError('VALIDATION_FAILED', 'The request is not valid: file: a dataset upload needs a file part named "file".', { errors: [{ path: 'file', message: 'is required' }] }));
+        fail(
+          new KilnError('VALIDATION_FAILED', 'The request is not valid: file: a dataset upload needs a file part named "file".', {
+            errors: [{ path: 'file', message: 'is required' }],
+          }),
+        );
         return;
       }
       file.then(

@@ -54,7 +54,10 @@ function fileFor(root: string, path: string): string | null {
 /** The build's brotli or gzip copy of an asset when the client takes it (web/vite.config.ts makes them). */
 function compressedCopy(ctx: Context, file: string): string {
   ctx.vary('Accept-Encoding');
-  for (const [encoding, suffix] of [['br', '.br'], ['gzip', '.gz']] as const) {
+  for (const [encoding, suffix] of [
+    ['br', '.br'],
+    ['gzip', '.gz'],
+  ] as const) {
     if (ctx.acceptsEncodings(encoding, 'identity') === encoding && existsSync(file + suffix)) {
       ctx.set('Content-Encoding', encoding);
       return file + suffix;

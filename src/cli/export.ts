@@ -53,7 +53,9 @@ export async function exportCampaignTo(source: string, opts: ExportOptions, io: 
 }
 
 async function fetchExport(base: string, id: string, key: string | undefined): Promise<unknown> {
-  const res = await fetch(`${base.replace(/\/+$/, '')}/v1/campaigns/${encodeURIComponent(id)}/export`, { headers: key ? { Authorization: `Bearer ${key}` } : {} });
+  const res = await fetch(`${base.replace(/\/+$/, '')}/v1/campaigns/${encodeURIComponent(id)}/export`, {
+    headers: key ? { Authorization: `Bearer ${key}` } : {},
+  });
   const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
   if (!res.ok) throw new Error(`${base} answered ${res.status}: ${body?.error?.message ?? 'no message'}`);
   return body;
@@ -121,7 +123,9 @@ export function checkpointFromDocument(file: string): Checkpoint {
   }
   const version = (json as { kiln_export_version?: unknown } | null)?.kiln_export_version;
   if (version !== EXPORT_VERSION) {
-    throw new Error(`${file} is not a Kiln export document of version ${EXPORT_VERSION} (kiln_export_version is ${JSON.stringify(version)}); GET /v1/campaigns/{id}/export or kiln export <run-folder> writes one`);
+    throw new Error(
+      `${file} is not a Kiln export document of version ${EXPORT_VERSION} (kiln_export_version is ${JSON.stringify(version)}); GET /v1/campaigns/{id}/export or kiln export <run-folder> writes one`,
+    );
   }
   const parsed = exportDocumentSchema.safeParse(json);
   if (!parsed.success) {
@@ -133,5 +137,12 @@ export function checkpointFromDocument(file: string): Checkpoint {
   if (!result.ok) throw new Error(`${file}: the campaign's MDL does not validate: ${result.errors.map((e) => `${e.path || 'mdl'}: ${e.message}`).join('; ')}`);
   const problems = documentProblems(doc, result.mdl);
   if (problems.length > 0) throw new Error(`${file}: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`);
-  return { version: 1, mdl: result.mdl, seed: doc.campaign.seed, cwd: process.cwd(), state: stateFromDocument(doc, result.mdl), receipts: documentReceipts(doc) };
+  return {
+    version: 1,
+    mdl: result.mdl,
+    seed: doc.campaign.seed,
+    cwd: process.cwd(),
+    state: stateFromDocument(doc, result.mdl),
+    receipts: documentReceipts(doc),
+  };
 }

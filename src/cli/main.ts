@@ -23,11 +23,9 @@ const program = new Command('kiln')
   .addCommand(hvCommand())
   .addCommand(paretoCommand())
   .addCommand(
-    new Command('demo')
-      .description(`run the demo campaign (${DEMO_CAMPAIGN.split('/').slice(-2).join('/')}) into ./kiln-out`)
-      .action(async () => {
-        process.exitCode = await runCampaignFile(DEMO_CAMPAIGN, { out: 'kiln-out' }, processIo);
-      }),
+    new Command('demo').description(`run the demo campaign (${DEMO_CAMPAIGN.split('/').slice(-2).join('/')}) into ./kiln-out`).action(async () => {
+      process.exitCode = await runCampaignFile(DEMO_CAMPAIGN, { out: 'kiln-out' }, processIo);
+    }),
   );
 for (const command of serviceCommands()) program.addCommand(command);
 

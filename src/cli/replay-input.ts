@@ -44,12 +44,19 @@ export function recordedCampaign(mdl: Mdl, json: unknown): RecordedCampaign {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue.path.join('.') || 'the top level';
-    const hint = issue.path[0] === 'iterations' || issue.path[0] === 'evaluations' ? ' (results from before receipts, or pareto_only=true, cannot be replayed)' : '';
+    const hint =
+      issue.path[0] === 'iterations' || issue.path[0] === 'evaluations' ? ' (results from before receipts, or pareto_only=true, cannot be replayed)' : '';
     throw new Error(`these are not Kiln results with receipts: ${where}: ${issue.message}${hint}`);
   }
   const results = parsed.data;
   const evaluations: EvaluationRecord[] = [
-    ...results.evaluations.map((e) => ({ id: e.id, iteration: e.iteration, parameters: e.parameters, objectives: e.objectives, ...(e.outcomes ? { outcomes: e.outcomes } : {}) })),
+    ...results.evaluations.map((e) => ({
+      id: e.id,
+      iteration: e.iteration,
+      parameters: e.parameters,
+      objectives: e.objectives,
+      ...(e.outcomes ? { outcomes: e.outcomes } : {}),
+    })),
     ...results.failed_evaluations.map((e) => ({ id: e.id, iteration: e.iteration, parameters: e.parameters, objectives: null, error: e.error ?? 'no result' })),
   ];
   const iterations: IterationReceipt[] = results.iterations.map((i) => ({ ...i, receipt: i.receipt as Receipt | null }));
@@ -104,9 +111,23 @@ function fromExportDocument(json: { kiln_export_version: unknown }, source: stri
     mdl: checked.mdl,
     source,
     results: {
-      evaluations: told.filter((e) => e.status === 'completed').map((e) => ({ id: e.id, iteration: e.iteration, parameters: e.parameters, objectives: e.objectives, ...(e.outcomes ? { outcomes: e.outcomes } : {}) })),
-      failed_evaluations: told.filter((e) => e.status === 'failed').map((e) => ({ id: e.id, iteration: e.iteration, parameters: e.parameters, error: e.error ?? 'no result' })),
-      iterations: doc.iterations.map((i) => ({ iteration: i.iteration, receipt: i.receipt, evaluation_ids: told.filter((e) => e.iteration === i.iteration).map((e) => e.id) })),
+      evaluations: told
+        .filter((e) => e.status === 'completed')
+        .map((e) => ({
+          id: e.id,
+          iteration: e.iteration,
+          parameters: e.parameters,
+          objectives: e.objectives,
+          ...(e.outcomes ? { outcomes: e.outcomes } : {}),
+        })),
+      failed_evaluations: told
+        .filter((e) => e.status === 'failed')
+        .map((e) => ({ id: e.id, iteration: e.iteration, parameters: e.parameters, error: e.error ?? 'no result' })),
+      iterations: doc.iterations.map((i) => ({
+        iteration: i.iteration,
+        receipt: i.receipt,
+        evaluation_ids: told.filter((e) => e.iteration === i.iteration).map((e) => e.id),
+      })),
     },
   };
 }

@@ -40,7 +40,9 @@ export async function replayResults(path: string, opts: ReplayOptions, io: Pick<
     const requested = opts.backend ?? (recordedBackend && BACKENDS.includes(recordedBackend) ? recordedBackend : 'auto');
     if (!BACKENDS.includes(requested)) throw new Error(`--backend must be one of ${BACKENDS.join(', ')}, not "${requested}"`);
     const backend = await initTensorBackend(requested as TensorBackendName | 'auto');
-    io.out(`Replaying ${recorded.iterations.length} iterations of ${input.mdl.name ?? input.source} with Kiln ${packageVersion()} on the ${backend} tensor backend`);
+    io.out(
+      `Replaying ${recorded.iterations.length} iterations of ${input.mdl.name ?? input.source} with Kiln ${packageVersion()} on the ${backend} tensor backend`,
+    );
     const only = opts.iteration !== undefined ? new Set([opts.iteration]) : undefined;
     replays = replayCampaign(recorded, { engine_version: packageVersion(), tensor_backend: backend }, only);
   } catch (error) {
@@ -49,11 +51,7 @@ export async function replayResults(path: string, opts: ReplayOptions, io: Pick<
   }
   for (const r of replays) io.out(describe(r));
   const different = replays.filter((r) => !r.identical).length;
-  io.out(
-    different === 0
-      ? `All ${replays.length} iterations replayed identically.`
-      : `${different} of ${replays.length} iterations differ from the record.`,
-  );
+  io.out(different === 0 ? `All ${replays.length} iterations replayed identically.` : `${different} of ${replays.length} iterations differ from the record.`);
   return different === 0 ? 0 : 1;
 }
 

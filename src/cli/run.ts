@@ -201,10 +201,7 @@ function summary(mdl: Mdl, state: CampaignState, results: ReturnType<typeof camp
   const shown = sorted.slice(0, 25);
   const table = formatTable(
     names,
-    shown.map((r) => [
-      ...mdl.parameters.map((p) => formatNumber(r.parameters[p.name])),
-      ...mdl.objectives.map((o) => formatNumber(r.objectives[o.name])),
-    ]),
+    shown.map((r) => [...mdl.parameters.map((p) => formatNumber(r.parameters[p.name])), ...mdl.objectives.map((o) => formatNumber(r.objectives[o.name]))]),
   );
   const lines = [
     '',
@@ -213,8 +210,7 @@ function summary(mdl: Mdl, state: CampaignState, results: ReturnType<typeof camp
       (failed > 0 ? `, ${failed} failed` : '') +
       (mdl.outcome_constraints.length > 0 ? `, ${results.evaluations.filter((e) => e.feasible).length} feasible` : ''),
     ...(state.stopMessage ? [state.stopMessage] : []),
-    `Hypervolume ${formatNumber(results.hypervolume)} against reference ` +
-      JSON.stringify(results.reference_point),
+    `Hypervolume ${formatNumber(results.hypervolume)} against reference ` + JSON.stringify(results.reference_point),
     ...(results.strategy ? [`Strategy: ${results.strategy.name} (${results.strategy.reason})`] : []),
     `Pareto front (${results.pareto_front.length} points${sorted.length > shown.length ? `, first ${shown.length} shown` : ''}):`,
     table,
@@ -226,7 +222,10 @@ function summary(mdl: Mdl, state: CampaignState, results: ReturnType<typeof camp
 class Progress {
   private bar: cliProgress.SingleBar | null = null;
 
-  constructor(private readonly io: CliIo, private readonly budget: number) {
+  constructor(
+    private readonly io: CliIo,
+    private readonly budget: number,
+  ) {
     if (io.isTTY) {
       this.bar = new cliProgress.SingleBar(
         { format: 'iteration {iteration} |{bar}| {value}/{total} evaluations | hypervolume {hv}', hideCursor: true },

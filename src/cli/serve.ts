@@ -20,7 +20,9 @@ async function run(name: keyof typeof MODES): Promise<void> {
   try {
     const config = loadConfig();
     if (mode.needsDatabaseUrl && !config.DATABASE_URL) {
-      throw new ConfigError([`DATABASE_URL: is required for \`kiln ${name}\`, so that API nodes and workers share one database (\`kiln start\` runs everything with an embedded Postgres)`]);
+      throw new ConfigError([
+        `DATABASE_URL: is required for \`kiln ${name}\`, so that API nodes and workers share one database (\`kiln start\` runs everything with an embedded Postgres)`,
+      ]);
     }
     runtime = await startKiln({ config, api: mode.api, worker: mode.worker });
   } catch (error) {
@@ -94,7 +96,13 @@ function keysCommand(): Command {
       }
       const runtime = await startKiln({ config, api: false, worker: false });
       try {
-        const { key, row } = await createApiKey(runtime.db, { organizationId: DEFAULT_ORGANIZATION.id, name: opts.name, scopes: opts.scope, expiresAt, prefix: opts.prefix });
+        const { key, row } = await createApiKey(runtime.db, {
+          organizationId: DEFAULT_ORGANIZATION.id,
+          name: opts.name,
+          scopes: opts.scope,
+          expiresAt,
+          prefix: opts.prefix,
+        });
         process.stdout.write(`${row.id}  ${key}\n`);
       } finally {
         await runtime.stop();

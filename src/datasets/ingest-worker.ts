@@ -32,7 +32,11 @@ const MAX_FLAGGED = 1_000;
  */
 export default async function ingest(task: IngestTask): Promise<IngestResult> {
   try {
-    return await DatasetIngest.run(task.databaseUrl, (store) => ingestRows(store, task), (result) => result.ok);
+    return await DatasetIngest.run(
+      task.databaseUrl,
+      (store) => ingestRows(store, task),
+      (result) => result.ok,
+    );
   } catch (error) {
     if (error instanceof MalformedFile) {
       return { ok: false, kind: 'invalid', errors: [{ row: error.row, column: null, message: error.message }], errorCount: 1, warnings: [] };
@@ -78,6 +82,18 @@ async function ingestRows(store: DatasetIngest, task: IngestTask): Promise<Inges
   await flush();
   await inflight;
   const flagged = validator?.flagged ?? [];
-  await store.complete(dataset.id, { rows: count, columns: source.columns(), warnings: validator?.warnings ?? [], flagged_rows: flagged.slice(0, MAX_FLAGGED) });
-  return { ok: true, rows: count, columns: source.columns(), warnings: validator?.warnings ?? [], warningCount: validator?.warningCount ?? 0, flagged: flagged.length };
+  await store.complete(dataset.id, {
+    rows: count,
+    columns: source.columns(),
+    warnings: validator?.warnings ?? [],
+    flagged_rows: flagged.slice(0, MAX_FLAGGED),
+  });
+  return {
+    ok: true,
+    rows: count,
+    columns: source.columns(),
+    warnings: validator?.warnings ?? [],
+    warningCount: validator?.warningCount ?? 0,
+    flagged: flagged.length,
+  };
 }

@@ -89,7 +89,8 @@ function jsonRows(path: string): RowSource {
           }
           const out: Row = {};
           for (const [key, cell] of Object.entries(value)) {
-            if (cell !== null && typeof cell === 'object') throw new MalformedFile(`row ${row}, "${key}": nested values are not allowed; objects must be flat`, row);
+            if (cell !== null && typeof cell === 'object')
+              throw new MalformedFile(`row ${row}, "${key}": nested values are not allowed; objects must be flat`, row);
             if (!seen.has(key)) {
               seen.add(key);
               columns.push(key);
@@ -129,13 +130,25 @@ async function parquetRows(path: string): Promise<RowSource> {
         try {
           batch = pl.scanParquet(path).slice(offset, PARQUET_BATCH).collectSync().toRecords();
         } catch (error) {
-          throw new MalformedFile(`the Parquet file is damaged near row ${offset + 1}: ${String((error as Error).message ?? error).split('\n')[0]}`, offset + 1);
+          throw new MalformedFile(
+            `the Parquet file is damaged near row ${offset + 1}: ${String((error as Error).message ?? error).split('\n')[0]}`,
+            offset + 1,
+          );
         }
         for (const record of batch) {
           const out: Row = {};
           for (const name of columns) {
             const cell = record[name];
-            out[name] = cell === undefined || cell === null ? null : typeof cell === 'bigint' ? Number(cell) : typeof cell === 'object' ? (cell instanceof Date ? String(cell) : JSON.stringify(cell)) : (cell as Cell);
+            out[name] =
+              cell === undefined || cell === null
+                ? null
+                : typeof cell === 'bigint'
+                  ? Number(cell)
+                  : typeof cell === 'object'
+                    ? cell instanceof Date
+                      ? String(cell)
+                      : JSON.stringify(cell)
+                    : (cell as Cell);
           }
           yield out;
         }

@@ -28,15 +28,7 @@ export interface CmaEsOptions {
   active?: boolean;
 }
 
-export type CmaStopReason =
-  | 'tolfun'
-  | 'tolx'
-  | 'tolupsigma'
-  | 'conditioncov'
-  | 'noeffectaxis'
-  | 'noeffectcoord'
-  | 'stagnation'
-  | 'maxiter';
+export type CmaStopReason = 'tolfun' | 'tolx' | 'tolupsigma' | 'conditioncov' | 'noeffectaxis' | 'noeffectcoord' | 'stagnation' | 'maxiter';
 
 /** Kernel stop codes, index = code returned by the kernel's tell(). */
 const STOP_REASONS: readonly (CmaStopReason | null)[] = [
@@ -218,10 +210,7 @@ export function minimize(fn: (x: Float64Array) => number, options: MinimizeOptio
  * and returns lambda values. The acquisition optimizer calls this with a batched GP posterior. When
  * the budget ends inside a generation, fn gets only the first rows and the matching smaller lambda.
  */
-export function minimizeBatch(
-  fn: (population: Float64Array, lambda: number) => Float64Array,
-  options: MinimizeOptions,
-): MinimizeResult {
+export function minimizeBatch(fn: (population: Float64Array, lambda: number) => Float64Array, options: MinimizeOptions): MinimizeResult {
   const n = options.mean.length;
   return drive(options, (population, lambda, count, out) => {
     const values = fn(count === lambda ? population : population.subarray(0, count * n), count);

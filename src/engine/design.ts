@@ -72,9 +72,7 @@ export function latinHypercube(space: SearchSpace, count: number, random: Random
   const accepted = new Uint8Array(count).fill(1);
   for (const i of pending) accepted[i] = 0;
   for (const i of pending) {
-    const point = finite
-      ? farthestUnused(finite, design, accepted, keys, d, random)
-      : freshFeasiblePoint(space, design, accepted, keys, random);
+    const point = finite ? farthestUnused(finite, design, accepted, keys, d, random) : freshFeasiblePoint(space, design, accepted, keys, random);
     design.set(point, i * d);
     accepted[i] = 1;
     keys.set(point.join(','), i);
@@ -83,9 +81,7 @@ export function latinHypercube(space: SearchSpace, count: number, random: Random
   const pool = finite ?? feasiblePool(space, design, new Set(keys.keys()), random);
   if (count * pool.length * d > maxSelectionWork) return design;
   const alternative = farthestPointSelection(pool, count, d, random);
-  return smallestSquaredDistance(alternative, count, d) > smallestSquaredDistance(design, count, d)
-    ? alternative
-    : design;
+  return smallestSquaredDistance(alternative, count, d) > smallestSquaredDistance(design, count, d) ? alternative : design;
 }
 
 /** The design's rows plus fresh feasible points (repaired when possible), without duplicates. */
@@ -151,17 +147,10 @@ function finiteFeasiblePoints(space: SearchSpace): Float64Array[] | undefined {
   let combinations = 1;
   for (const parameter of space.parameters) {
     if (parameter.type === 'continuous') return undefined;
-    const size =
-      parameter.type === 'categorical'
-        ? parameter.values.length
-        : Math.floor(parameter.bounds[1]) - Math.ceil(parameter.bounds[0]) + 1;
+    const size = parameter.type === 'categorical' ? parameter.values.length : Math.floor(parameter.bounds[1]) - Math.ceil(parameter.bounds[0]) + 1;
     combinations *= size;
     if (combinations > maxEnumerated) return undefined;
-    levels.push(
-      parameter.type === 'categorical'
-        ? [...parameter.values]
-        : Array.from({ length: size }, (_, k) => Math.ceil(parameter.bounds[0]) + k),
-    );
+    levels.push(parameter.type === 'categorical' ? [...parameter.values] : Array.from({ length: size }, (_, k) => Math.ceil(parameter.bounds[0]) + k));
   }
   const points: Float64Array[] = [];
   const digits = new Array<number>(levels.length).fill(0);
@@ -310,13 +299,7 @@ function nearestAccepted(point: Float64Array, design: Float64Array, accepted: Ui
 }
 
 /** A feasible point not yet in the design, the farthest of a few random feasible samples. */
-function freshFeasiblePoint(
-  space: SearchSpace,
-  design: Float64Array,
-  accepted: Uint8Array,
-  keys: Map<string, number>,
-  random: Random,
-): Float64Array {
+function freshFeasiblePoint(space: SearchSpace, design: Float64Array, accepted: Uint8Array, keys: Map<string, number>, random: Random): Float64Array {
   const d = space.dimension;
   let best: Float64Array | undefined;
   let bestDistance = -1;

@@ -11,16 +11,7 @@ interface HypervolumeKernel {
   heapBase(): number;
   reserve(end: number): void;
   hypervolume(points: number, n: number, m: number, ref: number, scratch: number): number;
-  improvements(
-    front: number,
-    n: number,
-    m: number,
-    ref: number,
-    candidates: number,
-    q: number,
-    out: number,
-    scratch: number,
-  ): void;
+  improvements(front: number, n: number, m: number, ref: number, candidates: number, q: number, out: number, scratch: number): void;
   paretoBegin(n: number, m: number, scratch: number): void;
   paretoChunk(rows: number, from: number, to: number, m: number, keep: number): void;
 }
@@ -48,13 +39,7 @@ function scratchBytes(n: number, m: number): number {
  * `points`: `n x m` row-major; `ref`: length m, finite. NaN and -Infinity coordinates are
  * rejected (the volume would be undefined or unbounded); +Infinity only drops its row.
  */
-export function checkHypervolumeInput(
-  what: string,
-  points: ArrayLike<number>,
-  n: number,
-  m: number,
-  ref: ArrayLike<number>,
-): void {
+export function checkHypervolumeInput(what: string, points: ArrayLike<number>, n: number, m: number, ref: ArrayLike<number>): void {
   if (!Number.isInteger(m) || m < 1) throw new Error(`hypervolume: the number of objectives must be a positive integer, got ${m}.`);
   if (!Number.isInteger(n) || n < 0) throw new Error(`hypervolume: the number of ${what} must be a non-negative integer, got ${n}.`);
   if (ref.length !== m) throw new Error(`hypervolume: the reference point has ${ref.length} values but there are ${m} objectives.`);
@@ -90,14 +75,7 @@ export function hypervolume(points: Float64Array, n: number, m: number, ref: Arr
  * `candidates`: `q x m` (both row-major); returns q values (≥ 0). The front is filtered to its
  * non-dominated points once; each value is the exclusive contribution of c as in WFG.
  */
-export function hypervolumeImprovements(
-  front: Float64Array,
-  n: number,
-  m: number,
-  ref: ArrayLike<number>,
-  candidates: Float64Array,
-  q: number,
-): Float64Array {
+export function hypervolumeImprovements(front: Float64Array, n: number, m: number, ref: ArrayLike<number>, candidates: Float64Array, q: number): Float64Array {
   checkHypervolumeInput('front points', front, n, m, ref);
   checkHypervolumeInput('candidates', candidates, q, m, ref);
   const result = new Float64Array(q);

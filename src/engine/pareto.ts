@@ -12,7 +12,6 @@
  */
 import { nondominatedVerdicts } from './hypervolume.js';
 
-
 /** 1 where row i of `points` (`n x m` row-major) is non-dominated, else 0. */
 export function paretoMask(points: Float64Array, n: number, m: number): Uint8Array {
   checkPoints(points, n, m);
@@ -78,7 +77,7 @@ function runEnd(points: Float64Array, m: number, order: Int32Array, start: numbe
 function mask2(points: Float64Array, n: number, mask: Uint8Array): void {
   const order = lexOrder(points, n, 2);
   let bestY = Infinity;
-  for (let start = 0; start < n; ) {
+  for (let start = 0; start < n;) {
     const end = runEnd(points, 2, order, start);
     const y = points[order[start] * 2 + 1];
     const keep = bestY > y ? 1 : 0;
@@ -109,7 +108,7 @@ function mask3(points: Float64Array, n: number, mask: Uint8Array): void {
     return lo;
   };
   const tree = new Float64Array(distinct + 1).fill(Infinity);
-  for (let start = 0; start < n; ) {
+  for (let start = 0; start < n;) {
     const end = runEnd(points, 3, order, start);
     const row = order[start] * 3;
     const r = rank(points[row + 1]);
@@ -140,9 +139,7 @@ function maskAny(points: Float64Array, n: number, m: number, mask: Uint8Array): 
     finite &&= Number.isFinite(s);
   }
   if (!finite) sums.fill(0);
-  const order = Int32Array.from({ length: n }, (_, i) => i).sort(
-    (a, b) => (sums[a] !== sums[b] ? (sums[a] < sums[b] ? -1 : 1) : compareLex(points, m, a, b)),
-  );
+  const order = Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => (sums[a] !== sums[b] ? (sums[a] < sums[b] ? -1 : 1) : compareLex(points, m, a, b)));
   const sorted = new Float64Array(n * m);
   for (let t = 0; t < n; t++) sorted.set(points.subarray(order[t] * m, order[t] * m + m), t * m);
   const verdicts = nondominatedVerdicts(sorted, n, m);

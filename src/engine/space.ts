@@ -36,9 +36,7 @@ export class SearchSpace {
     this.layout = layout;
     this.dimension = offset;
 
-    this.numeric = layout.flatMap(({ parameter, offset }) =>
-      parameter.type === 'categorical' ? [] : [{ parameter, offset }],
-    );
+    this.numeric = layout.flatMap(({ parameter, offset }) => (parameter.type === 'categorical' ? [] : [{ parameter, offset }]));
     const names = this.numeric.map((l) => l.parameter.name);
     this.constraints = mdl.constraints.map((constraint) => {
       const compiled = compileConstraint(constraint.expression, names, constraint.tolerance);
@@ -51,7 +49,13 @@ export class SearchSpace {
       return compiled.constraint;
     });
     const linear = this.constraints.filter((c) => c.linear);
-    this.projector = linear.length > 0 ? new LinearProjector(linear, this.numeric.map((l) => l.parameter)) : undefined;
+    this.projector =
+      linear.length > 0
+        ? new LinearProjector(
+            linear,
+            this.numeric.map((l) => l.parameter),
+          )
+        : undefined;
   }
 
   /** Parameter values → unit-cube point (length `dimension`); off-bounds numbers map outside [0, 1]. */
@@ -83,10 +87,7 @@ export class SearchSpace {
     this.checkLength(u);
     const values: Record<string, ParameterValue> = {};
     for (const { parameter, offset, width } of this.layout) {
-      values[parameter.name] =
-        parameter.type === 'categorical'
-          ? parameter.values[argmax(u, offset, width)]
-          : numericValue(parameter, u[offset]);
+      values[parameter.name] = parameter.type === 'categorical' ? parameter.values[argmax(u, offset, width)] : numericValue(parameter, u[offset]);
     }
     return values;
   }
@@ -207,10 +208,7 @@ function categoryIndex(values: readonly (string | number)[], value: unknown, nam
     index = values.findIndex((v) => String(v) === String(value));
   }
   if (index < 0) {
-    throw new Error(
-      `parameter "${name}" must be one of ${values.map((v) => JSON.stringify(v)).join(', ')}, ` +
-        `got ${JSON.stringify(value)}`,
-    );
+    throw new Error(`parameter "${name}" must be one of ${values.map((v) => JSON.stringify(v)).join(', ')}, ` + `got ${JSON.stringify(value)}`);
   }
   return index;
 }

@@ -53,10 +53,7 @@ export function parseCommandOutput(stdout: string, count: number, names: Measure
   const bare = Array.isArray(parsed);
   const results: unknown = bare ? parsed : (parsed as { results?: unknown } | null)?.results;
   if (!Array.isArray(results)) {
-    throw new EvaluatorError(
-      'protocol',
-      `the command's output must be {"results": [...]} or a JSON array of results; it begins ${preview(text)}.`,
-    );
+    throw new EvaluatorError('protocol', `the command's output must be {"results": [...]} or a JSON array of results; it begins ${preview(text)}.`);
   }
   if (results.length !== count) {
     throw new EvaluatorError(

@@ -85,8 +85,7 @@ export class CommandEvaluator implements Evaluator {
           reject(error);
         } else resolve(value ?? '');
       };
-      const onAbort = (): void =>
-        settle(new EvaluatorError('cancelled', `the evaluation was cancelled; stopped \`${shown}\`.`, { cause: signal?.reason }));
+      const onAbort = (): void => settle(new EvaluatorError('cancelled', `the evaluation was cancelled; stopped \`${shown}\`.`, { cause: signal?.reason }));
 
       const timer = setTimeout(
         () =>

@@ -73,7 +73,11 @@ export function parseHttpResponse(body: string, ids: readonly string[], reading:
     const id = idOf(entry);
     if (typeof id !== 'string' || !ids.includes(id) || byId.has(id)) {
       const problem =
-        typeof id !== 'string' ? `has no string id while others do` : byId.has(id) ? `repeats id ${JSON.stringify(id)}` : `has id ${JSON.stringify(id)}, which was not sent`;
+        typeof id !== 'string'
+          ? `has no string id while others do`
+          : byId.has(id)
+            ? `repeats id ${JSON.stringify(id)}`
+            : `has id ${JSON.stringify(id)}, which was not sent`;
       throw new EvaluatorError('protocol', `result ${i} from ${shown} ${problem}; results carrying ids must carry each candidate's id once.`);
     }
     byId.set(id, entry);

@@ -18,12 +18,7 @@ const JITTER = 0.2;
  * it ran out of time, else 'failed') naming the POST to `shown` and the attempts made; other errors
  * pass through. Aborting `signal` while waiting rejects with the cancellation.
  */
-export async function withRetries(
-  attempt: () => Promise<string>,
-  policy: RetryPolicy,
-  shown: string,
-  signal: AbortSignal | undefined,
-): Promise<string> {
+export async function withRetries(attempt: () => Promise<string>, policy: RetryPolicy, shown: string, signal: AbortSignal | undefined): Promise<string> {
   const attempts = 1 + policy.retries;
   for (let tried = 1; ; tried++) {
     try {

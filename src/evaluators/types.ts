@@ -11,9 +11,7 @@ export interface EvaluationRequest {
  * Per candidate: its objective values by MDL objective name (and its measured outcomes by MDL
  * outcome name, when the campaign declares any), or why it could not be evaluated.
  */
-export type EvaluationOutcome =
-  | { ok: true; objectives: Record<string, number>; outcomes?: Record<string, number> }
-  | { ok: false; error: string };
+export type EvaluationOutcome = { ok: true; objectives: Record<string, number>; outcomes?: Record<string, number> } | { ok: false; error: string };
 
 export type EvaluatorKind = 'builtin' | 'command' | 'http' | 'external';
 

@@ -3,7 +3,15 @@ import { bestObjectives } from '../engine/campaign/results.js';
 import { budgetUsed, completedEvaluations, tell } from '../engine/campaign/state.js';
 import type { CampaignState, EvaluationResult, IterationSummary, Proposal } from '../engine/campaign/types.js';
 import type { Mdl } from '../engine/mdl/schema.js';
-import { countEvaluations, findCampaignById, insertEvaluations, insertIteration, updateCampaign, type CampaignRow, type WarmStartSummary } from '../store/campaigns.js';
+import {
+  countEvaluations,
+  findCampaignById,
+  insertEvaluations,
+  insertIteration,
+  updateCampaign,
+  type CampaignRow,
+  type WarmStartSummary,
+} from '../store/campaigns.js';
 import { relaxedCommit, type Db, type Transaction } from '../store/db.js';
 import { deleteTakenResults, postedResults } from '../store/external-results.js';
 import { handBackJobs, LeaseLost, readFenced, updateFenced, type JobRow, type Lease } from '../store/jobs.js';
@@ -62,7 +70,12 @@ export async function runJob(ctx: JobRunContext, claimed: JobRow): Promise<JobRu
     }
     if (error instanceof Released) return release(ctx, claimed, lease);
     if (error instanceof CancelRequested) {
-      return finishSafely(ctx, claimed, lease, { job: 'cancelled', campaign: 'stopped', level: 'info', message: 'Cancelled on request; results so far are kept.' });
+      return finishSafely(ctx, claimed, lease, {
+        job: 'cancelled',
+        campaign: 'stopped',
+        level: 'info',
+        message: 'Cancelled on request; results so far are kept.',
+      });
     }
     log.error({ err: error }, 'job failed');
     const reason = error instanceof Error ? error.message : String(error);
@@ -78,7 +91,11 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
   let stored = await countEvaluations(ctx.db, campaign.id);
   const external = (mdl.evaluator ?? { type: 'external' }).type === 'external';
   const evaluator = external ? null : createEvaluator(mdl, ctx.evaluatorOptions);
-  const reporter = new ModelReporter(ctx.reportPool, (report) => saveModelReport(ctx.db, campaign, report), ctx.logger.child({ job: claimed.id, campaign: campaign.id }));
+  const reporter = new ModelReporter(
+    ctx.reportPool,
+    (report) => saveModelReport(ctx.db, campaign, report),
+    ctx.logger.child({ job: claimed.id, campaign: campaign.id }),
+  );
   await ctx.db.transaction(async (trx) => {
     await logJob(trx, claimed, 'info', startMessage(ctx.workerId, claimed, state, mdl));
     if (campaign.warm_start && state.iteration === 0) await logWarmStart(trx, claimed, campaign.warm_start);
@@ -119,15 +136,18 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
       reporter.schedule(mdl, state);
     } else {
       job = await ctx.db.transaction(async (trx) => {
-        await logJob(trx, claimed, 'info', `Resuming iteration ${proposals[0].iteration}: its ${proposals.length} candidates were proposed before the last interruption.`);
+        await logJob(
+          trx,
+          claimed,
+          'info',
+          `Resuming iteration ${proposals[0].iteration}: its ${proposals.length} candidates were proposed before the last interruption.`,
+        );
         return announce(trx, claimed, lease, state, mdl, phase);
       });
       if (job.cancel_requested) throw new CancelRequested();
     }
     const evaluating = performance.now();
-    const results = external
-      ? await awaitExternal(ctx, campaign.id, lease, proposals)
-      : await evaluateBatch(ctx, claimed, evaluator!, proposals);
+    const results = external ? await awaitExternal(ctx, campaign.id, lease, proposals) : await evaluateBatch(ctx, claimed, evaluator!, proposals);
     const evaluateSeconds = (performance.now() - evaluating) / 1000;
     const told = tell(mdl, state, results);
     const fresh = told.state.evaluations.slice(told.state.evaluations.length - results.length);
@@ -147,7 +167,13 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
   await reporter.flush();
   const converged = state.status === 'converged';
   if (state.status === 'failed') {
-    await finish(ctx, claimed, lease, { job: 'failed', campaign: 'failed', level: 'error', message: `Failed: ${state.stopMessage ?? 'every evaluation failed in consecutive iterations'} See the warnings above for each failure.`, error: 'evaluations failing' });
+    await finish(ctx, claimed, lease, {
+      job: 'failed',
+      campaign: 'failed',
+      level: 'error',
+      message: `Failed: ${state.stopMessage ?? 'every evaluation failed in consecutive iterations'} See the warnings above for each failure.`,
+      error: 'evaluations failing',
+    });
     return 'failed';
   }
   await finish(ctx, claimed, lease, {
@@ -197,7 +223,15 @@ interface IterationTiming {
 }
 
 /** ONE transaction per iteration: evaluations, the iteration, campaign figures, job progress, log, events. */
-async function storeIteration(ctx: JobRunContext, job: JobRow, lease: Lease, campaign: CampaignRow, state: CampaignState, summary: IterationSummary, timing: IterationTiming): Promise<void> {
+async function storeIteration(
+  ctx: JobRunContext,
+  job: JobRow,
+  lease: Lease,
+  campaign: CampaignRow,
+  state: CampaignState,
+  summary: IterationSummary,
+  timing: IterationTiming,
+): Promise<void> {
   const mdl = campaign.mdl;
   const best = bestObjectives(mdl, state);
   const evaluationsCompleted = completedEvaluations(state).length;
@@ -205,7 +239,11 @@ async function storeIteration(ctx: JobRunContext, job: JobRow, lease: Lease, cam
   await ctx.db.transaction(async (trx) => {
     const current = await readFenced(trx, lease);
     await insertEvaluations(trx, campaign, timing.fresh, timing.stored);
-    await deleteTakenResults(trx, campaign.id, timing.fresh.map((e) => e.id));
+    await deleteTakenResults(
+      trx,
+      campaign.id,
+      timing.fresh.map((e) => e.id),
+    );
     await updateCampaign(trx, campaign.id, {
       evaluations_completed: evaluationsCompleted,
       current_iteration: state.iteration,
@@ -224,7 +262,12 @@ async function storeIteration(ctx: JobRunContext, job: JobRow, lease: Lease, cam
     const iteration = iterationSummary(mdl, state, timing.fresh.length, progress);
     await publishEvent(trx, kilnEvent('job.progress', job, { ...progress, current_phase: updated.phase, timing: timingOf(updated), summary: iteration }));
     const failures = (summary.failed > 0 ? `, ${summary.failed} failed` : '') + (summary.infeasible > 0 ? `, ${summary.infeasible} infeasible` : '');
-    await logJob(trx, job, 'info', `Iteration ${summary.iteration} (${timing.strategy}): ${summary.evaluated} evaluated${failures}; hypervolume ${fmt(summary.hypervolume)}, Pareto set ${summary.paretoSize}; propose ${timing.proposeSeconds.toFixed(2)} s, evaluate ${timing.evaluateSeconds.toFixed(2)} s.`);
+    await logJob(
+      trx,
+      job,
+      'info',
+      `Iteration ${summary.iteration} (${timing.strategy}): ${summary.evaluated} evaluated${failures}; hypervolume ${fmt(summary.hypervolume)}, Pareto set ${summary.paretoSize}; propose ${timing.proposeSeconds.toFixed(2)} s, evaluate ${timing.evaluateSeconds.toFixed(2)} s.`,
+    );
     for (const failed of timing.fresh.filter((e) => e.error)) {
       await logJob(trx, job, 'warning', `Evaluation ${failed.id} failed: ${failed.error}`);
     }
@@ -253,7 +296,12 @@ async function announce(trx: Transaction, job: JobRow, lease: Lease, state: Camp
   const updated = await updateFenced(trx, lease, { phase, progress: progressOf(mdl, state, bestObjectives(mdl, state)) });
   await publishEvent(trx, kilnEvent('job.status', job, { status: 'running', current_phase: phase }));
   if (phase === 'awaiting_evaluations') {
-    await logJob(trx, job, 'info', `Waiting for results of ${state.pending.length} candidates: GET /v1/campaigns/${job.campaign_id}/candidates, then POST their results to /v1/campaigns/${job.campaign_id}/evaluations.`);
+    await logJob(
+      trx,
+      job,
+      'info',
+      `Waiting for results of ${state.pending.length} candidates: GET /v1/campaigns/${job.campaign_id}/candidates, then POST their results to /v1/campaigns/${job.campaign_id}/evaluations.`,
+    );
   } else {
     await logJob(trx, job, 'debug', `Phase: ${phase}.`);
   }
@@ -294,7 +342,12 @@ async function release(ctx: JobRunContext, job: JobRow, lease: Lease): Promise<J
 /** The dataset a campaign starts from, with what was left out and why, once, at its first job. */
 async function logWarmStart(trx: Transaction, job: JobRow, warm: WarmStartSummary): Promise<void> {
   const flagged = warm.flagged > 0 ? `; ${warm.flagged} rows with missing objective values were left out` : '';
-  await logJob(trx, job, 'info', `Warm start from dataset ${warm.dataset_id}: ${warm.rows} evaluated rows train the surrogate before the first acquisition, so no initial design is run${flagged}.`);
+  await logJob(
+    trx,
+    job,
+    'info',
+    `Warm start from dataset ${warm.dataset_id}: ${warm.rows} evaluated rows train the surrogate before the first acquisition, so no initial design is run${flagged}.`,
+  );
   for (const w of warm.warnings.slice(0, 20)) {
     await logJob(trx, job, 'warning', `Dataset ${warm.dataset_id} row ${w.row ?? '-'}, ${w.column ?? '-'}: ${w.message}.`);
   }
@@ -319,7 +372,10 @@ async function logSurrogate(trx: Transaction, job: JobRow, mdl: Mdl, state: Camp
 }
 
 function startMessage(workerId: string, job: JobRow, state: CampaignState, mdl: Mdl): string {
-  const where = state.iteration > 0 ? `resuming after iteration ${state.iteration} with ${budgetUsed(state)} of ${mdl.optimizer.budget} evaluations saved` : 'starting from the initial design';
+  const where =
+    state.iteration > 0
+      ? `resuming after iteration ${state.iteration} with ${budgetUsed(state)} of ${mdl.optimizer.budget} evaluations saved`
+      : 'starting from the initial design';
   const warm = state.iteration === 0 && state.evaluations.length > 0 ? ` (${state.evaluations.length} warm-start evaluations)` : '';
   return `Worker ${workerId} picked up the job (attempt ${job.attempt}); ${where}${warm}.`;
 }

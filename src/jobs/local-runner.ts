@@ -37,11 +37,7 @@ export interface LocalRunOptions {
  * (`optimizer.max_failed_iterations`) decides when to stop. An abort ends the loop after the last
  * completed iteration, whose state `onIteration` has seen.
  */
-export async function runLocalCampaign(
-  mdl: Mdl,
-  evaluator: Evaluator,
-  options: LocalRunOptions = {},
-): Promise<CampaignState> {
+export async function runLocalCampaign(mdl: Mdl, evaluator: Evaluator, options: LocalRunOptions = {}): Promise<CampaignState> {
   let state = options.state ?? initialState(mdl, { seed: options.seed, warmStart: options.warmStart });
   while (state.status === 'running') {
     if (options.signal?.aborted) break;

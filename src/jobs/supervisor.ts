@@ -199,7 +199,13 @@ export class Supervisor {
             job.overdue === 'lease'
               ? `Worker ${job.worker_id} stopped renewing its lease (it crashed or lost the database), the job's attempt ${job.attempt} of ${maxAttempts} (KILN_MAX_ATTEMPTS); the job is failed. Retry it to resume after the last saved iteration.`
               : `The job ran past its timeout of ${duration(job.timeout_seconds)} and is failed. Retry it to continue after the last saved iteration (a retry gets the same timeout; set timeout_hours when starting to change it).`;
-          await endJob(trx, job, null, { job: 'failed', campaign: 'failed', level: 'error', message, error: job.overdue === 'lease' ? 'lease lapsed' : 'timed out' });
+          await endJob(trx, job, null, {
+            job: 'failed',
+            campaign: 'failed',
+            level: 'error',
+            message,
+            error: job.overdue === 'lease' ? 'lease lapsed' : 'timed out',
+          });
           this.log.warn({ job: job.id, reason: job.overdue }, 'overdue job failed');
         }
       });

@@ -15,7 +15,12 @@ const MAX_ROWS_BYTES = 6000;
  * front, the new failures, and the campaign figures after it. The Pareto front is computed before
  * and after the iteration: about 13 ms together at 5,000 rows, inside the iteration's transaction.
  */
-export function iterationSummary(mdl: Mdl, state: CampaignState, freshCount: number, progress: { evaluations_completed: number; best_objectives: Record<string, number> }): IterationSummary {
+export function iterationSummary(
+  mdl: Mdl,
+  state: CampaignState,
+  freshCount: number,
+  progress: { evaluations_completed: number; best_objectives: Record<string, number> },
+): IterationSummary {
   const after = campaignResults(mdl, state);
   const before = campaignResults(mdl, { ...state, evaluations: state.evaluations.slice(0, state.evaluations.length - freshCount) });
   const fresh = state.evaluations.slice(state.evaluations.length - freshCount);

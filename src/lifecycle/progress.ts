@@ -20,7 +20,10 @@ export function progressOf(mdl: Mdl, state: CampaignState, best: Record<string, 
 }
 
 /** A job's timing (elapsed, average per iteration, estimated remaining seconds), from its measured iterations. */
-export function timingOf(job: Pick<JobRow, 'started_at' | 'finished_at' | 'iterations_run' | 'iteration_seconds_total' | 'progress'>, now = new Date()): { elapsed_seconds: number; avg_iteration_seconds: number; estimated_remaining_seconds: number } {
+export function timingOf(
+  job: Pick<JobRow, 'started_at' | 'finished_at' | 'iterations_run' | 'iteration_seconds_total' | 'progress'>,
+  now = new Date(),
+): { elapsed_seconds: number; avg_iteration_seconds: number; estimated_remaining_seconds: number } {
   const end = job.finished_at ?? now;
   const elapsed = job.started_at ? Math.max(0, (end.getTime() - job.started_at.getTime()) / 1000) : 0;
   const avg = job.iterations_run > 0 ? job.iteration_seconds_total / job.iterations_run : 0;

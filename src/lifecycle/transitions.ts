@@ -17,7 +17,12 @@ export async function announceStatus(db: Executor, job: JobRef, status: JobStatu
   await publishEvent(db, kilnEvent('job.status', job, { status, current_phase: phase }));
 }
 
-export async function announceCampaignStatus(db: Executor, campaign: { id: string; organization_id: string }, status: CampaignStatus, jobId: string | null): Promise<void> {
+export async function announceCampaignStatus(
+  db: Executor,
+  campaign: { id: string; organization_id: string },
+  status: CampaignStatus,
+  jobId: string | null,
+): Promise<void> {
   await publishEvent(db, kilnEvent('campaign.status', { id: jobId, organization_id: campaign.organization_id, campaign_id: campaign.id }, { status }));
 }
 

@@ -118,7 +118,9 @@ export const CATALOG: readonly CatalogEntry[] = [
     band_gap_ev: [1.12, SZE],
     theoretical_capacity_mah_g: [
       3579,
-      faraday('n = 3.75 Li per Si (Li15Si4, the end phase at room temperature: M. N. Obrovac, L. Christensen, Electrochem. Solid-State Lett. 7 (2004) A93, doi:10.1149/1.1652421)'),
+      faraday(
+        'n = 3.75 Li per Si (Li15Si4, the end phase at room temperature: M. N. Obrovac, L. Christensen, Electrochem. Solid-State Lett. 7 (2004) A93, doi:10.1149/1.1652421)',
+      ),
     ],
   }),
   entry('lithium-metal', 'Lithium metal', 'Li', ['battery_anode'], {

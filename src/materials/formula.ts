@@ -56,7 +56,8 @@ class Parser {
       addInto(total, this.sequence(null), coefficient);
       if (this.i >= this.end) break;
       const c = this.text[this.i];
-      if (c === ')' || c === ']') throw new FormulaError(`unexpected "${c}" at position ${this.i}: there is no "${c === ')' ? '(' : '['}" open to close`, this.i);
+      if (c === ')' || c === ']')
+        throw new FormulaError(`unexpected "${c}" at position ${this.i}: there is no "${c === ')' ? '(' : '['}" open to close`, this.i);
       if (!SEPARATORS.has(c)) throw this.unexpected('an element symbol, a count, "(", "[" or an adduct separator (· or *)');
       this.i++;
       if (this.i >= this.end) throw new FormulaError(`expected a formula after "${c}" at position ${this.i}, found the end of the formula`, this.i);

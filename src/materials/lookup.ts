@@ -84,12 +84,21 @@ function record(seed: string, formula: string, composition: Composition, entry: 
       atoms_per_formula_unit: round(atoms, 6),
       mean_atomic_mass: round(molarMass / atoms, 3),
       mean_atomic_number: round(mean((e) => e.atomicNumber) as number, 3),
-      mean_electronegativity: roundOrNull(mean((e) => e.electronegativity), 3),
+      mean_electronegativity: roundOrNull(
+        mean((e) => e.electronegativity),
+        3,
+      ),
       electronegativity_difference: electronegativities.includes(null)
         ? null
         : round(Math.max(...(electronegativities as number[])) - Math.min(...(electronegativities as number[])), 3),
-      mean_atomic_radius: roundOrNull(mean((e) => e.atomicRadius), 1),
-      mean_covalent_radius: roundOrNull(mean((e) => e.covalentRadius), 1),
+      mean_atomic_radius: roundOrNull(
+        mean((e) => e.atomicRadius),
+        1,
+      ),
+      mean_covalent_radius: roundOrNull(
+        mean((e) => e.covalentRadius),
+        1,
+      ),
     },
     properties: Object.fromEntries(Object.entries(entry?.properties ?? {}).map(([name, [value, source]]) => [name, { value, source }])),
   };

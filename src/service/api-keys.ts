@@ -28,7 +28,10 @@ export async function authenticateKey(db: Db, key: string, context: { ip?: strin
   if (row.revoked_at) throw unauthenticated('The API key has been revoked.');
   if (row.expires_at && row.expires_at <= now) throw unauthenticated(`The API key expired at ${row.expires_at.toISOString()}.`);
   if (row.allowed_ips.length > 0 && !(context.ip && ipAllowed(context.ip, row.allowed_ips))) {
-    throw new KilnError('IP_NOT_ALLOWED', `This key may be used only from ${row.allowed_ips.join(', ')}; this request came from ${context.ip ?? 'an unknown address'}.`);
+    throw new KilnError(
+      'IP_NOT_ALLOWED',
+      `This key may be used only from ${row.allowed_ips.join(', ')}; this request came from ${context.ip ?? 'an unknown address'}.`,
+    );
   }
   const organizationId = key.startsWith('svc_test_') ? testOrganizationId(row.organization_id) : row.organization_id;
   return { organizationId, plan: row.plan, keyId: row.id, scopes: row.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s)) };
@@ -54,7 +57,11 @@ export async function createApiKey(
   const key = input.key ?? generateApiKey(input.prefix);
   if (key.startsWith('svc_test_')) {
     const organization = await findOrganization(db, input.organizationId);
-    await ensureOrganization(db, { id: testOrganizationId(input.organizationId), name: `${organization?.name ?? input.organizationId} (test mode)`, plan: organization?.plan ?? 'free' });
+    await ensureOrganization(db, {
+      id: testOrganizationId(input.organizationId),
+      name: `${organization?.name ?? input.organizationId} (test mode)`,
+      plan: organization?.plan ?? 'free',
+    });
   }
   const row = await insertApiKey(db, {
     id: newId('key_'),

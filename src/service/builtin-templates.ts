@@ -37,7 +37,9 @@ export function loadBuiltinTemplates(dir: string): Template[] {
   const templates: Template[] = [];
   for (const domain of readdirSync(dir).sort()) {
     if (!statSync(join(dir, domain)).isDirectory()) continue;
-    for (const file of readdirSync(join(dir, domain)).filter((f) => /\.ya?ml$/.test(f)).sort()) {
+    for (const file of readdirSync(join(dir, domain))
+      .filter((f) => /\.ya?ml$/.test(f))
+      .sort()) {
       const path = join(dir, domain, file);
       const parsed = parseMdl(readFileSync(path, 'utf8'), 'yaml', { builtins: builtinEvaluators });
       if (!parsed.ok) {

@@ -77,7 +77,12 @@ async function createFromTemplate(db: Db, templates: TemplateCatalog, principal:
   if (errors.length > 0) throw validationFailed(errors);
   const result = validateMdl(document, { builtins: builtinEvaluators, warmStart: input.dataset_id !== undefined });
   if (!result.ok) throw validationFailed(result.errors.map((e) => ({ path: e.path ? `overrides.${e.path}` : 'overrides', message: e.message })));
-  const campaign = await storeCampaign(db, principal, { name: input.name ?? template.name, domain: template.domain, mdl: result.mdl, dataset_id: input.dataset_id });
+  const campaign = await storeCampaign(db, principal, {
+    name: input.name ?? template.name,
+    domain: template.domain,
+    mdl: result.mdl,
+    dataset_id: input.dataset_id,
+  });
   return { ...campaign, warnings: result.warnings.map(presentWarning) };
 }
 
@@ -108,12 +113,25 @@ async function storeCampaign(db: Db, principal: Principal, input: { name: string
       parameters_count: mdl.parameters.length,
       objectives_count: mdl.objectives.length,
       dataset_id: warm?.dataset_id ?? null,
-      warm_start: warm ? { dataset_id: warm.dataset_id, rows: warm.rows.length, flagged: warm.flagged, warnings: warm.warnings, warning_count: warm.warningCount } : null,
+      warm_start: warm
+        ? { dataset_id: warm.dataset_id, rows: warm.rows.length, flagged: warm.flagged, warnings: warm.warnings, warning_count: warm.warningCount }
+        : null,
     });
     // the rows are copied: deleting the dataset later leaves the campaign intact
     if (warm) {
       const prefix = `${evaluationIdPrefix(id)}w`;
-      await insertEvaluations(trx, row, warm.rows.map((r, i) => ({ id: `${prefix}${i + 1}`, iteration: 0, parameters: r.parameters, objectives: r.objectives, ...(r.outcomes ? { outcomes: r.outcomes } : {}) })), 0);
+      await insertEvaluations(
+        trx,
+        row,
+        warm.rows.map((r, i) => ({
+          id: `${prefix}${i + 1}`,
+          iteration: 0,
+          parameters: r.parameters,
+          objectives: r.objectives,
+          ...(r.outcomes ? { outcomes: r.outcomes } : {}),
+        })),
+        0,
+      );
     }
     return row;
   });
@@ -164,7 +182,12 @@ export async function startCampaign(db: Db, principal: Principal, id: string, op
     const job = await queueJob(trx, campaign, options.timeoutHours ?? DEFAULT_TIMEOUT_HOURS, null);
     await markCampaignRunning(trx, campaign);
     await announceCampaignStatus(trx, campaign, 'running', job.id);
-    await logJob(trx, job, 'info', campaign.status === 'stopped' ? 'Queued to resume the stopped campaign with its saved history.' : 'Queued; waiting for a worker.');
+    await logJob(
+      trx,
+      job,
+      'info',
+      campaign.status === 'stopped' ? 'Queued to resume the stopped campaign with its saved history.' : 'Queued; waiting for a worker.',
+    );
     return { campaign: (await findCampaign(trx, principal.organizationId, id))!, job };
   });
   return { campaign: campaignDetail(campaign, job.id), job: jobDetail(job) };
@@ -175,7 +198,9 @@ export async function checkConcurrentLimit(db: Db, principal: Principal): Promis
   if (limit === null) return;
   const running = await countCampaignsWithStatus(db, principal.organizationId, 'running');
   if (running >= limit) {
-    throw new KilnError('CONCURRENT_CAMPAIGN_LIMIT', `Your plan (${principal.plan}) runs at most ${limit} campaigns at once and ${running} are running; stop one or wait for it to finish.`,
+    throw new KilnError(
+      'CONCURRENT_CAMPAIGN_LIMIT',
+      `Your plan (${principal.plan}) runs at most ${limit} campaigns at once and ${running} are running; stop one or wait for it to finish.`,
       { limit },
     );
   }
@@ -218,7 +243,9 @@ export async function stopCampaign(db: Db, principal: Principal, id: string) {
 /** Cancels a queued job at once, or asks a running one to stop after its current iteration. */
 export async function requestCancel(db: Db, job: JobRow, reason: string): Promise<JobRow> {
   if (job.status === 'queued') {
-    await db.transaction((trx) => endJob(trx, job, null, { job: 'cancelled', campaign: 'stopped', level: 'info', message: `${reason} while queued; the job is cancelled.` }));
+    await db.transaction((trx) =>
+      endJob(trx, job, null, { job: 'cancelled', campaign: 'stopped', level: 'info', message: `${reason} while queued; the job is cancelled.` }),
+    );
   } else {
     await updateJob(db, job.id, { cancel_requested: true });
     await logJob(db, job, 'info', `${reason}; the job stops after its current iteration and keeps every result so far.`);

@@ -154,7 +154,9 @@ export async function warmStartFrom(db: Db, principal: Principal, datasetId: str
   const dataset = await findDataset(db, principal.organizationId, datasetId);
   if (!dataset) throw validationFailed([{ path: 'dataset_id', message: `unknown dataset ${datasetId}` }]);
   if (dataset.rows > WARM_START_MAX_ROWS) {
-    throw validationFailed([{ path: 'dataset_id', message: `a warm start uses at most ${WARM_START_MAX_ROWS} rows and this dataset has ${dataset.rows}; upload a subset` }]);
+    throw validationFailed([
+      { path: 'dataset_id', message: `a warm start uses at most ${WARM_START_MAX_ROWS} rows and this dataset has ${dataset.rows}; upload a subset` },
+    ]);
   }
   const validator = new DatasetValidator(mdl);
   validator.checkColumns(dataset.columns);
@@ -172,10 +174,14 @@ export async function warmStartFrom(db: Db, principal: Principal, datasetId: str
     }
   }
   if (!validator.ok) {
-    throw new KilnError('DATASET_INVALID', `Dataset ${datasetId} does not fit this campaign's MDL: ${validator.errorCount} problem${validator.errorCount === 1 ? '' : 's'}.`, {
-      errors: validator.errors,
-      warnings: validator.warnings,
-    });
+    throw new KilnError(
+      'DATASET_INVALID',
+      `Dataset ${datasetId} does not fit this campaign's MDL: ${validator.errorCount} problem${validator.errorCount === 1 ? '' : 's'}.`,
+      {
+        errors: validator.errors,
+        warnings: validator.warnings,
+      },
+    );
   }
   return { dataset_id: dataset.id, rows, flagged: validator.flagged.length, warnings: validator.warnings, warningCount: validator.warningCount };
 }

@@ -22,7 +22,10 @@ export function documentProblems(doc: ExportDocument, mdl: Mdl): FieldError[] {
     problems.push(...parameterProblems(mdl, e, path), ...resultProblems(mdl, e, path));
   });
   if (problems.length >= MAX_PROBLEMS) {
-    return [...problems.slice(0, MAX_PROBLEMS), { path: 'evaluations', message: `more problems not listed: are these the evaluations of this MDL's campaign?` }];
+    return [
+      ...problems.slice(0, MAX_PROBLEMS),
+      { path: 'evaluations', message: `more problems not listed: are these the evaluations of this MDL's campaign?` },
+    ];
   }
   problems.push(...stateProblems(doc, mdl));
   return problems;
@@ -67,10 +70,24 @@ function resultProblems(mdl: Mdl, e: ExportedEvaluation, path: string): FieldErr
   if (e.objectives === null) {
     return e.status === 'completed' ? [{ path: `${path}.objectives`, message: 'is required for a completed evaluation' }] : [];
   }
-  const problems = namedValues(e.objectives, mdl.objectives.map((o) => o.name), `${path}.objectives`, 'objective');
+  const problems = namedValues(
+    e.objectives,
+    mdl.objectives.map((o) => o.name),
+    `${path}.objectives`,
+    'objective',
+  );
   if (mdl.outcomes.length > 0) {
-    if (e.outcomes === null) problems.push({ path: `${path}.outcomes`, message: `is required: the MDL measures outcomes ${mdl.outcomes.map((o) => o.name).join(', ')}` });
-    else problems.push(...namedValues(e.outcomes, mdl.outcomes.map((o) => o.name), `${path}.outcomes`, 'outcome'));
+    if (e.outcomes === null)
+      problems.push({ path: `${path}.outcomes`, message: `is required: the MDL measures outcomes ${mdl.outcomes.map((o) => o.name).join(', ')}` });
+    else
+      problems.push(
+        ...namedValues(
+          e.outcomes,
+          mdl.outcomes.map((o) => o.name),
+          `${path}.outcomes`,
+          'outcome',
+        ),
+      );
   }
   return problems;
 }
@@ -78,7 +95,8 @@ function resultProblems(mdl: Mdl, e: ExportedEvaluation, path: string): FieldErr
 function namedValues(given: Record<string, number>, wanted: readonly string[], path: string, noun: string): FieldError[] {
   const problems: FieldError[] = [];
   for (const name of wanted) {
-    if (!Number.isFinite(given[name])) problems.push({ path: `${path}.${name}`, message: `must be a finite number (the MDL's ${noun}s are ${wanted.join(', ')})` });
+    if (!Number.isFinite(given[name]))
+      problems.push({ path: `${path}.${name}`, message: `must be a finite number (the MDL's ${noun}s are ${wanted.join(', ')})` });
   }
   for (const extra of Object.keys(given).filter((n) => !wanted.includes(n))) {
     problems.push({ path: `${path}.${extra}`, message: `is not an ${noun} of the MDL (${wanted.join(', ') || 'none'})` });
@@ -93,23 +111,38 @@ function stateProblems(doc: ExportDocument, mdl: Mdl): FieldError[] {
   if (state === null) {
     const problems: FieldError[] = [];
     if (doc.iterations.length > 0) problems.push({ path: 'iterations', message: 'must be empty when engine_state is null (a campaign that never ran)' });
-    if (doc.evaluations.some((e) => e.iteration > 0)) problems.push({ path: 'evaluations', message: 'a campaign that never ran (engine_state null) holds warm-start rows (iteration 0) only' });
+    if (doc.evaluations.some((e) => e.iteration > 0))
+      problems.push({ path: 'evaluations', message: 'a campaign that never ran (engine_state null) holds warm-start rows (iteration 0) only' });
     return problems;
   }
   const problems: FieldError[] = [];
-  if (state.seed !== doc.campaign.seed) problems.push({ path: 'engine_state.seed', message: `is ${state.seed} but campaign.seed is ${doc.campaign.seed}; they must agree` });
+  if (state.seed !== doc.campaign.seed)
+    problems.push({ path: 'engine_state.seed', message: `is ${state.seed} but campaign.seed is ${doc.campaign.seed}; they must agree` });
   if (state.referencePoint !== null && state.referencePoint.length !== mdl.objectives.length) {
-    problems.push({ path: 'engine_state.referencePoint', message: `has ${state.referencePoint.length} values for the MDL's ${mdl.objectives.length} objectives` });
+    problems.push({
+      path: 'engine_state.referencePoint',
+      message: `has ${state.referencePoint.length} values for the MDL's ${mdl.objectives.length} objectives`,
+    });
   }
   if (doc.iterations.length !== state.iteration || doc.iterations.some((it, k) => it.iteration !== k + 1)) {
-    problems.push({ path: 'iterations', message: `must list iterations 1 to ${state.iteration} in order (engine_state.iteration is ${state.iteration}), one entry each` });
+    problems.push({
+      path: 'iterations',
+      message: `must list iterations 1 to ${state.iteration} in order (engine_state.iteration is ${state.iteration}), one entry each`,
+    });
   }
   const late = doc.evaluations.findIndex((e) => e.status !== 'pending' && e.iteration > state.iteration);
-  if (late >= 0) problems.push({ path: `evaluations[${late}].iteration`, message: `is after the last completed iteration (${state.iteration}); only pending evaluations may belong to the next` });
+  if (late >= 0)
+    problems.push({
+      path: `evaluations[${late}].iteration`,
+      message: `is after the last completed iteration (${state.iteration}); only pending evaluations may belong to the next`,
+    });
   const pendingIds = new Set(state.pending.map((p) => p.id));
   const listed = new Set(pendingRows.map((e) => e.id));
   if (pendingIds.size !== listed.size || [...pendingIds].some((id) => !listed.has(id))) {
-    problems.push({ path: 'evaluations', message: `the pending evaluations (${[...listed].join(', ') || 'none'}) must be the engine state's pending batch (${[...pendingIds].join(', ') || 'none'})` });
+    problems.push({
+      path: 'evaluations',
+      message: `the pending evaluations (${[...listed].join(', ') || 'none'}) must be the engine state's pending batch (${[...pendingIds].join(', ') || 'none'})`,
+    });
   }
   state.pending.forEach((p, k) => {
     const wrong = mdl.parameters.filter((param) => p.parameters[param.name] === undefined).map((param) => param.name);

@@ -18,7 +18,12 @@ export interface PostedForPending {
  * The document's evaluations: the told ones in order (`feasible` judged against the MDL's outcome
  * constraints), then the pending batch with any result already posted for it.
  */
-export function exportedEvaluations(mdl: Mdl, told: readonly EvaluationRecord[], pending: readonly Proposal[], posted: ReadonlyMap<string, PostedForPending>): ExportedEvaluation[] {
+export function exportedEvaluations(
+  mdl: Mdl,
+  told: readonly EvaluationRecord[],
+  pending: readonly Proposal[],
+  posted: ReadonlyMap<string, PostedForPending>,
+): ExportedEvaluation[] {
   const rows: ExportedEvaluation[] = told.map((e) => ({
     id: e.id,
     iteration: e.iteration,
@@ -31,7 +36,16 @@ export function exportedEvaluations(mdl: Mdl, told: readonly EvaluationRecord[],
   }));
   for (const p of pending) {
     const result = posted.get(p.id);
-    rows.push({ id: p.id, iteration: p.iteration, status: 'pending', parameters: p.parameters, objectives: result?.objectives ?? null, outcomes: result?.outcomes ?? null, error: result?.error ?? null, feasible: null });
+    rows.push({
+      id: p.id,
+      iteration: p.iteration,
+      status: 'pending',
+      parameters: p.parameters,
+      objectives: result?.objectives ?? null,
+      outcomes: result?.outcomes ?? null,
+      error: result?.error ?? null,
+      feasible: null,
+    });
   }
   return rows;
 }
@@ -71,4 +85,3 @@ export function stateFromDocument(doc: ExportDocument, mdl: Mdl, idPrefix?: stri
 export function documentReceipts(doc: Pick<ExportDocument, 'iterations'>): Receipt[] {
   return doc.iterations.flatMap((i) => (i.receipt ? [i.receipt as unknown as Receipt] : []));
 }
-

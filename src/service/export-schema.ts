@@ -73,7 +73,10 @@ export const exportDocumentSchema = z.object({
     name: z.string().min(1).max(200),
     domain: z.string().max(64).nullable().describe('null for a kiln run whose MDL names none (the import then needs domain)'),
     status: z.enum(['created', 'running', 'completed', 'converged', 'failed', 'stopped']).describe('the status when exported'),
-    seed: z.int().min(0).max(2 ** 31 - 1),
+    seed: z
+      .int()
+      .min(0)
+      .max(2 ** 31 - 1),
     mdl: z.record(z.string(), z.unknown()).describe('the MDL document as run (defaults filled in)'),
     warm_start: z.looseObject({}).nullable().default(null).describe('where the iteration-0 rows came from, as the campaign detail shows it'),
   }),

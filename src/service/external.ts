@@ -9,8 +9,7 @@ import type { StoredEngineState } from '../store/campaigns.js';
 
 /** One posted result: objective values, or why the candidate could not be measured. */
 export type PostedResult =
-  | { id: string; objectives: Record<string, unknown>; outcomes?: Record<string, unknown>; error?: null | false | '' }
-  | { id: string; error: string };
+  { id: string; objectives: Record<string, unknown>; outcomes?: Record<string, unknown>; error?: null | false | '' } | { id: string; error: string };
 
 async function externalCampaign(db: Executor, principal: Principal, id: string) {
   const campaign = await findCampaign(db, principal.organizationId, id);
@@ -45,11 +44,22 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
     const pending = new Map(pendingOf(campaign.engine_state).map((p) => [p.id, p]));
     const errors: FieldError[] = [];
     const clean: StoredResult[] = [];
-    const stored = new Map((await findEvaluations(trx, campaign.id, results.map((r) => r.id))).map((r) => [r.id, r]));
+    const stored = new Map(
+      (
+        await findEvaluations(
+          trx,
+          campaign.id,
+          results.map((r) => r.id),
+        )
+      ).map((r) => [r.id, r]),
+    );
     results.forEach((result, i) => {
       const path = `evaluations[${i}]`;
       if (!pending.has(result.id) && !stored.has(result.id)) {
-        errors.push({ path: `${path}.id`, message: `${result.id} is not a candidate of this campaign awaiting results (see GET /v1/campaigns/${campaign.id}/candidates)` });
+        errors.push({
+          path: `${path}.id`,
+          message: `${result.id} is not a candidate of this campaign awaiting results (see GET /v1/campaigns/${campaign.id}/candidates)`,
+        });
         return;
       }
       if (!('objectives' in result)) {
@@ -70,7 +80,9 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
       const previous = stored.get(entry.id) ?? (await findPostedResult(trx, campaign.id, entry.id));
       if (previous) {
         if (!sameResult(previous, entry)) {
-          throw new KilnError('INVALID_STATE', `Candidate ${entry.id} already has a different result; results cannot be changed once posted.`, { status: campaign.status });
+          throw new KilnError('INVALID_STATE', `Candidate ${entry.id} already has a different result; results cannot be changed once posted.`, {
+            status: campaign.status,
+          });
         }
         duplicates += 1;
         continue;
@@ -127,7 +139,10 @@ function measuredValues(
   return values;
 }
 
-function sameResult(a: { objectives: Record<string, number> | null; error: string | null }, b: { objectives: Record<string, number> | null; error: string | null }): boolean {
+function sameResult(
+  a: { objectives: Record<string, number> | null; error: string | null },
+  b: { objectives: Record<string, number> | null; error: string | null },
+): boolean {
   if (a.objectives === null || b.objectives === null) return a.objectives === b.objectives && (a.error ?? '') === (b.error ?? '');
   const keys = Object.keys(b.objectives);
   return keys.length === Object.keys(a.objectives).length && keys.every((k) => a.objectives![k] === b.objectives![k]);

@@ -32,7 +32,9 @@ function organizationOf(principal: Principal): string {
 function checkAllowList(principal: Principal, allowedIps: string[] | undefined): string[] {
   if (!allowedIps || allowedIps.length === 0) return [];
   if (principal.plan !== 'enterprise') {
-    throw validationFailed([{ path: 'allowed_ips', message: `IP allowlists are an enterprise-plan feature; this organization is on the ${principal.plan} plan` }]);
+    throw validationFailed([
+      { path: 'allowed_ips', message: `IP allowlists are an enterprise-plan feature; this organization is on the ${principal.plan} plan` },
+    ]);
   }
   const errors = allowListErrors(allowedIps);
   if (errors.length > 0) throw validationFailed(errors);
@@ -47,9 +49,25 @@ export async function createKeyFor(
   const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
   if (expiresAt && expiresAt.getTime() <= Date.now()) throw validationFailed([{ path: 'expires_at', message: 'must be in the future' }]);
   const allowedIps = checkAllowList(principal, input.allowed_ips);
-  const { row, key } = await createApiKey(db, { organizationId: organizationOf(principal), name: input.name, scopes: input.scopes, expiresAt, prefix: input.prefix, allowedIps });
+  const { row, key } = await createApiKey(db, {
+    organizationId: organizationOf(principal),
+    name: input.name,
+    scopes: input.scopes,
+    expiresAt,
+    prefix: input.prefix,
+    allowedIps,
+  });
   const record = keyRecord(row);
-  return { id: record.id, name: record.name, key, key_prefix: record.key_prefix, scopes: record.scopes, expires_at: record.expires_at, allowed_ips: record.allowed_ips, created_at: record.created_at };
+  return {
+    id: record.id,
+    name: record.name,
+    key,
+    key_prefix: record.key_prefix,
+    scopes: record.scopes,
+    expires_at: record.expires_at,
+    allowed_ips: record.allowed_ips,
+    created_at: record.created_at,
+  };
 }
 
 export async function listKeysFor(db: Db, principal: Principal, page: number, perPage: number) {

@@ -84,10 +84,20 @@ export async function exportCampaign(db: Db, principal: Principal, id: string): 
 export function checkExportVersion(body: unknown): void {
   const version = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).kiln_export_version : undefined;
   if (version === undefined) {
-    throw validationFailed([{ path: 'kiln_export_version', message: 'is required: this is not a Kiln export document (GET /v1/campaigns/{id}/export or kiln export <run-folder> makes one)' }]);
+    throw validationFailed([
+      {
+        path: 'kiln_export_version',
+        message: 'is required: this is not a Kiln export document (GET /v1/campaigns/{id}/export or kiln export <run-folder> makes one)',
+      },
+    ]);
   }
   if (version !== EXPORT_VERSION) {
-    throw validationFailed([{ path: 'kiln_export_version', message: `is ${JSON.stringify(version)}; this Kiln (${packageVersion()}) reads version ${EXPORT_VERSION}: export the campaign again from a Kiln that writes it, or upgrade this one` }]);
+    throw validationFailed([
+      {
+        path: 'kiln_export_version',
+        message: `is ${JSON.stringify(version)}; this Kiln (${packageVersion()}) reads version ${EXPORT_VERSION}: export the campaign again from a Kiln that writes it, or upgrade this one`,
+      },
+    ]);
   }
 }
 
@@ -118,7 +128,8 @@ export async function importCampaign(db: Db, principal: Principal, input: Import
   const domain = input.domain ?? doc.campaign.domain ?? mdl.domain;
   const problems: FieldError[] = [];
   if (!domain) problems.push({ path: 'domain', message: 'is required: the document names no domain; give one, e.g. water or battery' });
-  else if (!DOMAIN_PATTERN.test(domain) || domain.length > 64) problems.push({ path: input.domain ? 'domain' : 'campaign.domain', message: 'must be a lower-case slug such as water or battery' });
+  else if (!DOMAIN_PATTERN.test(domain) || domain.length > 64)
+    problems.push({ path: input.domain ? 'domain' : 'campaign.domain', message: 'must be a lower-case slug such as water or battery' });
   problems.push(...documentProblems(doc, mdl));
   if (problems.length > 0) throw validationFailed(problems);
   checkWarmStartRows(principal, doc);
@@ -131,7 +142,9 @@ export async function importCampaign(db: Db, principal: Principal, input: Import
   const told = state.evaluations.map((e): EvaluationRecord => ({ ...e, id: rename(e.id) }));
   const pending = state.pending.map((p) => ({ ...p, id: rename(p.id) }));
   const engineState =
-    doc.engine_state === null ? null : { ...storedEngineState(state), pending, strategies: renamedDeep(state.strategies, renamed), idPrefix: evaluationIdPrefix(id) };
+    doc.engine_state === null
+      ? null
+      : { ...storedEngineState(state), pending, strategies: renamedDeep(state.strategies, renamed), idPrefix: evaluationIdPrefix(id) };
   const last = doc.iterations.at(-1);
   const row = await db.transaction(async (trx) => {
     const campaign = await insertCampaign(trx, {
@@ -221,7 +234,11 @@ function checkWarmStartRows(principal: Principal, doc: ExportDocument): void {
   const limit = planLimits(principal.plan).datasetRows;
   const rows = doc.evaluations.filter((e) => e.iteration === 0).length;
   if (rows > limit) {
-    throw new KilnError('PAYLOAD_TOO_LARGE', `The document holds ${rows} warm-start rows (iteration 0); your plan (${principal.plan}) takes at most ${limit} rows of prior data per campaign.`, { limit });
+    throw new KilnError(
+      'PAYLOAD_TOO_LARGE',
+      `The document holds ${rows} warm-start rows (iteration 0); your plan (${principal.plan}) takes at most ${limit} rows of prior data per campaign.`,
+      { limit },
+    );
   }
 }
 
@@ -246,4 +263,3 @@ function idRenamer(doc: ExportDocument, prefix: string): IdRenamer {
 
 /** The new id of an evaluation of the document; undefined for a string that is none. */
 type IdRenamer = (id: string) => string | undefined;
-

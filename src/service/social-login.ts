@@ -60,7 +60,9 @@ export function configuredProvider(config: Config, name: string): SocialProvider
   const provider = SOCIAL_PROVIDERS.find((p) => p === name);
   if (provider && settings(config, provider)) return provider;
   const offered = configuredProviders(config);
-  throw new KilnError('NOT_FOUND', `Sign-in with ${name} is not available here; ${offered.length ? `configured providers: ${offered.join(', ')}` : 'no social login provider is configured'}.`,
+  throw new KilnError(
+    'NOT_FOUND',
+    `Sign-in with ${name} is not available here; ${offered.length ? `configured providers: ${offered.join(', ')}` : 'no social login provider is configured'}.`,
     { configured_providers: offered },
   );
 }
@@ -77,9 +79,14 @@ function providerClient(provider: SocialProvider, s: ProviderSettings): Promise<
     const insecure = issuer.protocol === 'http:' && isLoopback(issuer);
     pending = discover(issuer, s, insecure).catch((error: Error) => {
       discovered.delete(key);
-      throw new KilnError('PROVIDER_UNAVAILABLE', `The ${provider} OpenID provider at ${s.issuer} could not be reached or described itself wrongly: ${error.message}`, undefined, {
-        cause: error,
-      });
+      throw new KilnError(
+        'PROVIDER_UNAVAILABLE',
+        `The ${provider} OpenID provider at ${s.issuer} could not be reached or described itself wrongly: ${error.message}`,
+        undefined,
+        {
+          cause: error,
+        },
+      );
     });
     discovered.set(key, pending);
   }
@@ -92,7 +99,12 @@ async function discover(issuer: URL, s: ProviderSettings, insecure: boolean): Pr
   const found = await oidc.discovery(issuer, s.clientId, s.clientSecret, undefined, { execute });
   const methods = found.serverMetadata().token_endpoint_auth_methods_supported;
   const postOnly = methods !== undefined && !methods.includes('client_secret_basic') && methods.includes('client_secret_post');
-  const client = new oidc.Configuration(found.serverMetadata(), s.clientId, s.clientSecret, postOnly ? oidc.ClientSecretPost(s.clientSecret) : oidc.ClientSecretBasic(s.clientSecret));
+  const client = new oidc.Configuration(
+    found.serverMetadata(),
+    s.clientId,
+    s.clientSecret,
+    postOnly ? oidc.ClientSecretPost(s.clientSecret) : oidc.ClientSecretBasic(s.clientSecret),
+  );
   for (const apply of execute) apply(client);
   return client;
 }
@@ -172,7 +184,10 @@ export async function completeLogin(services: SocialLoginServices, provider: Soc
   const state = query.get('state');
   const row = state ? await takeLoginState(db, state) : undefined;
   if (!row || row.provider !== provider || row.expires_at <= new Date()) {
-    throw new KilnError('BAD_REQUEST', `This sign-in is unknown, already completed or expired (it lasts ${STATE_SECONDS / 60} minutes); start again at /auth/${provider}.`);
+    throw new KilnError(
+      'BAD_REQUEST',
+      `This sign-in is unknown, already completed or expired (it lasts ${STATE_SECONDS / 60} minutes); start again at /auth/${provider}.`,
+    );
   }
   const target = new URL(row.redirect_uri);
   const refuse = (error: string, description: string): URL => {
@@ -188,7 +203,11 @@ export async function completeLogin(services: SocialLoginServices, provider: Soc
     const client = await providerClient(provider, settings(config, provider)!);
     const callback = kilnCallback(config, requestOrigin, provider);
     callback.search = query.toString();
-    const tokens = await oidc.authorizationCodeGrant(client, callback, { pkceCodeVerifier: row.code_verifier, expectedState: row.state, expectedNonce: row.nonce });
+    const tokens = await oidc.authorizationCodeGrant(client, callback, {
+      pkceCodeVerifier: row.code_verifier,
+      expectedState: row.state,
+      expectedNonce: row.nonce,
+    });
     claims = await identityClaims(client, tokens);
   } catch (error) {
     return refuse('server_error', `The sign-in with ${provider} could not be completed: ${(error as Error).message}`);
@@ -204,7 +223,13 @@ export async function completeLogin(services: SocialLoginServices, provider: Soc
   const user = await signInUser(db, { id: newId('usr_'), organization_id: DEFAULT_ORGANIZATION.id, email, name, provider });
 
   const code = randomBytes(32).toString('base64url');
-  await insertLoginCode(db, { code_hash: sha256(code), user_id: user.id, provider, redirect_uri: row.redirect_uri, expires_at: new Date(Date.now() + CODE_SECONDS * 1000) });
+  await insertLoginCode(db, {
+    code_hash: sha256(code),
+    user_id: user.id,
+    provider,
+    redirect_uri: row.redirect_uri,
+    expires_at: new Date(Date.now() + CODE_SECONDS * 1000),
+  });
   target.searchParams.set('code', code);
   return target;
 }
@@ -214,7 +239,10 @@ export async function completeLogin(services: SocialLoginServices, provider: Soc
  * scope's claims only in userinfo when it also issues an access token, so those are asked for
  * there, for the ID token's subject.
  */
-async function identityClaims(client: oidc.Configuration, tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers): Promise<Record<string, unknown>> {
+async function identityClaims(
+  client: oidc.Configuration,
+  tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers,
+): Promise<Record<string, unknown>> {
   const idToken = tokens.claims();
   if (!idToken) throw new Error('the provider returned no ID token');
   if (typeof idToken.email === 'string') return idToken;
@@ -222,10 +250,16 @@ async function identityClaims(client: oidc.Configuration, tokens: oidc.TokenEndp
 }
 
 /** Step 3: Kiln's one-time code for a JWT. The code is gone after this call, whatever the outcome. */
-export async function redeemLoginCode(services: SocialLoginServices, input: { provider: SocialProvider; code: string; redirect_uri: string }): Promise<SignedIn> {
+export async function redeemLoginCode(
+  services: SocialLoginServices,
+  input: { provider: SocialProvider; code: string; redirect_uri: string },
+): Promise<SignedIn> {
   const { db, tokens } = services;
   const row = await takeLoginCode(db, sha256(input.code));
-  const user = row && row.provider === input.provider && row.redirect_uri === new URL(input.redirect_uri).href && row.expires_at > new Date() ? await findUser(db, row.user_id) : undefined;
+  const user =
+    row && row.provider === input.provider && row.redirect_uri === new URL(input.redirect_uri).href && row.expires_at > new Date()
+      ? await findUser(db, row.user_id)
+      : undefined;
   const organization = user && (await findOrganization(db, user.organization_id));
   if (!user || !organization) {
     throw new KilnError('UNAUTHENTICATED', 'The code is unknown, used, expired, or was issued for another provider/redirect_uri; sign in again.');

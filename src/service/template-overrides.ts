@@ -20,7 +20,10 @@ export function applyOverrides(mdl: Mdl, overrides: Json): { document: Json; err
       for (const [name, change] of Object.entries(value)) {
         const index = parameters.findIndex((p) => p.name === name);
         if (index < 0) {
-          errors.push({ path: `overrides.parameters.${name}`, message: `the template has no parameter ${name} (it has ${parameters.map((p) => p.name).join(', ')})` });
+          errors.push({
+            path: `overrides.parameters.${name}`,
+            message: `the template has no parameter ${name} (it has ${parameters.map((p) => p.name).join(', ')})`,
+          });
         } else if (!isObject(change)) {
           errors.push({ path: `overrides.parameters.${name}`, message: 'must be an object of the members to change, e.g. {"bounds": [0, 1]}' });
         } else {

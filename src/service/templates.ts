@@ -5,7 +5,15 @@ import type { Mdl } from '../engine/mdl/schema.js';
 import { KilnError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/db.js';
-import { deleteTemplate, findCustomTemplate, insertTemplate, listCustomTemplates, slugTaken, type TemplateRow, type TemplateViewer } from '../store/templates.js';
+import {
+  deleteTemplate,
+  findCustomTemplate,
+  insertTemplate,
+  listCustomTemplates,
+  slugTaken,
+  type TemplateRow,
+  type TemplateViewer,
+} from '../store/templates.js';
 import type { Template } from './builtin-templates.js';
 import { hasScope, type Principal } from './principal.js';
 import { invalidState, notFound, validationFailed, type FieldError } from './validation.js';
@@ -104,7 +112,11 @@ export class TemplateCatalog {
     if (!result.ok) for (const e of result.errors) errors.push({ path: e.path ? `mdl.${e.path}` : 'mdl', message: e.message });
     const mdl: Mdl | null = result.ok ? result.mdl : null;
     if (mdl && !mdl.domain) errors.push({ path: 'mdl.domain', message: 'is required: a template belongs to a domain, e.g. water or battery' });
-    const kebab = input.name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+    const kebab = input.name
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '');
     if (!kebab) errors.push({ path: 'name', message: 'needs at least one letter or digit (it makes the slug)' });
     if (errors.length > 0 || !mdl) throw validationFailed(errors);
     const slug = `${mdl.domain}/${kebab}`;
@@ -130,7 +142,7 @@ export class TemplateCatalog {
     const template = await this.get(principal, idOrSlug);
     if (template.builtin) throw invalidState(`${template.slug} is a built-in template; built-in templates cannot be deleted.`, 'builtin');
     if (template.created_by !== principal.keyId && !hasScope(principal, 'admin')) {
-      throw new KilnError('INSUFFICIENT_SCOPE', 'Only the template\'s creator or an admin can delete it.', { required_scope: 'admin' });
+      throw new KilnError('INSUFFICIENT_SCOPE', "Only the template's creator or an admin can delete it.", { required_scope: 'admin' });
     }
     await deleteTemplate(this.db, template.id);
     return { id: template.id, deleted: true };

@@ -88,7 +88,10 @@ export class TokenService {
     if (!key || key.revoked_at) throw unauthenticated('The API key this token was made from has been revoked.');
     if (key.expires_at && key.expires_at <= new Date()) throw unauthenticated('The API key this token was made from has expired.');
     if (key.allowed_ips.length > 0 && !(ip && ipAllowed(ip, key.allowed_ips))) {
-      throw new KilnError('IP_NOT_ALLOWED', `The key this token was made from may be used only from ${key.allowed_ips.join(', ')}; this request came from ${ip ?? 'an unknown address'}.`);
+      throw new KilnError(
+        'IP_NOT_ALLOWED',
+        `The key this token was made from may be used only from ${key.allowed_ips.join(', ')}; this request came from ${ip ?? 'an unknown address'}.`,
+      );
     }
   }
 

@@ -20,7 +20,9 @@ export async function insertApiKey(
   db: Executor,
   row: Pick<ApiKeyRow, 'id' | 'organization_id' | 'name' | 'key_prefix' | 'key_hash' | 'scopes' | 'expires_at' | 'allowed_ips'>,
 ): Promise<ApiKeyRow> {
-  const [key] = await db('api_keys').insert({ ...row, scopes: JSON.stringify(row.scopes), allowed_ips: JSON.stringify(row.allowed_ips) }).returning('*');
+  const [key] = await db('api_keys')
+    .insert({ ...row, scopes: JSON.stringify(row.scopes), allowed_ips: JSON.stringify(row.allowed_ips) })
+    .returning('*');
   return key;
 }
 

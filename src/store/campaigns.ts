@@ -82,7 +82,21 @@ export interface CampaignFilter extends PageRequest {
   domain?: string;
 }
 
-export async function insertCampaign(db: Executor, row: Omit<CampaignRow, 'created_at' | 'updated_at' | 'started_at' | 'evaluations_completed' | 'current_iteration' | 'hypervolume' | 'pareto_size' | 'best_objectives' | 'engine_state'>): Promise<CampaignRow> {
+export async function insertCampaign(
+  db: Executor,
+  row: Omit<
+    CampaignRow,
+    | 'created_at'
+    | 'updated_at'
+    | 'started_at'
+    | 'evaluations_completed'
+    | 'current_iteration'
+    | 'hypervolume'
+    | 'pareto_size'
+    | 'best_objectives'
+    | 'engine_state'
+  >,
+): Promise<CampaignRow> {
   const [created] = await db('campaigns')
     .insert({ ...row, mdl: JSON.stringify(row.mdl), warm_start: row.warm_start === null ? null : JSON.stringify(row.warm_start) })
     .returning('*');
@@ -200,7 +214,12 @@ export async function loadIterations(db: Executor, campaignId: string): Promise<
 const ROWS_PER_INSERT = 1000;
 
 /** Writes evaluations in order from `firstPosition`, many at a time (an imported campaign's history). */
-export async function insertEvaluationsInChunks(db: Executor, campaign: { id: string; organization_id: string }, records: readonly EvaluationRecord[], firstPosition: number): Promise<void> {
+export async function insertEvaluationsInChunks(
+  db: Executor,
+  campaign: { id: string; organization_id: string },
+  records: readonly EvaluationRecord[],
+  firstPosition: number,
+): Promise<void> {
   for (let k = 0; k < records.length; k += ROWS_PER_INSERT) {
     await insertEvaluations(db, campaign, records.slice(k, k + ROWS_PER_INSERT), firstPosition + k);
   }

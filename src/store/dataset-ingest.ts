@@ -34,7 +34,15 @@ export class DatasetIngest {
     await this.client.query(
       `insert into datasets (id, organization_id, name, description, format, rows, columns, size_bytes, mdl)
        values ($1, $2, $3, $4, $5, 0, '[]', $6, $7)`,
-      [dataset.id, dataset.organization_id, dataset.name, dataset.description, dataset.format, dataset.size_bytes, dataset.mdl ? JSON.stringify(dataset.mdl) : null],
+      [
+        dataset.id,
+        dataset.organization_id,
+        dataset.name,
+        dataset.description,
+        dataset.format,
+        dataset.size_bytes,
+        dataset.mdl ? JSON.stringify(dataset.mdl) : null,
+      ],
     );
   }
 

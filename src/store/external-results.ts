@@ -21,7 +21,11 @@ export async function receivedCandidateIds(db: Executor, campaignId: string): Pr
   return rows.map((r) => r.candidate_id);
 }
 
-export async function findPostedResult(db: Executor, campaignId: string, candidateId: string): Promise<Pick<ExternalResultRow, 'objectives' | 'error'> | undefined> {
+export async function findPostedResult(
+  db: Executor,
+  campaignId: string,
+  candidateId: string,
+): Promise<Pick<ExternalResultRow, 'objectives' | 'error'> | undefined> {
   return db('external_results').where({ campaign_id: campaignId, candidate_id: candidateId }).first('objectives', 'error');
 }
 
@@ -34,7 +38,10 @@ export async function insertPostedResult(db: Executor, row: Omit<ExternalResultR
 }
 
 /** Every result posted for a campaign and not yet taken by its iteration, by candidate id. */
-export async function allPostedResults(db: Executor, campaignId: string): Promise<Pick<ExternalResultRow, 'candidate_id' | 'objectives' | 'outcomes' | 'error'>[]> {
+export async function allPostedResults(
+  db: Executor,
+  campaignId: string,
+): Promise<Pick<ExternalResultRow, 'candidate_id' | 'objectives' | 'outcomes' | 'error'>[]> {
   return db('external_results').where({ campaign_id: campaignId }).select('candidate_id', 'objectives', 'outcomes', 'error');
 }
 
@@ -48,7 +55,10 @@ export async function countPostedResults(db: Executor, campaignId: string, candi
 export async function postedResults(db: Executor, campaignId: string, proposals: readonly Proposal[]): Promise<EvaluationResult[]> {
   const rows = await db('external_results')
     .where({ campaign_id: campaignId })
-    .whereIn('candidate_id', proposals.map((p) => p.id))
+    .whereIn(
+      'candidate_id',
+      proposals.map((p) => p.id),
+    )
     .select('candidate_id', 'objectives', 'outcomes', 'error');
   return rows.map((r) =>
     r.objectives !== null

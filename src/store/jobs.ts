@@ -51,7 +51,10 @@ export interface JobFilter extends PageRequest {
   status?: JobStatus;
 }
 
-export async function insertJob(db: Executor, row: Pick<JobRow, 'id' | 'organization_id' | 'campaign_id' | 'timeout_seconds' | 'retry_of' | 'progress'>): Promise<JobRow> {
+export async function insertJob(
+  db: Executor,
+  row: Pick<JobRow, 'id' | 'organization_id' | 'campaign_id' | 'timeout_seconds' | 'retry_of' | 'progress'>,
+): Promise<JobRow> {
   const [job] = await db('jobs')
     .insert({ ...row, status: 'queued', phase: 'queued', progress: JSON.stringify(row.progress) })
     .returning('*');
@@ -121,7 +124,10 @@ export async function renewLeases(db: Db, workerId: string, leases: readonly Lea
   if (leases.length === 0) return [];
   const held = await db('jobs')
     .where({ worker_id: workerId, status: 'running' })
-    .whereIn(['id', 'attempt'], leases.map((l) => [l.id, l.attempt]))
+    .whereIn(
+      ['id', 'attempt'],
+      leases.map((l) => [l.id, l.attempt]),
+    )
     .update({ lease_expires_at: db.raw(`now() + make_interval(secs => ?)`, [leaseSeconds]) })
     .returning('id');
   const heldIds = new Set(held.map((r) => r.id));
@@ -162,7 +168,10 @@ export async function updateJob(db: Executor, id: string, patch: JobPatch): Prom
 export async function handBackJobs(db: Executor, workerId: string, leases: readonly Lease[]): Promise<string[]> {
   const rows = await db('jobs')
     .where({ worker_id: workerId, status: 'running' })
-    .whereIn(['id', 'attempt'], leases.map((l) => [l.id, l.attempt]))
+    .whereIn(
+      ['id', 'attempt'],
+      leases.map((l) => [l.id, l.attempt]),
+    )
     .update({ status: 'queued', phase: 'queued', worker_id: null, lease_expires_at: null })
     .returning('id');
   return rows.map((r) => r.id);
@@ -180,7 +189,10 @@ export async function finishJob(db: Executor, jobId: string, lease: Lease | null
 
 /** Cancels a campaign's queued and running jobs outright: their workers find the lease gone at their next write. */
 export async function cancelActiveJobs(db: Executor, campaignId: string): Promise<void> {
-  await db('jobs').where({ campaign_id: campaignId }).whereIn('status', ['queued', 'running']).update({ status: 'cancelled', finished_at: db.fn.now(), phase: 'cancelled' });
+  await db('jobs')
+    .where({ campaign_id: campaignId })
+    .whereIn('status', ['queued', 'running'])
+    .update({ status: 'cancelled', finished_at: db.fn.now(), phase: 'cancelled' });
 }
 
 /**

@@ -83,7 +83,13 @@ export function bruteHypervolumeSlicing(points: number[][], ref: number[]): numb
     const total = new CompensatedSum();
     zs.forEach((z, i) => {
       const top = i + 1 < zs.length ? zs[i + 1] : ref[d - 1];
-      total.add((top - z) * slice(pts.filter((p) => p[d - 1] <= z), d - 1));
+      total.add(
+        (top - z) *
+          slice(
+            pts.filter((p) => p[d - 1] <= z),
+            d - 1,
+          ),
+      );
     });
     return total.value;
   };

@@ -23,7 +23,13 @@ export function blockedPathAgreesWithFloat64(): void {
   assert.ok(maxAbsDifference(fast.mean, slow.mean) < 1e-3 * reference.std, `mean error ${maxAbsDifference(fast.mean, slow.mean)}`);
   assert.ok(maxAbsDifference(fast.variance, slow.variance) < 1e-3 * reference.std ** 2, 'variance error');
   const { mean, std } = referenceStandardization(Y);
-  const lml = referenceLogMarginalLikelihood(X, Y.map((v) => (v - mean) / std), n, d, h);
+  const lml = referenceLogMarginalLikelihood(
+    X,
+    Y.map((v) => (v - mean) / std),
+    n,
+    d,
+    h,
+  );
   // The float32 log determinant carries ~1e-5 relative error (Schur complements rounded to float32).
   assert.ok(lml && Math.abs(surrogate.logMarginalLikelihood[0] - lml.value) < 1e-4 * Math.abs(lml.value));
   surrogate.dispose();

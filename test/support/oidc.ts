@@ -30,7 +30,15 @@ export class LocalOidcProvider {
 
   attach(kilnBase: string, accounts: OidcAccounts): void {
     const provider = new Provider(this.issuer, {
-      clients: [{ client_id: 'kiln', client_secret: 'kiln-client-secret', redirect_uris: [`${kilnBase}/auth/google/callback`], grant_types: ['authorization_code'], response_types: ['code'] }],
+      clients: [
+        {
+          client_id: 'kiln',
+          client_secret: 'kiln-client-secret',
+          redirect_uris: [`${kilnBase}/auth/google/callback`],
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+        },
+      ],
       pkce: { required: () => true },
       claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
       cookies: { keys: ['kiln-test-oidc-cookie-key'] },

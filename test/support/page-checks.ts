@@ -5,11 +5,13 @@ export async function problems(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const found: string[] = [];
     const visible = (el: Element) => el.getClientRects().length > 0;
-    if (document.documentElement.scrollWidth > window.innerWidth) found.push(`page is ${document.documentElement.scrollWidth} px wide in a ${window.innerWidth} px window`);
+    if (document.documentElement.scrollWidth > window.innerWidth)
+      found.push(`page is ${document.documentElement.scrollWidth} px wide in a ${window.innerWidth} px window`);
     for (const control of Array.from(document.querySelectorAll('input, select, textarea'))) {
       const c = control as HTMLInputElement;
       if (c.type === 'hidden' || !visible(c)) continue;
-      if (!(c.labels?.length || c.getAttribute('aria-label') || c.getAttribute('aria-labelledby'))) found.push(`unlabelled ${c.tagName.toLowerCase()} ${c.id || c.name}`);
+      if (!(c.labels?.length || c.getAttribute('aria-label') || c.getAttribute('aria-labelledby')))
+        found.push(`unlabelled ${c.tagName.toLowerCase()} ${c.id || c.name}`);
     }
     for (const button of Array.from(document.querySelectorAll('button, a'))) {
       if (visible(button) && !(button.textContent?.trim() || button.getAttribute('aria-label'))) found.push(`nameless ${button.outerHTML.slice(0, 120)}`);

@@ -46,13 +46,13 @@ export class TestPostgres {
 
   /** Stops a server of the file's own, as a crash or a maintenance window would. */
   async pause(): Promise<void> {
-    if (!this.server) throw new Error('only a server of the file\'s own can be paused');
+    if (!this.server) throw new Error("only a server of the file's own can be paused");
     await this.server.stop();
   }
 
   /** Starts it again on the same folder and port: the URLs stay valid. */
   async resume(): Promise<void> {
-    if (!this.server || !this.parent) throw new Error('only a server of the file\'s own can be resumed');
+    if (!this.server || !this.parent) throw new Error("only a server of the file's own can be resumed");
     this.server = await startEmbeddedPostgres({ dataDir: join(this.parent, 'postgres'), port: this.server.port });
   }
 

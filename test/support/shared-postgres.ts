@@ -51,7 +51,7 @@ export async function sharedPostgresUrl(): Promise<string> {
     writeFileSync(join(folder, 'leases', String(holder)), '');
     return state.keeper;
   });
-  for (const deadline = Date.now() + START_TIMEOUT_MS; ; ) {
+  for (const deadline = Date.now() + START_TIMEOUT_MS; ;) {
     const state = readState(folder);
     if (state?.keeper === keeper && state.url) return state.url;
     if (!alive(keeper)) {
@@ -90,7 +90,7 @@ export function writeState(folder: string, state: ServerState): void {
 /** Runs `fn` holding the folder's lock; a lock whose holder died is taken over. */
 export async function withLock<T>(folder: string, fn: () => T | Promise<T>): Promise<T> {
   const lock = join(folder, 'lock');
-  for (const deadline = Date.now() + 60_000; ; ) {
+  for (const deadline = Date.now() + 60_000; ;) {
     try {
       mkdirSync(lock);
       closeSync(openSync(join(lock, String(process.pid)), 'w'));

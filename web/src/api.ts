@@ -76,7 +76,10 @@ async function failure(res: Response): Promise<ApiError> {
 
 /** The API's refusal as an ApiError; a refused credential also signs the tab out. */
 export function refusal(status: number, statusText: string, body: { error?: ErrorBody } | null): ApiError {
-  const error: { code: ErrorBody['code'] | `HTTP_${number}`; message: string; details?: Record<string, unknown> } = body?.error ?? { code: `HTTP_${status}`, message: `${status} ${statusText}` };
+  const error: { code: ErrorBody['code'] | `HTTP_${number}`; message: string; details?: Record<string, unknown> } = body?.error ?? {
+    code: `HTTP_${status}`,
+    message: `${status} ${statusText}`,
+  };
   if (status === 401 && credential.get()) {
     credential.clear();
     dispatchEvent(new CustomEvent(SIGNED_OUT, { detail: error.message }));

@@ -59,20 +59,39 @@ export function Templates() {
         <label for="domain">Domain</label>
         <select id="domain" value={domain} onChange={(e) => setDomain((e.target as HTMLSelectElement).value)}>
           <option value="">all</option>
-          {domains.map((d) => <option value={d}>{d}</option>)}
+          {domains.map((d) => (
+            <option value={d}>{d}</option>
+          ))}
         </select>
         <label for="search">Search</label>
         <input id="search" type="search" value={search} onInput={(e) => setSearch((e.target as HTMLInputElement).value)} placeholder="name or description" />
       </form>
       {signedIn && <NewTemplate onCreated={created} />}
       {notice && <p role="status">{notice}</p>}
-      {error && <p role="alert" class="error">{error}</p>}
-      {items === null ? <p>Loading…</p> : items.length === 0 ? <p>No template matches.</p> : (
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {items === null ? (
+        <p>Loading…</p>
+      ) : items.length === 0 ? (
+        <p>No template matches.</p>
+      ) : (
         <ul class="cards">
           {items.map((t) => (
             <li data-testid="template">
-              <h2>{t.name} {!t.builtin && <span class="badge" data-testid="visibility">{t.visibility}</span>}</h2>
-              <p class="muted">{t.slug} · {t.parameters_count} parameters · {t.objectives_count} objectives · budget {t.default_budget} · {t.tags.join(', ')}</p>
+              <h2>
+                {t.name}{' '}
+                {!t.builtin && (
+                  <span class="badge" data-testid="visibility">
+                    {t.visibility}
+                  </span>
+                )}
+              </h2>
+              <p class="muted">
+                {t.slug} · {t.parameters_count} parameters · {t.objectives_count} objectives · budget {t.default_budget} · {t.tags.join(', ')}
+              </p>
               <p>{t.description}</p>
               <p class="row">
                 <button onClick={() => void view(t.id)}>View MDL</button>
@@ -81,12 +100,20 @@ export function Templates() {
                 ) : (
                   // the download needs a key; a guest reads the same document with View MDL
                   <>
-                    <button disabled aria-describedby={`download-${t.id}`}>Download material.yaml</button>
-                    <span id={`download-${t.id}`} class="muted">Sign in to download; View MDL shows the same document.</span>
+                    <button disabled aria-describedby={`download-${t.id}`}>
+                      Download material.yaml
+                    </button>
+                    <span id={`download-${t.id}`} class="muted">
+                      Sign in to download; View MDL shows the same document.
+                    </span>
                   </>
                 )}
                 {signedIn && <a href={`#/campaigns?template=${encodeURIComponent(t.id)}`}>New campaign from it</a>}
-                {t.can_delete && <button class="danger" aria-label={`Delete ${t.name}`} onClick={() => void remove(t)}>Delete</button>}
+                {t.can_delete && (
+                  <button class="danger" aria-label={`Delete ${t.name}`} onClick={() => void remove(t)}>
+                    Delete
+                  </button>
+                )}
               </p>
               {open?.id === t.id && <MdlPreview mdl={open.mdl} testId="mdl" />}
             </li>
@@ -120,24 +147,53 @@ export function Materials() {
         <input id="formula" value={formula} onInput={(e) => setFormula((e.target as HTMLInputElement).value)} placeholder="e.g. LiFePO4" required />
         <button type="submit">Look up</button>
       </form>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {records?.map((m) => (
         <section data-testid="material">
           <h2>{m.name ?? m.reduced_formula}</h2>
           <p>
-            {m.formula} · molar mass <strong data-testid="molar-mass">{m.molar_mass.toFixed(3)}</strong> g/mol · {m.source === 'computed' ? 'computed from the formula' : 'catalog entry'}
+            {m.formula} · molar mass <strong data-testid="molar-mass">{m.molar_mass.toFixed(3)}</strong> g/mol ·{' '}
+            {m.source === 'computed' ? 'computed from the formula' : 'catalog entry'}
           </p>
           <table>
-            <thead><tr><th>Element</th><th>Count</th><th>Weight fraction</th></tr></thead>
+            <thead>
+              <tr>
+                <th>Element</th>
+                <th>Count</th>
+                <th>Weight fraction</th>
+              </tr>
+            </thead>
             <tbody>
-              {Object.entries(m.composition).map(([el, n]) => <tr><td>{el}</td><td>{n}</td><td>{(m.weight_fractions[el] * 100).toFixed(2)} %</td></tr>)}
+              {Object.entries(m.composition).map(([el, n]) => (
+                <tr>
+                  <td>{el}</td>
+                  <td>{n}</td>
+                  <td>{(m.weight_fractions[el] * 100).toFixed(2)} %</td>
+                </tr>
+              ))}
             </tbody>
           </table>
           {Object.keys(m.properties).length > 0 && (
             <table>
-              <thead><tr><th>Property</th><th>Value</th><th>Source</th></tr></thead>
+              <thead>
+                <tr>
+                  <th>Property</th>
+                  <th>Value</th>
+                  <th>Source</th>
+                </tr>
+              </thead>
               <tbody>
-                {Object.entries(m.properties).map(([name, p]) => <tr><td>{name}</td><td>{String(p.value)}</td><td>{p.source}</td></tr>)}
+                {Object.entries(m.properties).map(([name, p]) => (
+                  <tr>
+                    <td>{name}</td>
+                    <td>{String(p.value)}</td>
+                    <td>{p.source}</td>
+                  </tr>
+                ))}
               </tbody>
             </table>
           )}

@@ -18,7 +18,9 @@ export function CampaignPlots({ campaign, results }: { campaign: Campaign; resul
     return (
       <section>
         <h2>Convergence and Pareto front</h2>
-        <p class="plots-empty" data-testid="plots-empty">{emptyReason(campaign.status)}</p>
+        <p class="plots-empty" data-testid="plots-empty">
+          {emptyReason(campaign.status)}
+        </p>
       </section>
     );
   }
@@ -34,9 +36,20 @@ export function CampaignPlots({ campaign, results }: { campaign: Campaign; resul
         {/* parallel coordinates carry their own key */}
         {scatter && (
           <ul class="plot-key" aria-label="Markers">
-            <li><span class="marker pareto" aria-hidden="true" />Pareto front ({pareto})</li>
-            <li><span class="marker dominated" aria-hidden="true" />dominated ({rows.length - pareto - infeasible})</li>
-            {constraints.length > 0 && <li><span class="marker infeasible" aria-hidden="true" />infeasible, hollow ({infeasible})</li>}
+            <li>
+              <span class="marker pareto" aria-hidden="true" />
+              Pareto front ({pareto})
+            </li>
+            <li>
+              <span class="marker dominated" aria-hidden="true" />
+              dominated ({rows.length - pareto - infeasible})
+            </li>
+            {constraints.length > 0 && (
+              <li>
+                <span class="marker infeasible" aria-hidden="true" />
+                infeasible, hollow ({infeasible})
+              </li>
+            )}
           </ul>
         )}
         <span data-testid="evaluation-counts" data-infeasible={infeasible} data-failed={failed.length}>
@@ -51,13 +64,25 @@ export function CampaignPlots({ campaign, results }: { campaign: Campaign; resul
       </div>
       <div class={layout} data-testid="plots">
         <ConvergencePlot history={results.convergence_history} />
-        <ParetoPlot rows={rows} objectives={objectives} limits={objectiveLimits(constraints.map((c) => c.expression), objectives.map((o) => o.name))} showAll={showAll} />
+        <ParetoPlot
+          rows={rows}
+          objectives={objectives}
+          limits={objectiveLimits(
+            constraints.map((c) => c.expression),
+            objectives.map((o) => o.name),
+          )}
+          showAll={showAll}
+        />
       </div>
       {failed.length > 0 && (
         <details class="failed" data-testid="failed-evaluations">
           <summary>{failed.length} failed evaluations: no objective values, so not plotted</summary>
           <ul>
-            {failed.map((f) => <li>iteration {f.iteration} · {f.id}: {f.error}</li>)}
+            {failed.map((f) => (
+              <li>
+                iteration {f.iteration} · {f.id}: {f.error}
+              </li>
+            ))}
           </ul>
         </details>
       )}

@@ -84,7 +84,13 @@ function useLiveCampaign(id: string) {
 }
 
 function figures(c: Campaign): Pick<Campaign, 'current_iteration' | 'evaluations_completed' | 'hypervolume' | 'pareto_size' | 'best_objectives'> {
-  return { current_iteration: c.current_iteration, evaluations_completed: c.evaluations_completed, hypervolume: c.hypervolume, pareto_size: c.pareto_size, best_objectives: c.best_objectives };
+  return {
+    current_iteration: c.current_iteration,
+    evaluations_completed: c.evaluations_completed,
+    hypervolume: c.hypervolume,
+    pareto_size: c.pareto_size,
+    best_objectives: c.best_objectives,
+  };
 }
 
 export function CampaignDetail({ id }: { id: string }) {
@@ -107,8 +113,23 @@ export function CampaignDetail({ id }: { id: string }) {
   };
   const save = (format: 'csv' | 'json') =>
     download(`/v1/campaigns/${id}/results${format === 'csv' ? '?format=csv' : ''}`, `${id}-results.${format}`).catch((e) => setError(explain(e)));
-  if (error && !campaign) return <main><p role="alert" class="error">{error}</p><p><a href="#/campaigns">← Campaigns</a></p></main>;
-  if (!campaign || !results) return <main><p aria-live="polite">Loading…</p></main>;
+  if (error && !campaign)
+    return (
+      <main>
+        <p role="alert" class="error">
+          {error}
+        </p>
+        <p>
+          <a href="#/campaigns">← Campaigns</a>
+        </p>
+      </main>
+    );
+  if (!campaign || !results)
+    return (
+      <main>
+        <p aria-live="polite">Loading…</p>
+      </main>
+    );
   const objectives = campaign.mdl?.objectives ?? [];
   const constraints = campaign.mdl?.outcome_constraints ?? [];
   const columns: Column[] = [
@@ -120,24 +141,36 @@ export function CampaignDetail({ id }: { id: string }) {
   const share = campaign.budget > 0 ? campaign.evaluations_completed / campaign.budget : 0;
   return (
     <main class="wide">
-      <p><a href="#/campaigns">← Campaigns</a></p>
+      <p>
+        <a href="#/campaigns">← Campaigns</a>
+      </p>
       <h1>{campaign.name}</h1>
       <p aria-live="polite">
-        <span data-testid="status" class={`status status-${campaign.status}`}>{campaign.status}</span> · {campaign.domain} · {campaign.evaluations_completed} / {campaign.budget} evaluations · iteration{' '}
-        {campaign.current_iteration} · hypervolume <span data-testid="hypervolume">{hypervolumeOf(campaign)}</span> · {campaign.pareto_size} on the Pareto front
+        <span data-testid="status" class={`status status-${campaign.status}`}>
+          {campaign.status}
+        </span>{' '}
+        · {campaign.domain} · {campaign.evaluations_completed} / {campaign.budget} evaluations · iteration {campaign.current_iteration} · hypervolume{' '}
+        <span data-testid="hypervolume">{hypervolumeOf(campaign)}</span> · {campaign.pareto_size} on the Pareto front
         {constraints.length > 0 && (
           <span data-testid="feasibility">
-            {' '}· {results.evaluations.length - infeasible} feasible, {infeasible} infeasible (subject to {constraints.map((c) => c.expression).join(', ')})
+            {' '}
+            · {results.evaluations.length - infeasible} feasible, {infeasible} infeasible (subject to {constraints.map((c) => c.expression).join(', ')})
           </span>
         )}
       </p>
       {campaign.stop_message && <p data-testid="stop-message">{campaign.stop_message}</p>}
-      <progress max={1} value={share} aria-label="Evaluations done of the budget">{Math.round(share * 100)} %</progress>
+      <progress max={1} value={share} aria-label="Evaluations done of the budget">
+        {Math.round(share * 100)} %
+      </progress>
       <p class="row">
         {(campaign.status === 'created' || campaign.status === 'stopped') && <button onClick={() => void act('start')}>Start</button>}
         {campaign.status === 'running' && <button onClick={() => void act('stop')}>Stop</button>}
-        <button class="secondary" onClick={() => void save('csv')}>Download CSV</button>
-        <button class="secondary" onClick={() => void save('json')}>Download JSON</button>
+        <button class="secondary" onClick={() => void save('csv')}>
+          Download CSV
+        </button>
+        <button class="secondary" onClick={() => void save('json')}>
+          Download JSON
+        </button>
         <button
           class="secondary"
           title="The whole campaign (MDL, evaluations, receipts, engine state) as one document, to import into another Kiln or continue with kiln run --resume-from"
@@ -146,9 +179,15 @@ export function CampaignDetail({ id }: { id: string }) {
           Export
         </button>
         {campaign.latest_job_id && <a href={`#/jobs/${campaign.latest_job_id}`}>Job and log</a>}
-        <button class="danger" onClick={() => void remove()}>Delete</button>
+        <button class="danger" onClick={() => void remove()}>
+          Delete
+        </button>
       </p>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <CampaignPlots campaign={campaign} results={results} />
       <section>
         <h2>Best objectives</h2>
@@ -158,7 +197,9 @@ export function CampaignDetail({ id }: { id: string }) {
           <dl class="best" data-testid="best-objectives">
             {objectives.map((o) => (
               <div>
-                <dt>{o.name} ({o.direction === 'maximize' ? 'highest' : 'lowest'})</dt>
+                <dt>
+                  {o.name} ({o.direction === 'maximize' ? 'highest' : 'lowest'})
+                </dt>
                 <dd>{withUnit(campaign.best_objectives?.[o.name], o.unit)}</dd>
               </div>
             ))}

@@ -53,16 +53,43 @@ export function CampaignList() {
       <NewCampaignFromTemplate />
       <NewCampaignFromMdl />
       <ImportCampaign />
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <form class="row" onSubmit={(e) => e.preventDefault()} aria-label="Filter campaigns">
         <label for="status-filter">Status</label>
-        <select id="status-filter" value={status} onChange={(e) => { setStatus((e.target as HTMLSelectElement).value); setPage(1); }}>
+        <select
+          id="status-filter"
+          value={status}
+          onChange={(e) => {
+            setStatus((e.target as HTMLSelectElement).value);
+            setPage(1);
+          }}
+        >
           <option value="">all</option>
-          {STATUSES.map((s) => <option value={s}>{s}</option>)}
+          {STATUSES.map((s) => (
+            <option value={s}>{s}</option>
+          ))}
         </select>
         <label for="domain-filter">Domain</label>
-        <input id="domain-filter" list="domains" value={domain} placeholder="all" size={12} onChange={(e) => { setDomain((e.target as HTMLInputElement).value.trim()); setPage(1); }} />
-        <datalist id="domains">{DOMAINS.map((d) => <option value={d} />)}</datalist>
+        <input
+          id="domain-filter"
+          list="domains"
+          value={domain}
+          placeholder="all"
+          size={12}
+          onChange={(e) => {
+            setDomain((e.target as HTMLInputElement).value.trim());
+            setPage(1);
+          }}
+        />
+        <datalist id="domains">
+          {DOMAINS.map((d) => (
+            <option value={d} />
+          ))}
+        </datalist>
         <label for="sort">Sort</label>
         <select id="sort" value={sort} onChange={(e) => setSort((e.target as HTMLSelectElement).value)}>
           <option value="-created_at">newest first</option>
@@ -76,22 +103,45 @@ export function CampaignList() {
       {campaigns === null ? (
         <p aria-live="polite">Loading…</p>
       ) : campaigns.length === 0 ? (
-        <p>{filtered ? `No ${[status, 'campaigns'].filter(Boolean).join(' ')}${domain ? ` in ${domain}` : ''}.` : 'No campaigns yet: create one from a template above.'}</p>
+        <p>
+          {filtered
+            ? `No ${[status, 'campaigns'].filter(Boolean).join(' ')}${domain ? ` in ${domain}` : ''}.`
+            : 'No campaigns yet: create one from a template above.'}
+        </p>
       ) : (
         <div class="scroll">
           <table>
             <thead>
-              <tr><th scope="col">Name</th><th scope="col">Domain</th><th scope="col">Status</th><th scope="col">Evaluations</th><th scope="col">Hypervolume</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Domain</th>
+                <th scope="col">Status</th>
+                <th scope="col">Evaluations</th>
+                <th scope="col">Hypervolume</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
             </thead>
             <tbody>
               {campaigns.map((c) => (
                 <tr data-testid="campaign-row">
-                  <td><a href={`#/campaigns/${c.id}`}>{c.name}</a></td>
+                  <td>
+                    <a href={`#/campaigns/${c.id}`}>{c.name}</a>
+                  </td>
                   <td>{c.domain}</td>
-                  <td><span class={`status status-${c.status}`}>{c.status}</span></td>
-                  <td>{c.evaluations_completed} / {c.budget}</td>
+                  <td>
+                    <span class={`status status-${c.status}`}>{c.status}</span>
+                  </td>
+                  <td>
+                    {c.evaluations_completed} / {c.budget}
+                  </td>
                   <td>{hypervolumeOf(c)}</td>
-                  <td><button class="secondary" aria-label={`Delete ${c.name}`} onClick={() => void remove(c)}>Delete</button></td>
+                  <td>
+                    <button class="secondary" aria-label={`Delete ${c.name}`} onClick={() => void remove(c)}>
+                      Delete
+                    </button>
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -18,11 +18,7 @@ export function useChart(options: (width: number) => uPlot.Options, data: uPlot.
     const box = ref.current;
     if (!box) return;
     const built = options(box.clientWidth || 480);
-    const u = new uPlot(
-      { ...built, legend: { show: false }, hooks: { ...built.hooks, setCursor: [(self) => cursor.current?.(self)] } },
-      data,
-      box,
-    );
+    const u = new uPlot({ ...built, legend: { show: false }, hooks: { ...built.hooks, setCursor: [(self) => cursor.current?.(self)] } }, data, box);
     plot.current = u;
     // the grid cell's width changes with the window (and with the scrollbar appearing)
     const resized = new ResizeObserver(() => {

@@ -16,7 +16,8 @@ export type CampaignCreated = z.output<typeof schemas.campaignCreatedSchema>;
 export type ImportedCampaign = z.output<typeof schemas.importedCampaignSchema>;
 export type MdlWarning = z.output<typeof schemas.mdlWarningSchema>;
 /** GET /v1/campaigns/{id}/results without pareto_only: every member present. */
-export type Results = z.output<typeof schemas.resultsSchema> & Required<Pick<z.output<typeof schemas.resultsSchema>, 'evaluations' | 'hypervolume' | 'convergence_history'>>;
+export type Results = z.output<typeof schemas.resultsSchema> &
+  Required<Pick<z.output<typeof schemas.resultsSchema>, 'evaluations' | 'hypervolume' | 'convergence_history'>>;
 export type ResultRow = Results['pareto_front'][number];
 export type Job = z.output<typeof schemas.jobDetailSchema>;
 export type JobListItem = z.output<typeof schemas.jobListItemSchema>;

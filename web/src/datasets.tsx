@@ -38,8 +38,17 @@ function Report({ issues, title }: { issues: Issue[]; title: string }) {
   if (issues.length === 0) return null;
   return (
     <details open>
-      <summary>{title} ({issues.length})</summary>
-      <ul>{issues.map((i) => <li>{i.row !== null ? `row ${i.row}` : 'file'}{i.column ? `, ${i.column}` : ''}: {i.message}</li>)}</ul>
+      <summary>
+        {title} ({issues.length})
+      </summary>
+      <ul>
+        {issues.map((i) => (
+          <li>
+            {i.row !== null ? `row ${i.row}` : 'file'}
+            {i.column ? `, ${i.column}` : ''}: {i.message}
+          </li>
+        ))}
+      </ul>
     </details>
   );
 }
@@ -50,7 +59,11 @@ export function Datasets() {
   const [progress, setProgress] = useState<number | null>(null);
   const [errors, setErrors] = useState<Issue[]>([]);
   const [error, setError] = useState<string | null>(null);
-  const load = () => api<Dataset[]>('GET', '/v1/datasets?per_page=100').then((r) => setDatasets(r.data), (e) => setError(explain(e)));
+  const load = () =>
+    api<Dataset[]>('GET', '/v1/datasets?per_page=100').then(
+      (r) => setDatasets(r.data),
+      (e) => setError(explain(e)),
+    );
   useEffect(() => void load(), []);
   // this handler and the async ones below settle their own errors (shown on the page): buttons and forms call them with void
   const open = async (id: string) => {
@@ -102,19 +115,44 @@ export function Datasets() {
         <input id="ds-description" name="description" />
         <label for="ds-mdl">Check against an MDL (optional, YAML or JSON)</label>
         <textarea id="ds-mdl" name="mdl" rows={3} />
-        <button type="submit" disabled={progress !== null}>Upload</button>
+        <button type="submit" disabled={progress !== null}>
+          Upload
+        </button>
         {progress !== null && <progress value={progress} max={1} aria-label="Upload progress" />}
       </form>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <Report issues={errors} title="Errors" />
-      {datasets === null ? <p>Loading…</p> : datasets.length === 0 ? <p>No datasets yet.</p> : (
+      {datasets === null ? (
+        <p>Loading…</p>
+      ) : datasets.length === 0 ? (
+        <p>No datasets yet.</p>
+      ) : (
         <table>
-          <thead><tr><th>Name</th><th>Format</th><th>Rows</th><th>Size</th><th>Created</th></tr></thead>
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Format</th>
+              <th>Rows</th>
+              <th>Size</th>
+              <th>Created</th>
+            </tr>
+          </thead>
           <tbody>
             {datasets.map((d) => (
               <tr>
-                <td><button class="linkish" onClick={() => void open(d.id)}>{d.name}</button></td>
-                <td>{d.format}</td><td>{d.rows}</td><td>{(d.size_bytes / 1024).toFixed(1)} KiB</td><td>{new Date(d.created_at).toLocaleString()}</td>
+                <td>
+                  <button class="linkish" onClick={() => void open(d.id)}>
+                    {d.name}
+                  </button>
+                </td>
+                <td>{d.format}</td>
+                <td>{d.rows}</td>
+                <td>{(d.size_bytes / 1024).toFixed(1)} KiB</td>
+                <td>{new Date(d.created_at).toLocaleString()}</td>
               </tr>
             ))}
           </tbody>
@@ -123,13 +161,29 @@ export function Datasets() {
       {selected && (
         <section data-testid="dataset">
           <h2>{selected.name}</h2>
-          <p>{selected.description} · {selected.rows} rows · {selected.columns.join(', ')}</p>
+          <p>
+            {selected.description} · {selected.rows} rows · {selected.columns.join(', ')}
+          </p>
           <Report issues={selected.warnings} title="Warnings" />
           <Report issues={selected.flagged_rows.map((f) => ({ row: f.row, column: null, message: f.reason }))} title="Flagged rows (excluded from training)" />
           <h3>Preview</h3>
           <table data-testid="preview">
-            <thead><tr>{selected.columns.map((c) => <th>{c}</th>)}</tr></thead>
-            <tbody>{(selected.preview ?? []).map((row) => <tr>{selected.columns.map((c) => <td>{cellText(row[c])}</td>)}</tr>)}</tbody>
+            <thead>
+              <tr>
+                {selected.columns.map((c) => (
+                  <th>{c}</th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {(selected.preview ?? []).map((row) => (
+                <tr>
+                  {selected.columns.map((c) => (
+                    <td>{cellText(row[c])}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
           </table>
           <p class="row">
             <button onClick={() => void save(selected)}>Download</button>

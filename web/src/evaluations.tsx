@@ -35,14 +35,16 @@ export function EvaluationTable({ rows, columns, constrained }: { rows: ResultRo
   const pages = Math.max(1, Math.ceil(rows.length / ROWS_PER_PAGE));
   const shown = Math.min(page, pages);
   const visible = columns.filter((c) => !hidden.has(c.name));
-  const sortColumn = sort.key === 'iteration' ? 'iteration' : columns.find((c) => c.name === sort.key) ?? 'iteration';
+  const sortColumn = sort.key === 'iteration' ? 'iteration' : (columns.find((c) => c.name === sort.key) ?? 'iteration');
   const sorted = [...rows].sort((a, b) => {
     const [x, y] = [value(a, sortColumn), value(b, sortColumn)];
     return (x < y ? -1 : x > y ? 1 : 0) * (sort.descending ? -1 : 1);
   });
   const heading = (key: string, text: string) => (
     <th scope="col" aria-sort={sort.key === key ? (sort.descending ? 'descending' : 'ascending') : 'none'}>
-      <button class="linkish" onClick={() => setSort({ key, descending: sort.key === key ? !sort.descending : false })}>{text}</button>
+      <button class="linkish" onClick={() => setSort({ key, descending: sort.key === key ? !sort.descending : false })}>
+        {text}
+      </button>
     </th>
   );
   const toggle = (name: string) => {
@@ -53,11 +55,15 @@ export function EvaluationTable({ rows, columns, constrained }: { rows: ResultRo
   return (
     <>
       <details class="columns" data-testid="column-chooser">
-        <summary>Columns ({visible.length} of {columns.length} shown)</summary>
+        <summary>
+          Columns ({visible.length} of {columns.length} shown)
+        </summary>
         <fieldset>
           <legend class="visually-hidden">Columns to show</legend>
           {columns.map((c) => (
-            <label class="check"><input type="checkbox" checked={!hidden.has(c.name)} onChange={() => toggle(c.name)} /> {labelOf(c.name, c.unit)}</label>
+            <label class="check">
+              <input type="checkbox" checked={!hidden.has(c.name)} onChange={() => toggle(c.name)} /> {labelOf(c.name, c.unit)}
+            </label>
           ))}
         </fieldset>
       </details>
@@ -75,15 +81,31 @@ export function EvaluationTable({ rows, columns, constrained }: { rows: ResultRo
             {sorted.slice((shown - 1) * ROWS_PER_PAGE, shown * ROWS_PER_PAGE).map((r) => (
               <tr class={r.is_pareto ? 'pareto' : r.feasible === false ? 'infeasible' : ''}>
                 <td>{r.iteration}</td>
-                <td>{r.is_pareto ? <span title="on the Pareto front">★<span class="visually-hidden"> Pareto</span></span> : ''}</td>
+                <td>
+                  {r.is_pareto ? (
+                    <span title="on the Pareto front">
+                      ★<span class="visually-hidden"> Pareto</span>
+                    </span>
+                  ) : (
+                    ''
+                  )}
+                </td>
                 {constrained && <td>{r.feasible === false ? 'no' : 'yes'}</td>}
-                {visible.map((c) => <td>{cell(value(r, c))}</td>)}
+                {visible.map((c) => (
+                  <td>{cell(value(r, c))}</td>
+                ))}
               </tr>
             ))}
           </tbody>
         </table>
       </div>
-      <Pager page={shown} pages={pages} label="Evaluation pages" position={`rows ${(shown - 1) * ROWS_PER_PAGE + 1}–${Math.min(rows.length, shown * ROWS_PER_PAGE)} of ${rows.length}`} onPage={setPage} />
+      <Pager
+        page={shown}
+        pages={pages}
+        label="Evaluation pages"
+        position={`rows ${(shown - 1) * ROWS_PER_PAGE + 1}–${Math.min(rows.length, shown * ROWS_PER_PAGE)} of ${rows.length}`}
+        onPage={setPage}
+      />
     </>
   );
 }

@@ -51,9 +51,15 @@ export function ImportCampaign() {
         <input id="import-name" value={name} maxLength={200} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
         <label for="import-domain">Domain (optional; needed when the document names none)</label>
         <input id="import-domain" value={domain} maxLength={64} onInput={(e) => setDomain((e.target as HTMLInputElement).value)} />
-        <button type="submit" disabled={!file}>Import</button>
+        <button type="submit" disabled={!file}>
+          Import
+        </button>
       </form>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <ProblemList problems={problems} testId="import-errors" />
       {created && <CreatedWithWarnings campaign={created} />}
     </details>

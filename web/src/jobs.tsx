@@ -47,26 +47,63 @@ export function JobList() {
   return (
     <main>
       <h1>Jobs</h1>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <form class="row" onSubmit={(e) => e.preventDefault()} aria-label="Filter jobs">
         <label for="job-status-filter">Status</label>
-        <select id="job-status-filter" value={status} onChange={(e) => { setStatus((e.target as HTMLSelectElement).value); setPage(1); }}>
+        <select
+          id="job-status-filter"
+          value={status}
+          onChange={(e) => {
+            setStatus((e.target as HTMLSelectElement).value);
+            setPage(1);
+          }}
+        >
           <option value="">all</option>
-          {JOB_STATUSES.map((s) => <option value={s}>{s.replace('_', ' ')}</option>)}
+          {JOB_STATUSES.map((s) => (
+            <option value={s}>{s.replace('_', ' ')}</option>
+          ))}
         </select>
       </form>
-      {jobs === null ? <p aria-live="polite">Loading…</p> : jobs.length === 0 ? <p>{status ? `No ${status.replace('_', ' ')} jobs.` : 'No jobs yet: start a campaign.'}</p> : (
+      {jobs === null ? (
+        <p aria-live="polite">Loading…</p>
+      ) : jobs.length === 0 ? (
+        <p>{status ? `No ${status.replace('_', ' ')} jobs.` : 'No jobs yet: start a campaign.'}</p>
+      ) : (
         <div class="scroll">
           <table>
-            <thead><tr><th scope="col">Campaign</th><th scope="col">Job</th><th scope="col">Status</th><th scope="col">Iteration</th><th scope="col">Evaluations</th><th scope="col">Elapsed</th><th scope="col">Created</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Campaign</th>
+                <th scope="col">Job</th>
+                <th scope="col">Status</th>
+                <th scope="col">Iteration</th>
+                <th scope="col">Evaluations</th>
+                <th scope="col">Elapsed</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
             <tbody>
               {jobs.map((j) => (
                 <tr data-testid="job-row">
-                  <td data-testid="job-campaign"><a href={`#/campaigns/${j.campaign_id}`}>{campaignName(j.campaign_id)}</a></td>
-                  <td><a href={`#/jobs/${j.id}`}>{j.id}</a></td>
-                  <td><span class={`status status-${j.status}`}>{j.status.replace('_', ' ')}</span></td>
-                  <td>{j.progress.iteration} / {j.progress.total_iterations}</td>
-                  <td>{j.progress.evaluations_completed} / {j.progress.budget}</td>
+                  <td data-testid="job-campaign">
+                    <a href={`#/campaigns/${j.campaign_id}`}>{campaignName(j.campaign_id)}</a>
+                  </td>
+                  <td>
+                    <a href={`#/jobs/${j.id}`}>{j.id}</a>
+                  </td>
+                  <td>
+                    <span class={`status status-${j.status}`}>{j.status.replace('_', ' ')}</span>
+                  </td>
+                  <td>
+                    {j.progress.iteration} / {j.progress.total_iterations}
+                  </td>
+                  <td>
+                    {j.progress.evaluations_completed} / {j.progress.budget}
+                  </td>
                   <td data-testid="job-elapsed">{duration(elapsedOf(j))}</td>
                   <td>{new Date(j.created_at).toLocaleString()}</td>
                 </tr>
@@ -89,10 +126,17 @@ export function JobDetail({ id }: { id: string }) {
   const [error, setError] = useState<string | null>(null);
   const bottom = useRef<HTMLDivElement>(null);
   const campaignName = useCampaignNames(job ? [job.campaign_id] : []);
-  const refresh = () => api<Job>('GET', `/v1/jobs/${id}`).then((r) => setJob(r.data), (e) => setError(explain(e)));
+  const refresh = () =>
+    api<Job>('GET', `/v1/jobs/${id}`).then(
+      (r) => setJob(r.data),
+      (e) => setError(explain(e)),
+    );
   const reload = () => {
     void refresh();
-    void api<LogEntry[]>('GET', `/v1/jobs/${id}/logs?tail=500`).then((r) => setLogs(r.data), (e) => setError(explain(e)));
+    void api<LogEntry[]>('GET', `/v1/jobs/${id}/logs?tail=500`).then(
+      (r) => setLogs(r.data),
+      (e) => setError(explain(e)),
+    );
   };
   useEffect(reload, [id]);
   useEffect(() => {
@@ -120,35 +164,67 @@ export function JobDetail({ id }: { id: string }) {
       setError(explain(e));
     }
   };
-  if (!job) return <main>{error ? <p role="alert" class="error">{error}</p> : <p aria-live="polite">Loading…</p>}</main>;
+  if (!job)
+    return (
+      <main>
+        {error ? (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        ) : (
+          <p aria-live="polite">Loading…</p>
+        )}
+      </main>
+    );
   const shown = logs.filter((l) => LEVELS.indexOf(l.level) >= LEVELS.indexOf(level));
   return (
     <main>
-      <p><a href={`#/campaigns/${job.campaign_id}`}>← Campaign</a></p>
+      <p>
+        <a href={`#/campaigns/${job.campaign_id}`}>← Campaign</a>
+      </p>
       <h1 data-testid="job-title">{campaignName(job.campaign_id)}</h1>
       <p class="subtitle">Job {job.id}</p>
       <p>
-        <span data-testid="job-status" class={`status status-${job.status}`}>{job.status}</span> · phase {job.progress.current_phase} · iteration {job.progress.iteration} / {job.progress.total_iterations} ·{' '}
-        {job.progress.evaluations_completed} / {job.progress.budget} evaluations
-        {job.timing && <> · {duration(job.timing.elapsed_seconds)} elapsed · {duration(job.timing.avg_iteration_seconds)} per iteration{job.status === 'running' && <> · ETA {duration(job.timing.estimated_remaining_seconds)}</>}</>}
+        <span data-testid="job-status" class={`status status-${job.status}`}>
+          {job.status}
+        </span>{' '}
+        · phase {job.progress.current_phase} · iteration {job.progress.iteration} / {job.progress.total_iterations} · {job.progress.evaluations_completed} /{' '}
+        {job.progress.budget} evaluations
+        {job.timing && (
+          <>
+            {' '}
+            · {duration(job.timing.elapsed_seconds)} elapsed · {duration(job.timing.avg_iteration_seconds)} per iteration
+            {job.status === 'running' && <> · ETA {duration(job.timing.estimated_remaining_seconds)}</>}
+          </>
+        )}
       </p>
       <p class="row">
         {(job.status === 'queued' || job.status === 'running') && <button onClick={() => void act('cancel')}>Cancel</button>}
         {job.status === 'failed' && <button onClick={() => void act('retry')}>Retry</button>}
       </p>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {job.progress.budget > 0 && <progress max={job.progress.budget} value={job.progress.evaluations_completed} aria-label="Evaluations done of the budget" />}
       <h2>Log</h2>
       <p class="row">
         <label for="level">Level</label>
         <select id="level" value={level} onChange={(e) => setLevel((e.target as HTMLSelectElement).value)}>
-          {LEVELS.map((l) => <option value={l}>{l}</option>)}
+          {LEVELS.map((l) => (
+            <option value={l}>{l}</option>
+          ))}
         </select>
-        <label class="check"><input type="checkbox" checked={follow} onChange={(e) => setFollow((e.target as HTMLInputElement).checked)} /> Follow</label>
+        <label class="check">
+          <input type="checkbox" checked={follow} onChange={(e) => setFollow((e.target as HTMLInputElement).checked)} /> Follow
+        </label>
       </p>
       <ol class="log" data-testid="log" aria-live="polite">
         {shown.map((l) => (
-          <li class={`level-${l.level}`}><time>{new Date(l.timestamp).toLocaleTimeString()}</time> <strong>{l.level}</strong> {l.message}</li>
+          <li class={`level-${l.level}`}>
+            <time>{new Date(l.timestamp).toLocaleTimeString()}</time> <strong>{l.level}</strong> {l.message}
+          </li>
         ))}
       </ol>
       <div ref={bottom} />

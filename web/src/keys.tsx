@@ -26,7 +26,16 @@ function Secret({ label, value, onDone }: { label: string; value: string; onDone
       <p>{label} (shown only now; copy it before you leave this page):</p>
       <code data-testid="secret">{value}</code>
       <p class="row">
-        <button onClick={() => void navigator.clipboard?.writeText(value).then(() => setCopied(true), () => setCopied(false))}>{copied ? 'Copied' : 'Copy'}</button>
+        <button
+          onClick={() =>
+            void navigator.clipboard?.writeText(value).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            )
+          }
+        >
+          {copied ? 'Copied' : 'Copy'}
+        </button>
         <button onClick={onDone}>Done</button>
       </p>
     </div>
@@ -42,7 +51,11 @@ export function ApiKeys() {
   const [tokenDays, setTokenDays] = useState('30');
   const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const load = () => api<KeyRecord[]>('GET', '/v1/api-keys?per_page=100').then((r) => setKeys(r.data), (e) => setError(explain(e)));
+  const load = () =>
+    api<KeyRecord[]>('GET', '/v1/api-keys?per_page=100').then(
+      (r) => setKeys(r.data),
+      (e) => setError(explain(e)),
+    );
   useEffect(() => void load(), []);
   // this handler and the async ones below settle their own errors (shown on the page): buttons and forms call them with void
   const create = async (event: Event) => {
@@ -82,30 +95,47 @@ export function ApiKeys() {
     <main>
       <h1>API keys</h1>
       {secret && <Secret label={secret.label} value={secret.value} onDone={() => setSecret(null)} />}
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {keys === null ? (
         <p>Loading…</p>
       ) : (
         <div class="scroll">
-        <table>
-          <thead>
-            <tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Allowed IPs</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Requests</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr>
-          </thead>
-          <tbody>
-            {keys.map((k) => (
-              <tr data-testid="key-row">
-                <td>{k.name}</td>
-                <td><code>{k.key_prefix}…</code></td>
-                <td>{k.scopes.join(', ')}</td>
-                <td>{k.allowed_ips.length ? k.allowed_ips.join(', ') : 'any'}</td>
-                <td>{when(k.expires_at)}</td>
-                <td>{when(k.last_used_at)}</td>
-                <td>{k.request_count}</td>
-                <td>{k.revoked_at ? `revoked ${when(k.revoked_at)}` : <button onClick={() => void revoke(k)}>Revoke</button>}</td>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Allowed IPs</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Requests</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {keys.map((k) => (
+                <tr data-testid="key-row">
+                  <td>{k.name}</td>
+                  <td>
+                    <code>{k.key_prefix}…</code>
+                  </td>
+                  <td>{k.scopes.join(', ')}</td>
+                  <td>{k.allowed_ips.length ? k.allowed_ips.join(', ') : 'any'}</td>
+                  <td>{when(k.expires_at)}</td>
+                  <td>{when(k.last_used_at)}</td>
+                  <td>{k.request_count}</td>
+                  <td>{k.revoked_at ? `revoked ${when(k.revoked_at)}` : <button onClick={() => void revoke(k)}>Revoke</button>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </div>
       )}
       <h2>New key</h2>
@@ -116,7 +146,11 @@ export function ApiKeys() {
           <legend>Scopes</legend>
           {SCOPES.map((scope) => (
             <label class="check">
-              <input type="checkbox" checked={scopes.includes(scope)} onChange={(e) => setScopes((e.target as HTMLInputElement).checked ? [...scopes, scope] : scopes.filter((s) => s !== scope))} />
+              <input
+                type="checkbox"
+                checked={scopes.includes(scope)}
+                onChange={(e) => setScopes((e.target as HTMLInputElement).checked ? [...scopes, scope] : scopes.filter((s) => s !== scope))}
+              />
               {scope}
             </label>
           ))}

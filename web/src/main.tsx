@@ -41,7 +41,11 @@ function page(route: string): preact.JSX.Element {
 
 function NavLink({ href, route, children }: { href: string; route: string; children: string }) {
   const current = route === href || route.startsWith(`${href}/`) || route.startsWith(`${href}?`);
-  return <a href={href} aria-current={current ? 'page' : undefined}>{children}</a>;
+  return (
+    <a href={href} aria-current={current ? 'page' : undefined}>
+      {children}
+    </a>
+  );
 }
 
 function App({ notice: initialNotice }: { notice: string | null }) {
@@ -62,23 +66,49 @@ function App({ notice: initialNotice }: { notice: string | null }) {
     if (route !== firstRoute.current) document.getElementById('main')?.focus();
     firstRoute.current = '';
   }, [route]);
-  const skip = <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to content</a>;
+  const skip = (
+    <a
+      class="skip"
+      href="#main"
+      onClick={(e) => {
+        e.preventDefault();
+        document.getElementById('main')?.focus();
+      }}
+    >
+      Skip to content
+    </a>
+  );
   if (!signedIn) {
     // guests may browse templates and look up materials, as the API allows
     const guestPage = route === '#/templates' ? <Templates /> : route === '#/materials' ? <Materials /> : null;
-    if (!guestPage) return <SignIn notice={notice} onSignedIn={() => { setNotice(null); setSignedIn(true); }} />;
+    if (!guestPage)
+      return (
+        <SignIn
+          notice={notice}
+          onSignedIn={() => {
+            setNotice(null);
+            setSignedIn(true);
+          }}
+        />
+      );
     return (
       <>
         {skip}
         <header>
           <nav class="row" aria-label="Main">
             <strong>Kiln</strong>
-            <NavLink href="#/templates" route={route}>Templates</NavLink>
-            <NavLink href="#/materials" route={route}>Materials</NavLink>
+            <NavLink href="#/templates" route={route}>
+              Templates
+            </NavLink>
+            <NavLink href="#/materials" route={route}>
+              Materials
+            </NavLink>
           </nav>
           <a href="#/campaigns">Sign in</a>
         </header>
-        <div id="main" tabIndex={-1}>{guestPage}</div>
+        <div id="main" tabIndex={-1}>
+          {guestPage}
+        </div>
       </>
     );
   }
@@ -89,19 +119,42 @@ function App({ notice: initialNotice }: { notice: string | null }) {
       <header>
         <nav class="row" aria-label="Main">
           <strong>Kiln</strong>
-          <NavLink href="#/campaigns" route={route}>Campaigns</NavLink>
-          <NavLink href="#/jobs" route={route}>Jobs</NavLink>
-          <NavLink href="#/datasets" route={route}>Datasets</NavLink>
-          <NavLink href="#/templates" route={route}>Templates</NavLink>
-          <NavLink href="#/materials" route={route}>Materials</NavLink>
-          <NavLink href="#/settings/api-keys" route={route}>API keys</NavLink>
+          <NavLink href="#/campaigns" route={route}>
+            Campaigns
+          </NavLink>
+          <NavLink href="#/jobs" route={route}>
+            Jobs
+          </NavLink>
+          <NavLink href="#/datasets" route={route}>
+            Datasets
+          </NavLink>
+          <NavLink href="#/templates" route={route}>
+            Templates
+          </NavLink>
+          <NavLink href="#/materials" route={route}>
+            Materials
+          </NavLink>
+          <NavLink href="#/settings/api-keys" route={route}>
+            API keys
+          </NavLink>
         </nav>
         <div class="row">
           <span data-testid="signed-in-as">{user ? `${user.name} (${user.provider})` : 'API key'}</span>
-          <button class="link" onClick={() => { credential.clear(); setNotice(null); setSignedIn(false); }}>Sign out</button>
+          <button
+            class="link"
+            onClick={() => {
+              credential.clear();
+              setNotice(null);
+              setSignedIn(false);
+            }}
+          >
+            Sign out
+          </button>
         </div>
       </header>
-      <div id="main" tabIndex={-1}>{page(route)}</div>
+      <div id="main" tabIndex={-1}>
+        {page(route)}
+      </div>
     </>
   );
 }

@@ -16,5 +16,9 @@ export function MdlPreview({ mdl, testId }: { mdl: unknown; testId: string }) {
       current = false;
     };
   }, [mdl]);
-  return <pre class="mdl-yaml" data-testid={testId}>{text}</pre>;
+  return (
+    <pre class="mdl-yaml" data-testid={testId}>
+      {text}
+    </pre>
+  );
 }

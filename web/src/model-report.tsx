@@ -33,20 +33,27 @@ export function ModelReportPanel({ id, iteration, units }: { id: string; iterati
     void read();
     return () => clearTimeout(timer);
   }, [id, iteration]);
-  if (error) return <p role="alert" class="error">{error}</p>;
+  if (error)
+    return (
+      <p role="alert" class="error">
+        {error}
+      </p>
+    );
   if (!report) return <p aria-live="polite">Loading the model report…</p>;
   if (report.outputs.length === 0) return <p data-testid="model-message">{report.message}</p>;
   return (
     <div data-testid="model-report">
       <p class="muted">
-        Leave-one-out check over the {report.points} most recent evaluations (iteration {report.iteration}): a calibrated model holds about 68 % of the measurements within ±1σ and 95 % within ±1.96σ.
+        Leave-one-out check over the {report.points} most recent evaluations (iteration {report.iteration}): a calibrated model holds about 68 % of the
+        measurements within ±1σ and 95 % within ±1.96σ.
       </p>
       <div class="report-grid">
         {report.outputs.map((o) => (
           <figure class="check" data-testid="model-check">
             <CheckPlot output={o} unit={units[o.name]} />
             <figcaption>
-              <strong>{o.name}</strong>: R² {o.r2.toFixed(3)} · ±1σ holds {percent(o.coverage_68)} · ±1.96σ holds {percent(o.coverage_95)} · bias {o.mean_standardized_error.toFixed(2)}σ
+              <strong>{o.name}</strong>: R² {o.r2.toFixed(3)} · ±1σ holds {percent(o.coverage_68)} · ±1.96σ holds {percent(o.coverage_95)} · bias{' '}
+              {o.mean_standardized_error.toFixed(2)}σ
             </figcaption>
           </figure>
         ))}
@@ -54,7 +61,9 @@ export function ModelReportPanel({ id, iteration, units }: { id: string; iterati
       <h3>Parameter importance</h3>
       <p class="muted">Total Sobol index of the model's mean over the whole box: the share of its variation that involves the parameter.</p>
       <div class="report-grid">
-        {report.importance.map((i) => <ImportanceBars objective={i.objective} parameters={i.parameters} />)}
+        {report.importance.map((i) => (
+          <ImportanceBars objective={i.objective} parameters={i.parameters} />
+        ))}
       </div>
       {report.next.length > 0 && <NextCandidates next={report.next} units={units} />}
     </div>
@@ -79,15 +88,30 @@ function CheckPlot({ output, unit }: { output: ModelReport['outputs'][number]; u
         return (
           <g>
             <title>{`${p.id}: measured ${short(p.measured)}, predicted ${short(p.predicted)} ± ${short(1.96 * p.sd)}`}</title>
-            <line x1={at(p.measured)} x2={at(p.measured)} y1={flip(p.predicted - 1.96 * p.sd)} y2={flip(p.predicted + 1.96 * p.sd)} stroke={color} stroke-opacity="0.35" />
+            <line
+              x1={at(p.measured)}
+              x2={at(p.measured)}
+              y1={flip(p.predicted - 1.96 * p.sd)}
+              y2={flip(p.predicted + 1.96 * p.sd)}
+              stroke={color}
+              stroke-opacity="0.35"
+            />
             <circle cx={at(p.measured)} cy={flip(p.predicted)} r="3" fill={color} />
           </g>
         );
       })}
-      <text x={SIZE / 2} y={SIZE - 8} text-anchor="middle" font-size="12">measured {label}</text>
-      <text x={12} y={SIZE / 2} text-anchor="middle" font-size="12" transform={`rotate(-90 12 ${SIZE / 2})`}>predicted</text>
-      <text x={PAD} y={SIZE - PAD + 14} font-size="11" fill="#57606a">{short(lo)}</text>
-      <text x={SIZE - PAD} y={SIZE - PAD + 14} font-size="11" fill="#57606a" text-anchor="end">{short(hi)}</text>
+      <text x={SIZE / 2} y={SIZE - 8} text-anchor="middle" font-size="12">
+        measured {label}
+      </text>
+      <text x={12} y={SIZE / 2} text-anchor="middle" font-size="12" transform={`rotate(-90 12 ${SIZE / 2})`}>
+        predicted
+      </text>
+      <text x={PAD} y={SIZE - PAD + 14} font-size="11" fill="#57606a">
+        {short(lo)}
+      </text>
+      <text x={SIZE - PAD} y={SIZE - PAD + 14} font-size="11" fill="#57606a" text-anchor="end">
+        {short(hi)}
+      </text>
     </svg>
   );
 }
@@ -96,13 +120,17 @@ function ImportanceBars({ objective, parameters }: { objective: string; paramete
   const shown = [...parameters].sort((a, b) => b.total_sobol - a.total_sobol).slice(0, 12);
   return (
     <figure class="importance" data-testid="importance">
-      <figcaption><strong>{objective}</strong></figcaption>
+      <figcaption>
+        <strong>{objective}</strong>
+      </figcaption>
       <table>
         <tbody>
           {shown.map((p) => (
             <tr title={`lengthscale share ${percent(p.lengthscale_share)}`}>
               <th scope="row">{p.name}</th>
-              <td class="bar-cell"><span class="bar" style={{ width: `${Math.max(1, p.total_sobol * 100)}%` }} /></td>
+              <td class="bar-cell">
+                <span class="bar" style={{ width: `${Math.max(1, p.total_sobol * 100)}%` }} />
+              </td>
               <td>{p.total_sobol.toFixed(2)}</td>
             </tr>
           ))}
@@ -124,8 +152,15 @@ function NextCandidates({ next, units }: { next: ModelReport['next']; units: Rec
           <thead>
             <tr>
               <th scope="col">candidate</th>
-              {parameters.map((p) => <th scope="col">{p}</th>)}
-              {objectives.map((o) => <th scope="col">{o}{units[o] ? ` (${units[o]})` : ''}</th>)}
+              {parameters.map((p) => (
+                <th scope="col">{p}</th>
+              ))}
+              {objectives.map((o) => (
+                <th scope="col">
+                  {o}
+                  {units[o] ? ` (${units[o]})` : ''}
+                </th>
+              ))}
               <th scope="col">P(feasible)</th>
               <th scope="col">expected improvement</th>
             </tr>
@@ -134,8 +169,14 @@ function NextCandidates({ next, units }: { next: ModelReport['next']; units: Rec
             {next.map((c) => (
               <tr>
                 <td>{c.id}</td>
-                {parameters.map((p) => <td>{typeof c.parameters[p] === 'number' ? short(c.parameters[p]) : c.parameters[p]}</td>)}
-                {objectives.map((o) => <td>{short(c.predicted[o].mean)} ± {short(c.predicted[o].sd)}</td>)}
+                {parameters.map((p) => (
+                  <td>{typeof c.parameters[p] === 'number' ? short(c.parameters[p]) : c.parameters[p]}</td>
+                ))}
+                {objectives.map((o) => (
+                  <td>
+                    {short(c.predicted[o].mean)} ± {short(c.predicted[o].sd)}
+                  </td>
+                ))}
                 <td>{c.probability_feasible.toFixed(2)}</td>
                 <td>{short(c.expected_improvement)}</td>
               </tr>

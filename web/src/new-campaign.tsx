@@ -39,9 +39,15 @@ export function NewCampaignFromMdl() {
         <textarea id="mdl-text" rows={10} value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} spellcheck={false} />
         <label for="mdl-upload">or choose a file</label>
         <input id="mdl-upload" type="file" accept=".yaml,.yml,.json" onChange={(e) => setFile((e.target as HTMLInputElement).files?.[0] ?? null)} />
-        <button type="submit" disabled={!text && !file}>Create from MDL</button>
+        <button type="submit" disabled={!text && !file}>
+          Create from MDL
+        </button>
       </form>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <ProblemList problems={problems} testId="mdl-errors" />
       {created && <CreatedWithWarnings campaign={created} />}
     </details>

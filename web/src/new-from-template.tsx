@@ -67,7 +67,11 @@ export function NewCampaignFromTemplate() {
     setCreated(null);
     try {
       const overrides = mdl ? overridesFrom(mdl, budget, seed, bounds) : undefined;
-      const { data } = await api<CampaignCreated>('POST', '/v1/campaigns', { template_id: templateId, ...(name ? { name } : {}), ...(overrides ? { overrides } : {}) });
+      const { data } = await api<CampaignCreated>('POST', '/v1/campaigns', {
+        template_id: templateId,
+        ...(name ? { name } : {}),
+        ...(overrides ? { overrides } : {}),
+      });
       if (data.warnings.length > 0) setCreated(data);
       else location.hash = `#/campaigns/${data.id}`;
     } catch (e) {
@@ -86,35 +90,78 @@ export function NewCampaignFromTemplate() {
         <label for="template">Template</label>
         <select id="template" value={templateId} onChange={(e) => setTemplateId((e.target as HTMLSelectElement).value)} required>
           <option value="">choose…</option>
-          {templates.map((t) => <option value={t.id}>{t.name}</option>)}
+          {templates.map((t) => (
+            <option value={t.id}>{t.name}</option>
+          ))}
         </select>
         <label for="campaign-name">Name</label>
-        <input id="campaign-name" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} placeholder={chosen?.name ?? 'the template name'} maxLength={200} />
+        <input
+          id="campaign-name"
+          value={name}
+          onInput={(e) => setName((e.target as HTMLInputElement).value)}
+          placeholder={chosen?.name ?? 'the template name'}
+          maxLength={200}
+        />
       </div>
       <div class="row">
         <label for="budget">Budget</label>
-        <input id="budget" type="number" min="1" step="1" value={budget} onInput={(e) => setBudget((e.target as HTMLInputElement).value)} placeholder={chosen ? String(chosen.default_budget) : 'template default'} />
+        <input
+          id="budget"
+          type="number"
+          min="1"
+          step="1"
+          value={budget}
+          onInput={(e) => setBudget((e.target as HTMLInputElement).value)}
+          placeholder={chosen ? String(chosen.default_budget) : 'template default'}
+        />
         <label for="seed">Seed</label>
-        <input id="seed" type="number" step="1" value={seed} onInput={(e) => setSeed((e.target as HTMLInputElement).value)} placeholder={mdl?.optimizer.seed !== undefined ? String(mdl.optimizer.seed) : 'random'} />
-        <button type="submit" disabled={!templateId}>Create campaign</button>
+        <input
+          id="seed"
+          type="number"
+          step="1"
+          value={seed}
+          onInput={(e) => setSeed((e.target as HTMLInputElement).value)}
+          placeholder={mdl?.optimizer.seed !== undefined ? String(mdl.optimizer.seed) : 'random'}
+        />
+        <button type="submit" disabled={!templateId}>
+          Create campaign
+        </button>
       </div>
       {mdl && (
         <details>
           <summary>Parameter bounds and the template's MDL</summary>
           <table data-testid="bounds">
-            <thead><tr><th scope="col">Parameter</th><th scope="col">Lower bound</th><th scope="col">Upper bound</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Parameter</th>
+                <th scope="col">Lower bound</th>
+                <th scope="col">Upper bound</th>
+              </tr>
+            </thead>
             <tbody>
               {mdl.parameters.map((p) => (
                 <tr>
-                  <th scope="row">{p.name}{p.unit ? ` (${p.unit})` : ''}</th>
+                  <th scope="row">
+                    {p.name}
+                    {p.unit ? ` (${p.unit})` : ''}
+                  </th>
                   {p.bounds ? (
                     ([0, 1] as const).map((side) => (
                       <td>
-                        <input type="number" step="any" aria-label={`${p.name} ${side === 0 ? 'lower' : 'upper'} bound`} value={bounds[p.name]?.[side] ?? ''} placeholder={String(p.bounds![side])} onInput={(e) => bound(p.name, side, (e.target as HTMLInputElement).value)} />
+                        <input
+                          type="number"
+                          step="any"
+                          aria-label={`${p.name} ${side === 0 ? 'lower' : 'upper'} bound`}
+                          value={bounds[p.name]?.[side] ?? ''}
+                          placeholder={String(p.bounds![side])}
+                          onInput={(e) => bound(p.name, side, (e.target as HTMLInputElement).value)}
+                        />
                       </td>
                     ))
                   ) : (
-                    <td colSpan={2} class="muted">{p.type}: no bounds to change</td>
+                    <td colSpan={2} class="muted">
+                      {p.type}: no bounds to change
+                    </td>
                   )}
                 </tr>
               ))}
@@ -123,7 +170,11 @@ export function NewCampaignFromTemplate() {
           <MdlPreview mdl={mdl} testId="template-mdl" />
         </details>
       )}
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <ProblemList problems={problems} testId="template-campaign-errors" />
       {created && <CreatedWithWarnings campaign={created} />}
     </form>

@@ -49,9 +49,13 @@ export function NewTemplate({ onCreated }: { onCreated: (template: CreatedTempla
     try {
       const parsed = await parseMdl(text);
       if ('syntax' in parsed) return setError(parsed.syntax);
-      const tagList = tags.split(',').map((t) => t.trim()).filter(Boolean);
+      const tagList = tags
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean);
       // the API takes a template's tags from its MDL, so the field fills mdl.tags
-      const mdl = tagList.length > 0 && parsed.mdl && typeof parsed.mdl === 'object' && !Array.isArray(parsed.mdl) ? { ...parsed.mdl, tags: tagList } : parsed.mdl;
+      const mdl =
+        tagList.length > 0 && parsed.mdl && typeof parsed.mdl === 'object' && !Array.isArray(parsed.mdl) ? { ...parsed.mdl, tags: tagList } : parsed.mdl;
       const created = await api<CreatedTemplate>('POST', '/v1/templates', { name, description, visibility, mdl });
       form.current?.reset();
       setName('');
@@ -78,10 +82,23 @@ export function NewTemplate({ onCreated }: { onCreated: (template: CreatedTempla
         <label for="template-description">Description</label>
         <textarea id="template-description" rows={2} value={description} onInput={(e) => setDescription((e.target as HTMLTextAreaElement).value)} />
         <label for="template-tags">Tags (comma-separated)</label>
-        <input id="template-tags" value={tags} onInput={(e) => setTags((e.target as HTMLInputElement).value)} placeholder="e.g. desalination, membrane" aria-describedby="template-tags-hint" />
-        <small id="template-tags-hint" class="muted">Replace the MDL's own <code>tags</code>; leave empty to keep them.</small>
+        <input
+          id="template-tags"
+          value={tags}
+          onInput={(e) => setTags((e.target as HTMLInputElement).value)}
+          placeholder="e.g. desalination, membrane"
+          aria-describedby="template-tags-hint"
+        />
+        <small id="template-tags-hint" class="muted">
+          Replace the MDL's own <code>tags</code>; leave empty to keep them.
+        </small>
         <label for="template-visibility">Visibility</label>
-        <select id="template-visibility" value={visibility} onChange={(e) => setVisibility((e.target as HTMLSelectElement).value as 'private' | 'team')} aria-describedby="template-visibility-hint">
+        <select
+          id="template-visibility"
+          value={visibility}
+          onChange={(e) => setVisibility((e.target as HTMLSelectElement).value as 'private' | 'team')}
+          aria-describedby="template-visibility-hint"
+        >
           <option value="private">private</option>
           <option value="team">team</option>
         </select>
@@ -89,15 +106,29 @@ export function NewTemplate({ onCreated }: { onCreated: (template: CreatedTempla
           private: only you (and your organization's admins) can see and use it. team: everyone in your organization can.
         </small>
         <label for="template-mdl">MDL (YAML or JSON)</label>
-        <textarea id="template-mdl" rows={12} value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} spellcheck={false} required aria-describedby="template-mdl-hint" />
+        <textarea
+          id="template-mdl"
+          rows={12}
+          value={text}
+          onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+          spellcheck={false}
+          required
+          aria-describedby="template-mdl-hint"
+        />
         <small id="template-mdl-hint" class="muted">
           Needs a <code>domain</code>: the template's slug is <code>&lt;domain&gt;/&lt;name in kebab-case&gt;</code>.
         </small>
         <label for="template-mdl-file">or load it from a file (.yaml, .yml, .json)</label>
         <input id="template-mdl-file" type="file" accept=".yaml,.yml,.json" onChange={(e) => void load(e)} />
-        <button type="submit" disabled={busy}>Create template</button>
+        <button type="submit" disabled={busy}>
+          Create template
+        </button>
       </form>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {errors.length > 0 && (
         <div role="alert" class="error">
           <ProblemList problems={errors} testId="template-errors" />

@@ -52,22 +52,42 @@ export function ParallelCoordinates({ rows, objectives }: { rows: ResultRow[]; o
     >
       <g class="legend" transform="translate(8 16)">
         <line class="swatch pareto" x1="0" x2="24" y1="0" y2="0" />
-        <text x="30" y="4">Pareto front ({pareto.length})</text>
+        <text x="30" y="4">
+          Pareto front ({pareto.length})
+        </text>
         <line class="swatch dominated" x1="170" x2="194" y1="0" y2="0" />
-        <text x="200" y="4">dominated ({dominated.length})</text>
+        <text x="200" y="4">
+          dominated ({dominated.length})
+        </text>
       </g>
       <g class="rows">
-        {dominated.map((r) => <Polyline key={r.id} row={r} axes={axes} />)}
-        {pareto.map((r) => <Polyline key={r.id} row={r} axes={axes} />)}
+        {dominated.map((r) => (
+          <Polyline key={r.id} row={r} axes={axes} />
+        ))}
+        {pareto.map((r) => (
+          <Polyline key={r.id} row={r} axes={axes} />
+        ))}
       </g>
       {axes.map((a) => (
         <g class="axis" data-objective={a.name}>
           <title>{labelOf(a.name, a.unit)}</title>
           <line x1={a.x} x2={a.x} y1={TOP} y2={BOTTOM} />
-          <text class="axis-name" x={a.x} y={44}>{shorten(labelOf(a.name, a.unit), longest)}</text>
-          <text class="axis-direction" x={a.x} y={62}>{a.direction === 'maximize' ? '↑ better' : '↓ better'}</text>
-          {rows.length > 0 && <text class="axis-max" x={a.x} y={TOP - 8}>{formatNumber(a.max)}</text>}
-          {rows.length > 0 && <text class="axis-min" x={a.x} y={BOTTOM + 18}>{formatNumber(a.min)}</text>}
+          <text class="axis-name" x={a.x} y={44}>
+            {shorten(labelOf(a.name, a.unit), longest)}
+          </text>
+          <text class="axis-direction" x={a.x} y={62}>
+            {a.direction === 'maximize' ? '↑ better' : '↓ better'}
+          </text>
+          {rows.length > 0 && (
+            <text class="axis-max" x={a.x} y={TOP - 8}>
+              {formatNumber(a.max)}
+            </text>
+          )}
+          {rows.length > 0 && (
+            <text class="axis-min" x={a.x} y={BOTTOM + 18}>
+              {formatNumber(a.min)}
+            </text>
+          )}
         </g>
       ))}
     </svg>

@@ -32,7 +32,14 @@ export function ConvergencePlot({ history }: { history: number[] }) {
   return (
     <figure class="chart">
       <figcaption>Convergence: hypervolume per iteration</figcaption>
-      <div ref={ref} class="plot" data-testid="convergence-plot" data-points={history.length} aria-label={`Convergence: ${history.length} iterations`} role="img" />
+      <div
+        ref={ref}
+        class="plot"
+        data-testid="convergence-plot"
+        data-points={history.length}
+        aria-label={`Convergence: ${history.length} iterations`}
+        role="img"
+      />
       <p class="readout" data-testid="readout" aria-live="off">
         {point === null ? 'Hover the chart to read an iteration.' : `iteration ${point + 1}: hypervolume ${formatNumber(history[point])}`}
       </p>
@@ -59,7 +66,9 @@ export function ParetoPlot({ rows, objectives, limits = [], showAll }: { rows: R
   const pairs = objectives.flatMap((fx, i) => objectives.slice(i + 1).map((fy) => [fx, fy] as const));
   return (
     <div class="matrix" data-testid="pareto-matrix" data-pairs={pairs.length}>
-      {pairs.map(([fx, fy], k) => <PairPlot rows={rows} fx={fx} fy={fy} testId={k === 0 ? 'pareto-plot' : `pareto-plot-${k}`} limits={limits} showAll={showAll} />)}
+      {pairs.map(([fx, fy], k) => (
+        <PairPlot rows={rows} fx={fx} fy={fy} testId={k === 0 ? 'pareto-plot' : `pareto-plot-${k}`} limits={limits} showAll={showAll} />
+      ))}
     </div>
   );
 }
@@ -98,7 +107,21 @@ function extent(rows: ResultRow[], name: string, limits: Limit[]): [number, numb
   return padded(Math.min(...values), Math.max(...values));
 }
 
-function PairPlot({ rows, fx, fy, testId, limits, showAll }: { rows: ResultRow[]; fx: Measure; fy: Measure; testId: string; limits: Limit[]; showAll: boolean }) {
+function PairPlot({
+  rows,
+  fx,
+  fy,
+  testId,
+  limits,
+  showAll,
+}: {
+  rows: ResultRow[];
+  fx: Measure;
+  fy: Measure;
+  testId: string;
+  limits: Limit[];
+  showAll: boolean;
+}) {
   const infeasible = rows.filter((r) => r.feasible === false).length;
   const sorted = useMemo(() => [...rows].sort((a, b) => a.objectives[fx.name] - b.objectives[fx.name]), [rows, fx.name]);
   // the scales' range functions outlive a render: they read the rows to fit from here
@@ -127,8 +150,20 @@ function PairPlot({ rows, fx, fy, testId, limits, showAll }: { rows: ResultRow[]
       series: [
         {},
         { label: 'dominated', stroke: 'rgba(110,110,110,0.45)', paths: () => null, points: { show: true, size: 6 } },
-        { label: 'Pareto front', stroke: '#c0392b', fill: 'rgba(192,57,43,0.35)', paths: () => null, points: { show: true, size: 9, fill: 'rgba(192,57,43,0.35)' } },
-        { label: 'infeasible', stroke: '#d68910', fill: 'rgba(255,255,255,0)', paths: () => null, points: { show: true, size: 7, width: 1.5, fill: 'rgba(255,255,255,0)' } },
+        {
+          label: 'Pareto front',
+          stroke: '#c0392b',
+          fill: 'rgba(192,57,43,0.35)',
+          paths: () => null,
+          points: { show: true, size: 9, fill: 'rgba(192,57,43,0.35)' },
+        },
+        {
+          label: 'infeasible',
+          stroke: '#d68910',
+          fill: 'rgba(255,255,255,0)',
+          paths: () => null,
+          points: { show: true, size: 7, width: 1.5, fill: 'rgba(255,255,255,0)' },
+        },
       ],
       hooks: { draw: [(u: uPlot) => drawLimits(u, drawn, fx.name)] },
     }),
@@ -142,8 +177,20 @@ function PairPlot({ rows, fx, fy, testId, limits, showAll }: { rows: ResultRow[]
   const label = `${fy.name} against ${fx.name}: ${rows.length} evaluations${infeasible > 0 ? `, ${infeasible} infeasible (hollow orange)` : ''}${drawn.length > 0 ? `; limits ${drawn.map((l) => l.expression).join(', ')} dashed` : ''}`;
   return (
     <figure class="chart">
-      <figcaption>Pareto front: {fy.name} against {fx.name}</figcaption>
-      <div ref={ref} class="plot" data-testid={testId} data-points={rows.length} data-infeasible={infeasible} data-limits={drawn.length} data-range={showAll ? 'all' : 'front'} role="img" aria-label={label} />
+      <figcaption>
+        Pareto front: {fy.name} against {fx.name}
+      </figcaption>
+      <div
+        ref={ref}
+        class="plot"
+        data-testid={testId}
+        data-points={rows.length}
+        data-infeasible={infeasible}
+        data-limits={drawn.length}
+        data-range={showAll ? 'all' : 'front'}
+        role="img"
+        aria-label={label}
+      />
       <p class="readout" data-testid="readout" aria-live="off">
         {hovered === null ? 'Hover a point to read its values.' : readout(hovered, [fx, fy])}
       </p>

@@ -32,7 +32,15 @@ export function ProblemList({ problems, testId }: { problems: readonly Problem[]
       {problems.map((p) => (
         <li>
           {p.line !== undefined && `line ${p.line}: `}
-          {p.path ? <><code>{p.path}</code>: </> : p.line === undefined ? 'the document: ' : ''}
+          {p.path ? (
+            <>
+              <code>{p.path}</code>:{' '}
+            </>
+          ) : p.line === undefined ? (
+            'the document: '
+          ) : (
+            ''
+          )}
           {p.message}
         </li>
       ))}
@@ -49,8 +57,7 @@ export function CreatedWithWarnings({ campaign }: { campaign: { id: string; name
   return (
     <section class="warnings" role="status" aria-label="Pre-flight warnings">
       <p>
-        Created <strong>{campaign.name}</strong>, with {count} to read before you start it (the campaign is valid; these
-        may waste its budget):
+        Created <strong>{campaign.name}</strong>, with {count} to read before you start it (the campaign is valid; these may waste its budget):
       </p>
       <ProblemList problems={campaign.warnings} testId="preflight-warnings" />
       <a href={`#/campaigns/${campaign.id}`}>Open the campaign</a>

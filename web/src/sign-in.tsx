@@ -28,7 +28,11 @@ export async function finishSocialSignIn(): Promise<string | null> {
   history.replaceState(null, '', '/#/campaigns');
   if (query.has('error')) return query.get('error_description') ?? `The sign-in with ${provider} was refused (${query.get('error')}).`;
   try {
-    const signedIn = await api<{ token: string; user: SignedInUser }>('POST', '/v1/auth/token', { provider, code: query.get('code'), redirect_uri: callbackFor(provider) });
+    const signedIn = await api<{ token: string; user: SignedInUser }>('POST', '/v1/auth/token', {
+      provider,
+      code: query.get('code'),
+      redirect_uri: callbackFor(provider),
+    });
     credential.set(signedIn.data.token, signedIn.data.user);
     return null;
   } catch (e) {
@@ -42,7 +46,10 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: () => void; notice:
   const [error, setError] = useState<string | null>(notice);
   useEffect(() => {
     // without providers the page still offers the key form, so a failure here is not shown
-    api<LoginProvider[]>('GET', '/v1/auth/providers').then((r) => setProviders(r.data), () => setProviders([]));
+    api<LoginProvider[]>('GET', '/v1/auth/providers').then(
+      (r) => setProviders(r.data),
+      () => setProviders([]),
+    );
   }, []);
   // this handler and the async ones below settle their own errors (shown on the page): buttons and forms call them with void
   const submit = async (event: Event) => {
@@ -58,12 +65,18 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: () => void; notice:
   return (
     <main class="narrow">
       <h1>Sign in to Kiln</h1>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {providers.length > 0 && (
         <ul class="providers" aria-label="Sign in with">
           {providers.map((p) => (
             <li>
-              <a class="button" href={`${p.sign_in_path}?redirect_uri=${encodeURIComponent(callbackFor(p.provider))}`}>Sign in with {PROVIDER_NAMES[p.provider]}</a>
+              <a class="button" href={`${p.sign_in_path}?redirect_uri=${encodeURIComponent(callbackFor(p.provider))}`}>
+                Sign in with {PROVIDER_NAMES[p.provider]}
+              </a>
             </li>
           ))}
         </ul>
@@ -73,10 +86,10 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: () => void; notice:
         <input id="key" type="password" autocomplete="off" value={key} onInput={(e) => setKey((e.target as HTMLInputElement).value)} required />
         <button type="submit">Sign in</button>
       </form>
-      <p class="muted">
-        An administrator's key is printed when Kiln starts on an empty database; keys and tokens are made under Settings → API keys.
+      <p class="muted">An administrator's key is printed when Kiln starts on an empty database; keys and tokens are made under Settings → API keys.</p>
+      <p>
+        Or, without signing in: <a href="#/templates">browse templates</a> · <a href="#/materials">look up materials</a>
       </p>
-      <p>Or, without signing in: <a href="#/templates">browse templates</a> · <a href="#/materials">look up materials</a></p>
     </main>
   );
 }

@@ -18,7 +18,8 @@ export function authRoutes(table: RouteTable, tokens: TokenService): void {
     responses: { 200: { description: 'the new token', data: tokenSchema } },
     handle: async ({ ctx }) => {
       const token = bearerToken(ctx.get('Authorization') || undefined);
-      if (!token || token.startsWith('svc_')) throw new KilnError('UNAUTHENTICATED', 'Refresh takes the current JWT in the Authorization header (API keys are not refreshed).');
+      if (!token || token.startsWith('svc_'))
+        throw new KilnError('UNAUTHENTICATED', 'Refresh takes the current JWT in the Authorization header (API keys are not refreshed).');
       return { data: await tokens.refresh(token) };
     },
   });
@@ -28,7 +29,7 @@ export function authRoutes(table: RouteTable, tokens: TokenService): void {
     path: '/auth/tokens',
     operationId: 'createToken',
     tag,
-    summary: 'Generate a JWT for the caller (shown once), with the caller\'s organization and scopes',
+    summary: "Generate a JWT for the caller (shown once), with the caller's organization and scopes",
     description: 'What the web app\'s "settings, API keys, generate new token" calls. Default lifetime 30 days.',
     scope: 'none',
     body: z.strictObject({ expires_in_days: z.number().positive().max(366).optional().describe('default 30') }),
@@ -37,7 +38,10 @@ export function authRoutes(table: RouteTable, tokens: TokenService): void {
       const sub = principal.keyId.startsWith('jwt:') ? principal.keyId.slice(4) : principal.keyId;
       const requested = Math.round((body.expires_in_days ?? 30) * 86400);
       const seconds = sub.startsWith('key_') ? await tokens.lifetimeFor(sub, requested) : requested;
-      return { status: 201, data: await tokens.issue({ sub, organizationId: principal.organizationId, plan: principal.plan, scopes: principal.scopes }, seconds) };
+      return {
+        status: 201,
+        data: await tokens.issue({ sub, organizationId: principal.organizationId, plan: principal.plan, scopes: principal.scopes }, seconds),
+      };
     },
   });
 }

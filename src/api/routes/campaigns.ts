@@ -212,7 +212,8 @@ export function campaignRoutes(table: RouteTable, db: Db, templates: TemplateCat
     operationId: 'postEvaluations',
     tag,
     summary: 'Post measured results for candidates (external ask/tell campaigns)',
-    description: 'Each entry names a candidate id and either its objective values or an error. A value that is not a finite number (NaN, Infinity or 1e400; bare NaN and Infinity tokens as Python writes them are read) fails that candidate with a message naming it; the rest of the batch counts. Re-posting the same values is accepted (idempotent); different values for a received candidate are 409.',
+    description:
+      'Each entry names a candidate id and either its objective values or an error. A value that is not a finite number (NaN, Infinity or 1e400; bare NaN and Infinity tokens as Python writes them are read) fails that candidate with a message naming it; the rest of the batch counts. Re-posting the same values is accepted (idempotent); different values for a received candidate are 409.',
     scope: 'campaigns:write',
     body: s.postEvaluationsBody,
     nonFiniteNumbers: true,
@@ -230,7 +231,14 @@ function creationInput(ctx: Context, body: unknown): CreateCampaignInput {
     const file = form.files.mdl_file;
     if (!file) throw validationFailed([{ path: 'mdl_file', message: 'a multipart request must carry the MDL document in a file part named mdl_file' }]);
     const str = (k: string) => form.fields[k] || undefined;
-    return { form: 'file', text: file.content.toString('utf8'), filename: file.filename, name: str('name'), domain: str('domain'), dataset_id: str('dataset_id') };
+    return {
+      form: 'file',
+      text: file.content.toString('utf8'),
+      filename: file.filename,
+      name: str('name'),
+      domain: str('domain'),
+      dataset_id: str('dataset_id'),
+    };
   }
   const b = body as z.output<typeof s.createCampaignBody>;
   if (b.mdl !== undefined && b.template_id !== undefined) {

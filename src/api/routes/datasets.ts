@@ -8,7 +8,9 @@ import { receiveUpload } from '../upload.js';
 const tag = 'Datasets';
 
 const uploadSchema = z.object({
-  file: z.string().describe('the dataset: CSV with a header row, a JSON array of flat objects, or Parquet (format from the part Content-Type, else the extension)'),
+  file: z
+    .string()
+    .describe('the dataset: CSV with a header row, a JSON array of flat objects, or Parquet (format from the part Content-Type, else the extension)'),
   name: z.string().optional().describe('default: the file name'),
   description: z.string().optional(),
   mdl: z.string().optional().describe('an MDL document (YAML or JSON) to check the rows against'),

@@ -8,11 +8,7 @@ import { materialSchema } from '../schemas.js';
 const tag = 'Materials';
 
 const materialsQuery = z.object({
-  formula: z
-    .string()
-    .min(1)
-    .max(200)
-    .describe('a chemical formula, e.g. LiFePO4, Ca10(PO4)6(OH)2, CuSO4·5H2O or LiNi0.8Mn0.1Co0.1O2'),
+  formula: z.string().min(1).max(200).describe('a chemical formula, e.g. LiFePO4, Ca10(PO4)6(OH)2, CuSO4·5H2O or LiNi0.8Mn0.1Co0.1O2'),
 });
 
 export function materialRoutes(table: RouteTable): void {

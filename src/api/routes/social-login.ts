@@ -1,7 +1,15 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { beginLogin, completeLogin, configuredProvider, configuredProviders, redeemLoginCode, SOCIAL_PROVIDERS, type SocialLoginServices } from '../../service/social-login.js';
+import {
+  beginLogin,
+  completeLogin,
+  configuredProvider,
+  configuredProviders,
+  redeemLoginCode,
+  SOCIAL_PROVIDERS,
+  type SocialLoginServices,
+} from '../../service/social-login.js';
 import type { RouteTable } from '../route.js';
 
 const signedIn = z.object({

@@ -21,7 +21,7 @@ export function templateRoutes(table: RouteTable, templates: TemplateCatalog): v
     operationId: 'listTemplates',
     guests: true,
     tag,
-    summary: 'List templates (built-in and your organization\'s)',
+    summary: "List templates (built-in and your organization's)",
     scope: 'templates:read',
     query: z.object({
       domain: z.string().max(64).optional(),
@@ -53,7 +53,7 @@ export function templateRoutes(table: RouteTable, templates: TemplateCatalog): v
     path: '/templates/{template_id}/download',
     operationId: 'downloadTemplate',
     tag,
-    summary: 'The template\'s MDL as material.yaml',
+    summary: "The template's MDL as material.yaml",
     scope: 'templates:read',
     responses: { 200: { description: 'YAML attachment', content: 'application/yaml' } },
     handle: async ({ ctx, params, principal }) => {

@@ -115,13 +115,7 @@ function resolveAcquisition(choice: AcquisitionChoice, m: number): 'ehvi' | 'par
   return choice;
 }
 
-function buildAcquisition(
-  kind: 'ehvi' | 'parego',
-  front: number[][],
-  m: number,
-  ref: readonly number[],
-  random: Random,
-): AcquisitionFunction {
+function buildAcquisition(kind: 'ehvi' | 'parego', front: number[][], m: number, ref: readonly number[], random: Random): AcquisitionFunction {
   const Y = Float64Array.from(front.flat());
   if (kind === 'parego') return new ParegoAcquisition(Y, front.length, m, random.fork(), MC_SAMPLES);
   if (m <= 2) return new ExactEhvi(Y, front.length, m as 1 | 2, ref);

@@ -22,7 +22,12 @@ export class ExactEhvi implements AcquisitionFunction {
    * front: `n x m` minimization-space objective values (m = 1 or 2; dominated rows and rows not
    * strictly better than ref are ignored). ref: length m.
    */
-  constructor(front: Float64Array, n: number, readonly m: 1 | 2, ref: ArrayLike<number>) {
+  constructor(
+    front: Float64Array,
+    n: number,
+    readonly m: 1 | 2,
+    ref: ArrayLike<number>,
+  ) {
     const kept: number[][] = [];
     for (const i of paretoIndices(front, n, m)) {
       const p = Array.from(front.subarray(i * m, i * m + m));

@@ -30,9 +30,7 @@ export class MonteCarloEhvi implements AcquisitionFunction {
     samples: number,
     random: Random,
   ) {
-    const keep = Array.from(paretoIndices(front, n, m)).filter((i) =>
-      Array.from({ length: m }, (_, j) => front[i * m + j] < ref[j]).every(Boolean),
-    );
+    const keep = Array.from(paretoIndices(front, n, m)).filter((i) => Array.from({ length: m }, (_, j) => front[i * m + j] < ref[j]).every(Boolean));
     this.n = keep.length;
     this.front = new Float64Array(this.n * m);
     keep.forEach((i, k) => this.front.set(front.subarray(i * m, i * m + m), k * m));

@@ -23,7 +23,13 @@ export class ParegoAcquisition implements AcquisitionFunction {
    * Y: `n x m` observed minimization-space objectives (n >= 1); weights drawn uniformly from the
    * simplex with `random`; samples: Monte Carlo draws per candidate.
    */
-  constructor(Y: Float64Array, n: number, readonly m: number, random: Random, private readonly samples: number) {
+  constructor(
+    Y: Float64Array,
+    n: number,
+    readonly m: number,
+    random: Random,
+    private readonly samples: number,
+  ) {
     this.weights = simplexWeights(m, random);
     this.lower = new Float64Array(m).fill(Infinity);
     const upper = new Float64Array(m).fill(-Infinity);

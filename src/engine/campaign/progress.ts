@@ -12,7 +12,8 @@ export function plannedIterations(mdl: Mdl, state: CampaignState): number {
   let remaining = Math.max(0, mdl.optimizer.budget - budgetUsed(state));
   let planned = state.iteration + (state.pending.length > 0 ? 1 : 0);
   if (state.status !== 'running') return planned;
-  const designPending = state.iteration === 0 && state.pending.length === 0 && !(mdl.optimizer.method === 'cma-es' && state.evaluations.some((e) => e.iteration === 0));
+  const designPending =
+    state.iteration === 0 && state.pending.length === 0 && !(mdl.optimizer.method === 'cma-es' && state.evaluations.some((e) => e.iteration === 0));
   if (designPending && remaining > 0) {
     remaining -= Math.min(remaining, initialDesignSize(mdl));
     planned += 1;

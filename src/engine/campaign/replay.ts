@@ -61,7 +61,13 @@ export function replayCampaign(recorded: RecordedCampaign, environment: ReceiptE
   return replays;
 }
 
-function compare(entry: IterationReceipt, told: readonly EvaluationRecord[], proposals: readonly Proposal[], replayed: Receipt | null, environment: ReceiptEnvironment): IterationReplay {
+function compare(
+  entry: IterationReceipt,
+  told: readonly EvaluationRecord[],
+  proposals: readonly Proposal[],
+  replayed: Receipt | null,
+  environment: ReceiptEnvironment,
+): IterationReplay {
   const differences: string[] = [];
   const notes: string[] = [];
   const recorded = entry.receipt;
@@ -69,7 +75,9 @@ function compare(entry: IterationReceipt, told: readonly EvaluationRecord[], pro
   if (recorded && replayed) {
     if (recorded.mdl_hash !== replayed.mdl_hash) differences.push('the campaign definition differs from the one that ran (mdl_hash)');
     if (recorded.data_hash !== replayed.data_hash) {
-      differences.push(`the recorded evaluations before this iteration are not the data the surrogate saw (data_hash over ${replayed.evaluations_seen} evaluations; ${recorded.evaluations_seen} then)`);
+      differences.push(
+        `the recorded evaluations before this iteration are not the data the surrogate saw (data_hash over ${replayed.evaluations_seen} evaluations; ${recorded.evaluations_seen} then)`,
+      );
     } else if (recorded.state_hash !== replayed.state_hash) {
       differences.push('the engine state the step started from differs (state_hash)');
     }
@@ -107,7 +115,9 @@ function compare(entry: IterationReceipt, told: readonly EvaluationRecord[], pro
 function tellRecorded(mdl: Mdl, stepped: CampaignState, iteration: number, told: readonly EvaluationRecord[]): CampaignState {
   const pending: Proposal[] = told.map((e) => ({ id: e.id, iteration, parameters: e.parameters }));
   const results: EvaluationResult[] = told.map((e) =>
-    e.objectives === null ? { id: e.id, error: e.error ?? 'no result' } : { id: e.id, objectives: e.objectives, ...(e.outcomes ? { outcomes: e.outcomes } : {}) },
+    e.objectives === null
+      ? { id: e.id, error: e.error ?? 'no result' }
+      : { id: e.id, objectives: e.objectives, ...(e.outcomes ? { outcomes: e.outcomes } : {}) },
   );
   return tell(mdl, { ...stepped, pending }, results).state;
 }

@@ -3,12 +3,7 @@ import { paretoIndices } from '../pareto.js';
 import type { Mdl, ParameterValue } from '../mdl/schema.js';
 import { isFeasible } from './feasibility.js';
 import { objectiveMatrix, referencePoint } from './objective-space.js';
-import type {
-  CampaignState,
-  EvaluationRecord,
-  EvaluationResult,
-  IterationSummary,
-} from './types.js';
+import type { CampaignState, EvaluationRecord, EvaluationResult, IterationSummary } from './types.js';
 
 /** A warm-start row: an evaluation made before the campaign (e.g. an uploaded dataset). */
 export interface WarmStartRow {
@@ -75,11 +70,7 @@ export function budgetUsed(state: CampaignState): number {
  * proposal of an iteration is told, the iteration completes: its hypervolume joins the
  * convergence history and the stop rules are checked. Returns a new state.
  */
-export function tell(
-  mdl: Mdl,
-  previous: CampaignState,
-  results: readonly EvaluationResult[],
-): { state: CampaignState; summary: IterationSummary | null } {
+export function tell(mdl: Mdl, previous: CampaignState, results: readonly EvaluationResult[]): { state: CampaignState; summary: IterationSummary | null } {
   const state: CampaignState = structuredClone(previous);
   const pending = new Map(state.pending.map((p) => [p.id, p]));
   for (const result of results) {
@@ -200,8 +191,7 @@ function applyStopRules(mdl: Mdl, state: CampaignState): void {
     const last = [...state.evaluations].reverse().find((e) => e.error)?.error ?? 'unknown error';
     state.status = 'failed';
     state.stopReason = 'error';
-    state.stopMessage =
-      `Every evaluation failed in the last ${limit} iterations (optimizer.max_failed_iterations); the last error: ${last}`;
+    state.stopMessage = `Every evaluation failed in the last ${limit} iterations (optimizer.max_failed_iterations); the last error: ${last}`;
   }
 }
 

@@ -10,12 +10,7 @@ import type { FitRequest, Strategy, StrategyContext, StrategyName } from '../str
 import { observe } from './observations.js';
 import { dataHash, mdlHash, proposalsHash, SEED_DERIVATION, stateHash, type Receipt, type ReceiptEnvironment } from './receipt.js';
 import { budgetUsed } from './state.js';
-import {
-  deserializeHyperparameters,
-  serializeHyperparameters,
-  type CampaignState,
-  type Proposal,
-} from './types.js';
+import { deserializeHyperparameters, serializeHyperparameters, type CampaignState, type Proposal } from './types.js';
 
 export interface StepResult {
   state: CampaignState;
@@ -52,12 +47,7 @@ export function planStep(mdl: Mdl, state: CampaignState): FitRequest[] {
  * The next step from the results of `planStep`'s fits, in their order. `environment` (Kiln's
  * version and the tensor backend) goes into the receipt as given: the engine cannot know either.
  */
-export function completeStep(
-  mdl: Mdl,
-  previous: CampaignState,
-  fitted: readonly GpHyperparameters[],
-  environment?: ReceiptEnvironment,
-): StepResult {
+export function completeStep(mdl: Mdl, previous: CampaignState, fitted: readonly GpHyperparameters[], environment?: ReceiptEnvironment): StepResult {
   const prepared = prepare(mdl, previous);
   const state: CampaignState = structuredClone(previous);
   if (!prepared) return { state, proposals: [], strategy: 'none', receipt: null };

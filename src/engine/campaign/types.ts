@@ -49,9 +49,7 @@ export interface Proposal {
 }
 
 /** What `tell` receives for each proposal, in any order, matched by id. */
-export type EvaluationResult =
-  | { id: string; objectives: Record<string, number>; outcomes?: Record<string, number> }
-  | { id: string; error: string };
+export type EvaluationResult = { id: string; objectives: Record<string, number>; outcomes?: Record<string, number> } | { id: string; error: string };
 
 /**
  * Everything the loop needs to continue, as plain JSON: the service stores it per iteration and a

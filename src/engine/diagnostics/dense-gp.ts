@@ -34,11 +34,15 @@ export class DenseGp {
     this.invLengthscales = Float64Array.from(h.lengthscales, (l) => 1 / l);
     const gram = new Float64Array(n * n);
     maternGram(this.Z, n, d, h.outputScale, gram);
-    const factor = withJitter(h.outputScale + h.noise, (jitter) => {
-      const L = Float64Array.from(gram);
-      for (let i = 0; i < n; i++) L[i * n + i] += h.noise + jitter;
-      return choleskyInPlace(L, n) ? L : null;
-    }, 'diagnostic GP covariance matrix').result;
+    const factor = withJitter(
+      h.outputScale + h.noise,
+      (jitter) => {
+        const L = Float64Array.from(gram);
+        for (let i = 0; i < n; i++) L[i * n + i] += h.noise + jitter;
+        return choleskyInPlace(L, n) ? L : null;
+      },
+      'diagnostic GP covariance matrix',
+    ).result;
     const Linv = new Float64Array(n * n);
     invertLower(factor, n, Linv);
     this.inverse = new Float64Array(n * n);

@@ -65,13 +65,7 @@ export interface FitOutcome {
  * MAP hyperparameters of a Matern-5/2 ARD GP.
  * X: `n x d` row-major inputs (in [0, 1]); y: length-n standardized outputs.
  */
-export function fitHyperparameters(
-  X: Float64Array,
-  y: Float64Array,
-  n: number,
-  d: number,
-  settings: FitSettings,
-): FitOutcome {
+export function fitHyperparameters(X: Float64Array, y: Float64Array, n: number, d: number, settings: FitSettings): FitOutcome {
   const space = new HyperparameterSpace(d);
   const maxIterations = settings.maxIterations ?? 200;
   const random = new Random(settings.seed);
@@ -144,13 +138,7 @@ export function stageSizes(n: number): number[] {
 }
 
 /** The first `size` points in `order`. X: `n x d` row-major; y: length n. */
-function subset(
-  X: Float64Array,
-  y: Float64Array,
-  d: number,
-  order: Int32Array,
-  size: number,
-): { X: Float64Array; y: Float64Array } {
+function subset(X: Float64Array, y: Float64Array, d: number, order: Int32Array, size: number): { X: Float64Array; y: Float64Array } {
   const Xs = new Float64Array(size * d);
   const ys = new Float64Array(size);
   for (let i = 0; i < size; i++) {

@@ -1,11 +1,5 @@
 import { tf } from '../tensor/backend.js';
-import {
-  choleskyInPlace,
-  invertLower,
-  solveLowerInPlace,
-  solveLowerTransposedInPlace,
-  transposeToFloat32,
-} from './dense64.js';
+import { choleskyInPlace, invertLower, solveLowerInPlace, solveLowerTransposedInPlace, transposeToFloat32 } from './dense64.js';
 import { DENSE_LIMIT } from './fit.js';
 import { withJitter } from './jitter.js';
 import { LOG_2PI } from './likelihood.js';
@@ -48,14 +42,7 @@ export class GaussianProcess {
    * X: `n x d` row-major Float64Array; y: length-n standardized outputs (both kept by
    * reference). blockSize: diagonal block width for the tensor path (n > DENSE_LIMIT).
    */
-  static build(
-    X: Float64Array,
-    y: Float64Array,
-    n: number,
-    d: number,
-    hyperparameters: GpHyperparameters,
-    blockSize = DEFAULT_BLOCK_SIZE,
-  ): GaussianProcess {
+  static build(X: Float64Array, y: Float64Array, n: number, d: number, hyperparameters: GpHyperparameters, blockSize = DEFAULT_BLOCK_SIZE): GaussianProcess {
     const { outputScale, noise } = hyperparameters;
     const F = new Float64Array(n * n);
     maternGram(scaleInputs(X, n, d, hyperparameters.lengthscales), n, d, outputScale, F);
@@ -83,10 +70,7 @@ export class GaussianProcess {
     const effectiveNoise = Math.max(noise, conditioningNoise(F, n));
     const solved = solveTensorCovariance(F, n, effectiveNoise, y, blockSize);
     if (solved === null) {
-      throw new Error(
-        'Kiln: the GP covariance matrix is not positive definite even with jitter; ' +
-          'check the training data for NaN or infinite values.',
-      );
+      throw new Error('Kiln: the GP covariance matrix is not positive definite even with jitter; ' + 'check the training data for NaN or infinite values.');
     }
     const { factor, solution: alpha } = solved;
     let quad = 0;

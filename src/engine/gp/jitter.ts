@@ -11,10 +11,7 @@ export const JITTER_FACTORS: readonly number[] = [0, 1e-6, 1e-5, 1e-4, 1e-3];
  * Calls `attempt` with jitter 0, then with each escalated jitter (absolute: factor × meanDiagonal)
  * until it returns a result; null when every attempt failed.
  */
-export function tryWithJitter<T>(
-  meanDiagonal: number,
-  attempt: (jitter: number) => T | null,
-): { result: T; jitter: number } | null {
+export function tryWithJitter<T>(meanDiagonal: number, attempt: (jitter: number) => T | null): { result: T; jitter: number } | null {
   if (!Number.isFinite(meanDiagonal) || meanDiagonal <= 0) return null;
   for (const factor of JITTER_FACTORS) {
     const jitter = factor * meanDiagonal;
@@ -25,11 +22,7 @@ export function tryWithJitter<T>(
 }
 
 /** tryWithJitter, but a failure is an Error that says what to check. */
-export function withJitter<T>(
-  meanDiagonal: number,
-  attempt: (jitter: number) => T | null,
-  what: string,
-): { result: T; jitter: number } {
+export function withJitter<T>(meanDiagonal: number, attempt: (jitter: number) => T | null, what: string): { result: T; jitter: number } {
   const outcome = tryWithJitter(meanDiagonal, attempt);
   if (outcome === null) {
     const limit = JITTER_FACTORS[JITTER_FACTORS.length - 1];

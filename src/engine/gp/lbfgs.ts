@@ -110,9 +110,7 @@ export function minimizeBounded(f: Objective, x0: ArrayLike<number>, options: Lb
         accepted = true;
         break;
       }
-      step = Number.isFinite(trialValue)
-        ? backtrack(step, slope, value, trialValue)
-        : step * 0.25;
+      step = Number.isFinite(trialValue) ? backtrack(step, slope, value, trialValue) : step * 0.25;
     }
     if (!accepted) {
       if (memory.s.length === 0) break;

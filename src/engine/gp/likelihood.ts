@@ -1,10 +1,4 @@
-import {
-  choleskyInPlace,
-  inverseFromInverseFactor,
-  invertLower,
-  solveLowerInPlace,
-  solveLowerTransposedInPlace,
-} from './dense64.js';
+import { choleskyInPlace, inverseFromInverseFactor, invertLower, solveLowerInPlace, solveLowerTransposedInPlace } from './dense64.js';
 import { tryWithJitter } from './jitter.js';
 import { maternGram } from './matern.js';
 

@@ -55,12 +55,7 @@ export class BlockedCholesky {
    * which only the lower triangle is read. Returns null when a pivot is not
    * positive (not numerically positive definite), so the caller can retry with more jitter.
    */
-  static factor(
-    A: Float64Array,
-    n: number,
-    blockSize = DEFAULT_BLOCK_SIZE,
-    shift = 0,
-  ): BlockedCholesky | null {
+  static factor(A: Float64Array, n: number, blockSize = DEFAULT_BLOCK_SIZE, shift = 0): BlockedCholesky | null {
     if (A.length < n * n) throw new Error(`Kiln: blocked Cholesky got ${A.length} entries for a ${n} x ${n} matrix.`);
     if (!(blockSize >= 1)) throw new Error(`Kiln: block size must be at least 1, got ${blockSize}.`);
     const L = new Float32Array(n * n);
@@ -278,15 +273,7 @@ function gather(M: Float32Array | Float64Array, n: number, r0: number, r1: numbe
  * out[offset + ·] = T · rhs (or Tᵀ · rhs) for a lower-triangular T, in float64.
  * T: `size x size` row-major; rhs: `size x q` row-major.
  */
-function multiplyLowerInto(
-  T: Float64Array,
-  size: number,
-  rhs: Float64Array,
-  q: number,
-  out: Float64Array,
-  offset: number,
-  transpose: boolean,
-): void {
+function multiplyLowerInto(T: Float64Array, size: number, rhs: Float64Array, q: number, out: Float64Array, offset: number, transpose: boolean): void {
   for (let i = 0; i < size; i++) {
     for (let c = 0; c < q; c++) {
       let s = 0;

@@ -37,14 +37,7 @@ export function scaleInputs(X: Float64Array, n: number, d: number, lengthscales:
  * Z: `n x d` row-major Float64Array (inputs over lengthscales). K: `n x n` row-major, filled in
  * full (both triangles); H: `n x n` row-major, strict lower triangle filled.
  */
-export function maternGram(
-  Z: Float64Array,
-  n: number,
-  d: number,
-  outputScale: number,
-  K: Float64Array,
-  H?: Float64Array | Float32Array,
-): void {
+export function maternGram(Z: Float64Array, n: number, d: number, outputScale: number, K: Float64Array, H?: Float64Array | Float32Array): void {
   for (let i = 0; i < n; i++) {
     const zi = i * d;
     K[i * n + i] = outputScale;
@@ -69,14 +62,7 @@ export function maternGram(
  * Cross-covariance K_ab = s² m(|za_a − zb_b|).
  * Za: `na x d`, Zb: `nb x d` row-major Float64Array (inputs over lengthscales). Returns `na x nb`.
  */
-export function maternCross(
-  Za: Float64Array,
-  na: number,
-  Zb: Float64Array,
-  nb: number,
-  d: number,
-  outputScale: number,
-): Float64Array {
+export function maternCross(Za: Float64Array, na: number, Zb: Float64Array, nb: number, d: number, outputScale: number): Float64Array {
   const out = new Float64Array(na * nb);
   for (let a = 0; a < na; a++) {
     for (let b = 0; b < nb; b++) {

@@ -39,12 +39,7 @@ const SCREENED_PER_RUN = 4;
 /** Iterations each start gets before all but the best are dropped. */
 const PROBE_ITERATIONS = 12;
 
-export function multiStartFit(
-  logLikelihood: LogLikelihood,
-  n: number,
-  space: HyperparameterSpace,
-  options: MultiStartOptions,
-): FitResult {
+export function multiStartFit(logLikelihood: LogLikelihood, n: number, space: HyperparameterSpace, options: MultiStartOptions): FitResult {
   const random = new Random(options.seed);
   const warm = options.initial ? space.clip(space.toTheta(options.initial)) : null;
   const runs = Math.max(1, options.restarts ?? (warm ? 2 : 3));
@@ -88,10 +83,7 @@ export function multiStartFit(
     if (Number.isFinite(probe.value) && (best === null || probe.value < best.value)) best = probe;
   }
   if (best === null) {
-    throw new Error(
-      'Kiln: every hyperparameter start gave a covariance that cannot be factorized; ' +
-        'check the training data for NaN or infinite values.',
-    );
+    throw new Error('Kiln: every hyperparameter start gave a covariance that cannot be factorized; ' + 'check the training data for NaN or infinite values.');
   }
   if (!best.converged && best.iterations < maxIterations) {
     const rest = minimizeBounded(objective, best.x, { ...bounds, maxIterations: maxIterations - best.iterations, memory: best.memory });

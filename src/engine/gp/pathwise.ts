@@ -110,13 +110,7 @@ interface PriorDraw {
 }
 
 /** A prior draw f̃(x) = √(2s²/F) Σ_f w_f cos(ω_fᵀx + b_f) as a function of `rows x d` inputs. */
-function priorDraw(
-  d: number,
-  lengthscales: ArrayLike<number>,
-  outputScale: number,
-  features: number,
-  random: Random,
-): PriorDraw {
+function priorDraw(d: number, lengthscales: ArrayLike<number>, outputScale: number, features: number, random: Random): PriorDraw {
   const omega = new Float64Array(features * d);
   const phase = new Float64Array(features);
   const weight = new Float64Array(features);

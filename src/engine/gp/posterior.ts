@@ -88,10 +88,22 @@ export class BatchedPosterior {
     this.trainNorms = tf.tensor2d(trainNorms, [1, mn]);
     this.outputScales = tf.tensor2d(outputScales, [1, mn]);
     this.weights = tf.tensor2d(weights, [mn, m]);
-    this.priorVariance = tf.tensor2d(gps.map((gp) => gp.hyperparameters.outputScale), [1, m]);
-    this.outputStd = tf.tensor2d(transforms.map((t) => t.std), [1, m]);
-    this.outputMean = tf.tensor2d(transforms.map((t) => t.mean), [1, m]);
-    this.outputVariance = tf.tensor2d(transforms.map((t) => t.std * t.std), [1, m]);
+    this.priorVariance = tf.tensor2d(
+      gps.map((gp) => gp.hyperparameters.outputScale),
+      [1, m],
+    );
+    this.outputStd = tf.tensor2d(
+      transforms.map((t) => t.std),
+      [1, m],
+    );
+    this.outputMean = tf.tensor2d(
+      transforms.map((t) => t.mean),
+      [1, m],
+    );
+    this.outputVariance = tf.tensor2d(
+      transforms.map((t) => t.std * t.std),
+      [1, m],
+    );
   }
 
   /**

@@ -43,14 +43,7 @@ export class Surrogate {
    * X: `n x d` row-major inputs in [0, 1]; Y: `n x m` row-major outputs. Needs an initialized
    * tensor backend (initTensorBackend).
    */
-  static fit(
-    X: Float64Array,
-    Y: Float64Array,
-    n: number,
-    d: number,
-    m: number,
-    options: GpFitOptions,
-  ): Surrogate {
+  static fit(X: Float64Array, Y: Float64Array, n: number, d: number, m: number, options: GpFitOptions): Surrogate {
     tensorBackendName();
     checkData(X, Y, n, d, m, 'fit');
     if (options.initial && options.initial.length !== m) {
@@ -198,9 +191,7 @@ function checkData(X: Float64Array, Y: Float64Array, n: number, d: number, m: nu
     throw new Error(`Kiln: Surrogate.${what} needs at least one point, input and output (got n=${n}, d=${d}, m=${m}).`);
   }
   if (X.length < n * d || Y.length < n * m) {
-    throw new Error(
-      `Kiln: Surrogate.${what} got ${X.length} inputs and ${Y.length} outputs; ${n} points need ${n * d} and ${n * m}.`,
-    );
+    throw new Error(`Kiln: Surrogate.${what} got ${X.length} inputs and ${Y.length} outputs; ${n} points need ${n * d} and ${n * m}.`);
   }
   for (let i = 0; i < n * d; i++) {
     if (!Number.isFinite(X[i])) throw new Error(`Kiln: Surrogate.${what}: input ${i % d} of point ${Math.floor(i / d)} is ${X[i]}.`);

@@ -37,14 +37,7 @@ export interface TensorSolve {
  * converge. F: `n x n` row-major Float64Array (full); b: length n; tolerance: see refinedSolve.
  * Null when every jitter fails.
  */
-export function solveTensorCovariance(
-  F: Float64Array,
-  n: number,
-  diagonal: number,
-  b: Float64Array,
-  blockSize: number,
-  tolerance = 1e-11,
-): TensorSolve | null {
+export function solveTensorCovariance(F: Float64Array, n: number, diagonal: number, b: Float64Array, blockSize: number, tolerance = 1e-11): TensorSolve | null {
   let meanDiagonal = 0;
   for (let i = 0; i < n; i++) meanDiagonal += F[i * n + i] / n;
   meanDiagonal += diagonal;

@@ -1,10 +1,4 @@
-import {
-  parseConstraint,
-  type Comparison,
-  type ExpressionError,
-  type ExpressionNode,
-  type FunctionName,
-} from './expressionParser.js';
+import { parseConstraint, type Comparison, type ExpressionError, type ExpressionNode, type FunctionName } from './expressionParser.js';
 
 export type { Comparison } from './expressionParser.js';
 export { functionNames } from './expressionParser.js';
@@ -122,9 +116,7 @@ export function compileConstraint(
 
 function listNames(names: string[]): string {
   const shown = 20;
-  return names.length <= shown
-    ? names.join(', ')
-    : `${names.slice(0, shown).join(', ')} and ${names.length - shown} more`;
+  return names.length <= shown ? names.join(', ') : `${names.slice(0, shown).join(', ')} and ${names.length - shown} more`;
 }
 
 function violationFunction(comparison: Comparison, tolerance: number): (difference: number) => number {

@@ -169,10 +169,7 @@ class Parser {
     const token = this.peek();
     if (token.kind !== 'comparison') {
       if (token.kind === 'end') {
-        throw new SyntaxFailure(
-          token.position,
-          'no comparison found: a constraint needs exactly one of <=, >=, <, >, ==',
-        );
+        throw new SyntaxFailure(token.position, 'no comparison found: a constraint needs exactly one of <=, >=, <, >, ==');
       }
       throw this.unexpected(token);
     }
@@ -203,16 +200,12 @@ class Parser {
 
   private unexpected(token: Token): SyntaxFailure {
     if (token.kind === 'end') {
-      return new SyntaxFailure(
-        token.position,
-        `unexpected end of the expression at position ${token.position}: expected a number, a parameter name or "("`,
-      );
+      return new SyntaxFailure(token.position, `unexpected end of the expression at position ${token.position}: expected a number, a parameter name or "("`);
     }
     if (token.kind === 'comparison') {
       return new SyntaxFailure(
         token.position,
-        `comparison ${JSON.stringify(token.text)} at position ${token.position} must be at the top level, ` +
-          'not inside parentheses or function arguments',
+        `comparison ${JSON.stringify(token.text)} at position ${token.position} must be at the top level, ` + 'not inside parentheses or function arguments',
       );
     }
     return new SyntaxFailure(token.position, `unexpected ${describe(token)} at position ${token.position}`);
@@ -278,10 +271,7 @@ class Parser {
       const isCall = this.peek().kind === '(';
       if (!isFunctionName(t.text)) {
         if (isCall) {
-          throw new SyntaxFailure(
-            t.position,
-            `unknown function "${t.text}" at position ${t.position} (functions: ${functionNames.join(', ')})`,
-          );
+          throw new SyntaxFailure(t.position, `unknown function "${t.text}" at position ${t.position} (functions: ${functionNames.join(', ')})`);
         }
         return { kind: 'name', name: t.text, position: t.position };
       }
@@ -329,9 +319,7 @@ class Parser {
 }
 
 /** Parses `source` into a constraint tree, or reports the first syntax error with its position. */
-export function parseConstraint(
-  source: string,
-): { ok: true; constraint: ParsedConstraint } | { ok: false; error: ExpressionError } {
+export function parseConstraint(source: string): { ok: true; constraint: ParsedConstraint } | { ok: false; error: ExpressionError } {
   try {
     if (source.length > maxExpressionLength) {
       throw new SyntaxFailure(1, `the expression is longer than ${maxExpressionLength} characters`);

@@ -32,11 +32,6 @@ export function formatPath(path: readonly PathSegment[]): string {
 /** `parameters[1].bounds (line 7, column 5): lower bound 5 must be below upper bound 2`. */
 export function formatIssue(issue: MdlIssue): string {
   const where = issue.path === '' ? 'document' : issue.path;
-  const location =
-    issue.line === undefined
-      ? ''
-      : issue.column === undefined
-        ? ` (line ${issue.line})`
-        : ` (line ${issue.line}, column ${issue.column})`;
+  const location = issue.line === undefined ? '' : issue.column === undefined ? ` (line ${issue.line})` : ` (line ${issue.line}, column ${issue.column})`;
   return `${where}${location}: ${issue.message}`;
 }

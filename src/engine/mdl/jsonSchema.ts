@@ -12,9 +12,7 @@ export function mdlJsonSchemaText(): string {
   const schema = {
     $schema,
     title: 'Kiln materials definition language (MDL) campaign',
-    description:
-      'A multi-objective optimization campaign: parameters, objectives, constraints, optimizer settings ' +
-      'and evaluator. See docs/mdl.md.',
+    description: 'A multi-objective optimization campaign: parameters, objectives, constraints, optimizer settings ' + 'and evaluator. See docs/mdl.md.',
     ...rest,
   };
   return `${JSON.stringify(schema, null, 2)}\n`;

@@ -86,9 +86,7 @@ class Scanner {
       this.skipSpace();
       if (this.text[this.offset] !== '"') {
         this.fail(
-          this.text[this.offset] === '}'
-            ? 'a trailing comma is not allowed before "}"'
-            : `expected a member name in double quotes, found ${this.found()}`,
+          this.text[this.offset] === '}' ? 'a trailing comma is not allowed before "}"' : `expected a member name in double quotes, found ${this.found()}`,
         );
       }
       this.string();

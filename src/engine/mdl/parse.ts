@@ -141,12 +141,7 @@ function keyAt(source: string, offset: number): string {
 function sortByLocation(issues: MdlIssue[]): MdlIssue[] {
   return issues
     .map((issue, index) => ({ issue, index }))
-    .sort(
-      (a, b) =>
-        (a.issue.line ?? 0) - (b.issue.line ?? 0) ||
-        (a.issue.column ?? 0) - (b.issue.column ?? 0) ||
-        a.index - b.index,
-    )
+    .sort((a, b) => (a.issue.line ?? 0) - (b.issue.line ?? 0) || (a.issue.column ?? 0) - (b.issue.column ?? 0) || a.index - b.index)
     .map((entry) => entry.issue);
 }
 

@@ -40,11 +40,21 @@ function constantParameters(mdl: Mdl): MdlIssue[] {
     if (parameter.type === 'categorical') {
       if (parameter.values.length > 1) return [];
       const only = JSON.stringify(parameter.values[0]);
-      return [{ path: formatPath(['parameters', index, 'values']), message: `"${parameter.name}" has the single value ${only}, so it is fixed; remove it or add values to search` }];
+      return [
+        {
+          path: formatPath(['parameters', index, 'values']),
+          message: `"${parameter.name}" has the single value ${only}, so it is fixed; remove it or add values to search`,
+        },
+      ];
     }
     const [lower, upper] = parameter.bounds;
     if (lower !== upper) return [];
-    return [{ path: formatPath(['parameters', index, 'bounds']), message: `both bounds are ${lower}, so "${parameter.name}" is fixed; remove it or widen the bounds to search it` }];
+    return [
+      {
+        path: formatPath(['parameters', index, 'bounds']),
+        message: `both bounds are ${lower}, so "${parameter.name}" is fixed; remove it or widen the bounds to search it`,
+      },
+    ];
   });
 }
 
@@ -141,7 +151,12 @@ function feasibleShareWarnings(mdl: Mdl): MdlIssue[] {
     estimate.share === 0
       ? `none of ${feasibleSamples} points sampled across the parameter box meets the constraints, so the feasible region is empty or below ${percent(1 / feasibleSamples)} of it`
       : `only about ${percent(estimate.share)} of the parameter box meets the constraints (estimated from ${feasibleSamples} sampled points)`;
-  return [{ path: 'constraints', message: `${share}${blame}; the initial design and the optimizer will struggle to find feasible candidates: check the constraints, or narrow the bounds to the feasible region` }];
+  return [
+    {
+      path: 'constraints',
+      message: `${share}${blame}; the initial design and the optimizer will struggle to find feasible candidates: check the constraints, or narrow the bounds to the feasible region`,
+    },
+  ];
 }
 
 function percent(share: number): string {
@@ -157,7 +172,12 @@ function designWarnings(mdl: Mdl): MdlIssue[] {
   if (budget > design) return [];
   const path = mdl.optimizer.initial_samples !== undefined ? 'optimizer.initial_samples' : 'optimizer.budget';
   const guided = method === 'nsga2' ? 'no generation is bred from it' : 'none is model-guided';
-  return [{ path, message: `the budget of ${budget} evaluations is no larger than the initial design of ${design}, so every evaluation goes to the design and ${guided}; raise the budget or lower initial_samples` }];
+  return [
+    {
+      path,
+      message: `the budget of ${budget} evaluations is no larger than the initial design of ${design}, so every evaluation goes to the design and ${guided}; raise the budget or lower initial_samples`,
+    },
+  ];
 }
 
 /**
@@ -174,9 +194,11 @@ function referenceWarnings(mdl: Mdl, attainable: readonly (AttainableRange | und
     const minimize = objective.direction === 'minimize';
     if (minimize ? reference >= lowest : reference <= highest) return [];
     const best = minimize ? `never falls below ${lowest}` : `never rises above ${highest}`;
-    return [{
-      path: formatPath(['objectives', index, 'reference']),
-      message: `no evaluation can beat the reference ${reference}: "${objective.name}" ${best} for this evaluator, so the hypervolume stays 0; use a worse value (${minimize ? 'higher' : 'lower'}) as the reference`,
-    }];
+    return [
+      {
+        path: formatPath(['objectives', index, 'reference']),
+        message: `no evaluation can beat the reference ${reference}: "${objective.name}" ${best} for this evaluator, so the hypervolume stays 0; use a worse value (${minimize ? 'higher' : 'lower'}) as the reference`,
+      },
+    ];
   });
 }

@@ -16,14 +16,9 @@ const identifier = z
   })
   .max(64);
 
-const bounds = z
-  .tuple([z.number(), z.number()])
-  .describe('[lower, upper], inclusive; lower must not exceed upper (equal bounds fix the parameter)');
+const bounds = z.tuple([z.number(), z.number()]).describe('[lower, upper], inclusive; lower must not exceed upper (equal bounds fix the parameter)');
 
-const scale = z
-  .enum(['linear', 'log'])
-  .default('linear')
-  .describe('log searches the range evenly in log space; needs a positive lower bound');
+const scale = z.enum(['linear', 'log']).default('linear').describe('log searches the range evenly in log space; needs a positive lower bound');
 
 const unit = z.string().max(64).optional().describe('unit of measure, for display only, e.g. "K" or "mol/L"');
 const note = z.string().max(2000).optional().describe('free text for people; ignored by the optimizer');
@@ -63,34 +58,19 @@ export const categoricalParameterSchema = z
   })
   .describe('a choice among unordered values, e.g. a solvent or a dopant');
 
-export const parameterSchema = z.discriminatedUnion('type', [
-  continuousParameterSchema,
-  integerParameterSchema,
-  categoricalParameterSchema,
-]);
+export const parameterSchema = z.discriminatedUnion('type', [continuousParameterSchema, integerParameterSchema, categoricalParameterSchema]);
 
 export const objectiveSchema = z.strictObject({
   name: identifier.describe('identifier the evaluator reports the value under; distinct from parameter names'),
   direction: z.enum(['maximize', 'minimize']).describe('whether larger or smaller values are better'),
   unit,
-  reference: z
-    .number()
-    .optional()
-    .describe('worst acceptable value; the hypervolume reference point along this objective'),
+  reference: z.number().optional().describe('worst acceptable value; the hypervolume reference point along this objective'),
   description: note,
 });
 
 export const constraintSchema = z.strictObject({
-  expression: z
-    .string()
-    .min(1)
-    .max(2000)
-    .describe('an inequality or equality over parameter names, e.g. "x1 + 2*x2 <= 10"'),
-  tolerance: z
-    .number()
-    .positive()
-    .optional()
-    .describe('for == constraints: |left - right| <= tolerance counts as equal (default 1e-6)'),
+  expression: z.string().min(1).max(2000).describe('an inequality or equality over parameter names, e.g. "x1 + 2*x2 <= 10"'),
+  tolerance: z.number().positive().optional().describe('for == constraints: |left - right| <= tolerance counts as equal (default 1e-6)'),
   description: note,
 });
 
@@ -104,28 +84,15 @@ export const outcomeSchema = z
 
 export const outcomeConstraintSchema = z
   .strictObject({
-    expression: z
-      .string()
-      .min(1)
-      .max(2000)
-      .describe('an inequality over outcome and objective names, e.g. "cycle_life >= 500"'),
+    expression: z.string().min(1).max(2000).describe('an inequality over outcome and objective names, e.g. "cycle_life >= 500"'),
     description: note,
   })
   .describe('a condition measured results must meet to count: only feasible evaluations enter the Pareto front');
 
 export const stagnationSchema = z.strictObject({
   window: z.int().min(1).max(1000).default(10).describe('iterations to look back over'),
-  tolerance: z
-    .number()
-    .min(0)
-    .default(1e-5)
-    .describe('stop when the relative hypervolume improvement over the window is below this'),
-  min_budget_share: z
-    .number()
-    .min(0)
-    .max(1)
-    .default(0.5)
-    .describe('never stop for stagnation before this share of the budget is spent'),
+  tolerance: z.number().min(0).default(1e-5).describe('stop when the relative hypervolume improvement over the window is below this'),
+  min_budget_share: z.number().min(0).max(1).default(0.5).describe('never stop for stagnation before this share of the budget is spent'),
 });
 
 export const optimizerSchema = z.strictObject({
@@ -146,7 +113,12 @@ export const optimizerSchema = z.strictObject({
     ),
   budget: z.int().min(1).max(1_000_000).describe('total number of evaluations allowed'),
   batch_size: z.int().min(1).max(1000).default(1).describe('candidates proposed and evaluated per iteration'),
-  seed: z.int().min(0).max(2 ** 31 - 1).optional().describe('makes the campaign reproducible; drawn at random when absent'),
+  seed: z
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .optional()
+    .describe('makes the campaign reproducible; drawn at random when absent'),
   initial_samples: z
     .int()
     .min(1)
@@ -160,14 +132,8 @@ export const optimizerSchema = z.strictObject({
     .min(0)
     .max(1000)
     .default(3)
-    .describe(
-      'stop the campaign as failed after this many consecutive iterations in which every evaluation failed; ' +
-        '0 never stops for failures',
-    ),
-  acquisition: z
-    .enum(['auto', 'ehvi', 'parego'])
-    .default('auto')
-    .describe('auto: expected hypervolume improvement for up to 4 objectives, ParEGO beyond'),
+    .describe('stop the campaign as failed after this many consecutive iterations in which every evaluation failed; ' + '0 never stops for failures'),
+  acquisition: z.enum(['auto', 'ehvi', 'parego']).default('auto').describe('auto: expected hypervolume improvement for up to 4 objectives, ParEGO beyond'),
   stagnation: stagnationSchema.optional().describe('early stop on a flat hypervolume; default window 10, tolerance 1e-5, after half the budget'),
 });
 
@@ -175,7 +141,11 @@ export const builtinEvaluatorSchema = z.strictObject({
   type: z.literal('builtin'),
   name: z.string().min(1).max(100).describe('a domain simulator or a standard test problem, e.g. zdt1, dtlz2'),
   noise: z.number().min(0).max(1).optional().describe('relative standard deviation of seeded Gaussian noise'),
-  seed: z.int().min(0).max(2 ** 31 - 1).optional(),
+  seed: z
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .optional(),
 });
 
 export const httpEvaluatorSchema = z.strictObject({
@@ -197,12 +167,7 @@ export const commandEvaluatorSchema = z.strictObject({
   timeout_seconds: z.number().positive().max(86_400).default(300).describe('per evaluation'),
 });
 
-export const evaluatorSchema = z.discriminatedUnion('type', [
-  builtinEvaluatorSchema,
-  httpEvaluatorSchema,
-  externalEvaluatorSchema,
-  commandEvaluatorSchema,
-]);
+export const evaluatorSchema = z.discriminatedUnion('type', [builtinEvaluatorSchema, httpEvaluatorSchema, externalEvaluatorSchema, commandEvaluatorSchema]);
 
 export const mdlSchema = z.strictObject({
   name: z.string().min(1).max(200).optional().describe('campaign title'),
@@ -218,20 +183,14 @@ export const mdlSchema = z.strictObject({
   parameters: z.array(parameterSchema).min(1).max(1000).describe('the search space: names must be distinct'),
   objectives: z.array(objectiveSchema).min(1).max(50).describe('what the evaluator measures; names must be distinct'),
   constraints: z.array(constraintSchema).max(200).default([]).describe('feasibility rules over continuous and integer parameters'),
-  outcomes: z
-    .array(outcomeSchema)
-    .max(50)
-    .default([])
-    .describe('measured quantities besides the objectives, for outcome constraints; names must be distinct'),
+  outcomes: z.array(outcomeSchema).max(50).default([]).describe('measured quantities besides the objectives, for outcome constraints; names must be distinct'),
   outcome_constraints: z
     .array(outcomeConstraintSchema)
     .max(50)
     .default([])
     .describe('inequalities the measured outcomes and objectives must meet; the optimizer models each one'),
   optimizer: optimizerSchema,
-  evaluator: evaluatorSchema
-    .optional()
-    .describe('who measures candidates; absent means external (results are told back through the API)'),
+  evaluator: evaluatorSchema.optional().describe('who measures candidates; absent means external (results are told back through the API)'),
 });
 
 export type Mdl = z.output<typeof mdlSchema>;

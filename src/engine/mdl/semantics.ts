@@ -7,10 +7,7 @@ import { formatPath, type MdlIssue, type PathSegment } from './issues.js';
  * constraint expressions). They read the raw document and check whatever is well-formed enough
  * to check, so one pass reports these problems alongside the structural ones from zod.
  */
-export function checkSemantics(
-  document: unknown,
-  builtinNames?: readonly string[],
-): { errors: MdlIssue[]; warnings: MdlIssue[] } {
+export function checkSemantics(document: unknown, builtinNames?: readonly string[]): { errors: MdlIssue[]; warnings: MdlIssue[] } {
   const errors: MdlIssue[] = [];
   const warnings: MdlIssue[] = [];
   if (!isRecord(document)) return { errors, warnings };
@@ -45,8 +42,7 @@ export function checkSemantics(
   if (isRecord(document.evaluator) && document.evaluator.type === 'command') {
     warnings.push({
       path: 'evaluator.type',
-      message:
-        'command evaluators run only from the local command line unless an administrator enables them on the server',
+      message: 'command evaluators run only from the local command line unless an administrator enables them on the server',
     });
   }
   return { errors, warnings };
@@ -62,8 +58,7 @@ function checkNames(items: unknown[], member: string, noun: string, errors: MdlI
     const path = formatPath([member, index, 'name']);
     const name = item.name;
     if (name === '__proto__' || (member === 'parameters' && reservedNames.has(name))) {
-      const why =
-        name === '__proto__' ? 'is reserved' : `is reserved for the function ${name}() in constraint expressions`;
+      const why = name === '__proto__' ? 'is reserved' : `is reserved for the function ${name}() in constraint expressions`;
       errors.push({ path, message: `${noun} name "${name}" ${why}; choose another name` });
     }
     const first = seen.get(name);
@@ -121,9 +116,7 @@ function checkConstraints(constraints: unknown, parameters: unknown[], errors: M
   // Unknown names can only be told apart from typos in other members when every parameter has a name.
   const named = parameters.every((p) => isRecord(p) && typeof p.name === 'string');
   const names = parameters.map((p) => (isRecord(p) ? String(p.name) : ''));
-  const categoricalNames = new Set(
-    parameters.flatMap((p) => (isRecord(p) && p.type === 'categorical' ? [String(p.name)] : [])),
-  );
+  const categoricalNames = new Set(parameters.flatMap((p) => (isRecord(p) && p.type === 'categorical' ? [String(p.name)] : [])));
   constraints.forEach((constraint, index) => {
     if (!isRecord(constraint) || typeof constraint.expression !== 'string' || constraint.expression === '') return;
     const path = formatPath(['constraints', index, 'expression']);
@@ -151,8 +144,7 @@ function checkConstraints(constraints: unknown, parameters: unknown[], errors: M
         errors.push({
           path,
           message:
-            `parameter "${name}" at position ${position} is categorical and cannot appear in a constraint; ` +
-            'only continuous and integer parameters can',
+            `parameter "${name}" at position ${position} is categorical and cannot appear in a constraint; ` + 'only continuous and integer parameters can',
         });
       }
     }
@@ -185,12 +177,7 @@ function checkOutcomeConstraints(constraints: unknown, measured: unknown[], erro
   });
 }
 
-function checkOptimizer(
-  optimizer: unknown,
-  objectiveCount: number,
-  errors: MdlIssue[],
-  warnings: MdlIssue[],
-): void {
+function checkOptimizer(optimizer: unknown, objectiveCount: number, errors: MdlIssue[], warnings: MdlIssue[]): void {
   if (!isRecord(optimizer)) return;
   const budget = optimizer.budget;
   if (!Number.isInteger(budget)) return;
@@ -205,9 +192,7 @@ function checkOptimizer(
   if (optimizer.acquisition === 'ehvi' && objectiveCount > 4) {
     warnings.push({
       path: 'optimizer.acquisition',
-      message:
-        `expected hypervolume improvement is very slow with ${objectiveCount} objectives; ` +
-        '"auto" switches to parego above 4',
+      message: `expected hypervolume improvement is very slow with ${objectiveCount} objectives; ` + '"auto" switches to parego above 4',
     });
   }
 }

@@ -31,13 +31,7 @@ interface SchemaLike {
   _zod: { def: SchemaDef };
 }
 
-function translate(
-  issue: z.core.$ZodIssue,
-  prefix: PathSegment[],
-  document: unknown,
-  schema: z.ZodType,
-  out: MdlIssue[],
-): void {
+function translate(issue: z.core.$ZodIssue, prefix: PathSegment[], document: unknown, schema: z.ZodType, out: MdlIssue[]): void {
   const segments = [...prefix, ...(issue.path as PathSegment[])];
   const value = valueAt(document, segments);
   const path = formatPath(segments);
@@ -62,8 +56,7 @@ function translate(
       const message =
         options.length === 1
           ? `must be ${options[0]} (${got})`
-          : `${value === undefined ? `${key} is required: one of` : 'must be one of'} ${options.join(', ')}` +
-            (value === undefined ? '' : ` (${got})`);
+          : `${value === undefined ? `${key} is required: one of` : 'must be one of'} ${options.join(', ')}` + (value === undefined ? '' : ` (${got})`);
       out.push({ path, message });
       return;
     }
@@ -71,10 +64,7 @@ function translate(
       const allowed = membersAt(schema, document, segments);
       for (const unknownKey of issue.keys) {
         const suggestion = closest(unknownKey, allowed);
-        const hint = [
-          suggestion ? `did you mean "${suggestion}"?` : '',
-          allowed.length > 0 ? `allowed: ${allowed.join(', ')}` : '',
-        ]
+        const hint = [suggestion ? `did you mean "${suggestion}"?` : '', allowed.length > 0 ? `allowed: ${allowed.join(', ')}` : '']
           .filter((s) => s !== '')
           .join(' ');
         out.push({
@@ -125,10 +115,7 @@ function translateUnion(
     const options = discriminated.options.map(String).join(', ');
     out.push({
       path,
-      message:
-        value === undefined
-          ? `${key} is required: one of ${options}`
-          : `${key} must be one of ${options} (got ${describeValue(value)})`,
+      message: value === undefined ? `${key} is required: one of ${options}` : `${key} must be one of ${options} (got ${describeValue(value)})`,
     });
     return;
   }
@@ -141,10 +128,7 @@ function translateUnion(
   const expected = issue.errors
     .flatMap((branch) => branch.filter((i) => i.code === 'invalid_type' && i.path.length === 0))
     .map((i) => expectedType((i as z.core.$ZodIssueInvalidType).expected));
-  const message =
-    expected.length > 0
-      ? `expected ${[...new Set(expected)].join(' or ')}, got ${describeValue(value)}`
-      : issue.message;
+  const message = expected.length > 0 ? `expected ${[...new Set(expected)].join(' or ')}, got ${describeValue(value)}` : issue.message;
   out.push({ path, message });
 }
 

@@ -58,7 +58,7 @@ const AGING_TIME: SimulatorParameter = {
 
 /** Per element: valence electron count, Goldschmidt radius Å, molar mass g/mol, density g/cm3. */
 const ELEMENTS = {
-  al: { vec: 3, radius: 1.432, molar: 26.982, density: 2.70 },
+  al: { vec: 3, radius: 1.432, molar: 26.982, density: 2.7 },
   cr: { vec: 6, radius: 1.249, molar: 51.996, density: 7.19 },
   fe: { vec: 8, radius: 1.241, molar: 55.845, density: 7.87 },
   ni: { vec: 10, radius: 1.246, molar: 58.693, density: 8.91 },
@@ -103,11 +103,7 @@ function evaluate(values: Readonly<Record<string, number | string>>): Record<str
   const matrix = (1 - bcc) * (150 + 3000 * misfit) + bcc * (700 + 4000 * misfit) + 400 * bcc * (1 - bcc);
   const strength = matrix * (1 - 0.15 * recovery) + precipitation + 200 * sigmaPhase;
   const elongation =
-    ((1 - bcc) * 55 + 3 * bcc) *
-    (1 - 4 * misfit) *
-    (1 - (0.5 * precipitation) / (precipitation + 300)) *
-    Math.exp(-3 * sigmaPhase) *
-    (1 + 0.3 * recovery);
+    ((1 - bcc) * 55 + 3 * bcc) * (1 - 4 * misfit) * (1 - (0.5 * precipitation) / (precipitation + 300)) * Math.exp(-3 * sigmaPhase) * (1 + 0.3 * recovery);
   const density = sum((e) => x[e] * ELEMENTS[e].molar) / sum((e) => (x[e] * ELEMENTS[e].molar) / ELEMENTS[e].density);
 
   return {
@@ -143,7 +139,7 @@ export const alloyDesign: DomainSimulator = {
       direction: 'minimize',
       unit: 'g/cm3',
       range: [0, Infinity],
-      description: 'density from the rule of mixtures of the elements\' atomic volumes',
+      description: "density from the rule of mixtures of the elements' atomic volumes",
     },
   ],
   constraints: ['al_frac + cr_frac + fe_frac + ni_frac == 1'],

@@ -71,11 +71,7 @@ function evaluate(values: Readonly<Record<string, number | string>>): Record<str
   // the additives are reduced first, which is how they build the SEI
   const reduction = 0.85 - 0.3 * bound + 0.015 * p + 0.04 * v;
 
-  const sei =
-    3e-4 *
-    (1 + 2 * Math.exp(-x / 0.1)) *
-    (1 - (0.6 * p) / (p + 1.5) + 0.004 * p * p) *
-    (1 - (0.4 * v) / (v + 0.3) + 0.05 * v * v);
+  const sei = 3e-4 * (1 + 2 * Math.exp(-x / 0.1)) * (1 - (0.6 * p) / (p + 1.5) + 0.004 * p * p) * (1 - (0.4 * v) / (v + 0.3) + 0.05 * v * v);
   const cathode = 2e-4 * Math.exp((CUTOFF_V - oxidation) / 0.08);
   // poor conductivity polarises the cell at 1 C and plates lithium on the graphite
   const polarisation = 1.5e-4 * (8 / conductivity) ** 2;

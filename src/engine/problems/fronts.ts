@@ -65,7 +65,10 @@ export function simplexPoints(m: number, count: number): Float64Array {
  */
 export function arcLengthSpread(curve: Float64Array, count: number): Float64Array {
   const n = curve.length / 2;
-  let min1 = Infinity, max1 = -Infinity, min2 = Infinity, max2 = -Infinity;
+  let min1 = Infinity,
+    max1 = -Infinity,
+    min2 = Infinity,
+    max2 = -Infinity;
   for (let i = 0; i < n; i++) {
     min1 = Math.min(min1, curve[2 * i]);
     max1 = Math.max(max1, curve[2 * i]);

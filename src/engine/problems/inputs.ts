@@ -7,11 +7,7 @@ const SLACK = 1e-9;
  * The value of a numeric simulator parameter; throws an Error naming the simulator and parameter
  * when it is missing, not a finite number, or outside the calibrated bounds.
  */
-export function readNumber(
-  simulator: string,
-  values: Readonly<Record<string, number | string>>,
-  parameter: SimulatorParameter,
-): number {
+export function readNumber(simulator: string, values: Readonly<Record<string, number | string>>, parameter: SimulatorParameter): number {
   const value = values[parameter.name];
   if (value === undefined) throw new Error(`${simulator} needs parameter '${parameter.name}' (${parameter.description}).`);
   if (typeof value !== 'number' || !Number.isFinite(value)) {
@@ -29,11 +25,7 @@ export function readNumber(
 }
 
 /** The value of a categorical simulator parameter; throws when missing or not one of its values. */
-export function readChoice(
-  simulator: string,
-  values: Readonly<Record<string, number | string>>,
-  parameter: SimulatorParameter,
-): string | number {
+export function readChoice(simulator: string, values: Readonly<Record<string, number | string>>, parameter: SimulatorParameter): string | number {
   const value = values[parameter.name];
   if (value === undefined) throw new Error(`${simulator} needs parameter '${parameter.name}' (${parameter.description}).`);
   if (!parameter.values?.includes(value)) {

@@ -81,17 +81,15 @@ function evaluate(values: Readonly<Record<string, number | string>>): Record<str
   const ffv = REFERENCE_FFV + 0.045 * b - 0.025 * x - densification - solvent;
 
   // larger molecules need larger free-volume holes: diffusivity selectivity falls as FFV opens
-  const polymer = (gas: 'co2' | 'ch4'): number =>
-    REFERENCE[gas] * Math.exp(FREE_VOLUME_B * DIAMETER[gas] ** 2 * (1 / REFERENCE_FFV - 1 / ffv));
+  const polymer = (gas: 'co2' | 'ch4'): number => REFERENCE[gas] * Math.exp(FREE_VOLUME_B * DIAMETER[gas] ** 2 * (1 / REFERENCE_FFV - 1 / ffv));
   // sorbed CO2 swells uncrosslinked chains in the mixed-gas test, letting CH4 through
   const plasticization = 0.35 * Math.exp(-x / 0.08);
   const matrix = { co2: polymer('co2') * (1 + 0.3 * plasticization), ch4: polymer('ch4') * (1 + plasticization) };
 
   const massFraction = w / 100;
-  const phi = (massFraction / FILLER_DENSITY) / (massFraction / FILLER_DENSITY + (1 - massFraction) / POLYMER_DENSITY);
+  const phi = massFraction / FILLER_DENSITY / (massFraction / FILLER_DENSITY + (1 - massFraction) / POLYMER_DENSITY);
   const voids = 2e-5 * (w / 10) ** 4;
-  const effective = (gas: 'co2' | 'ch4', bypass: number): number =>
-    (1 - voids) * maxwell(matrix[gas], FILLER_PERMEABILITY[gas], phi) + voids * bypass;
+  const effective = (gas: 'co2' | 'ch4', bypass: number): number => (1 - voids) * maxwell(matrix[gas], FILLER_PERMEABILITY[gas], phi) + voids * bypass;
   const co2 = effective('co2', VOID_CO2);
   const ch4 = effective('ch4', VOID_CO2 / KNUDSEN);
 

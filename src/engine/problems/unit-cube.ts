@@ -13,9 +13,7 @@ export function unitPosition(parameter: Parameter, value: ParameterValue | undef
   if (parameter.type === 'categorical') {
     const index = parameter.values.findIndex((v) => v === value);
     if (index < 0) {
-      throw new Error(
-        `parameter '${parameter.name}' is ${JSON.stringify(value)}, which is not one of ${JSON.stringify(parameter.values)}.`,
-      );
+      throw new Error(`parameter '${parameter.name}' is ${JSON.stringify(value)}, which is not one of ${JSON.stringify(parameter.values)}.`);
     }
     const k = parameter.values.length;
     return k === 1 ? 0 : index / (k - 1);
@@ -45,10 +43,7 @@ export function unitPosition(parameter: Parameter, value: ParameterValue | undef
  * Maps a candidate onto the unit cube, one coordinate per MDL parameter in MDL order.
  * Returns a Float64Array of length parameters.length.
  */
-export function toUnitCube(
-  parameters: readonly Parameter[],
-  values: Readonly<Record<string, ParameterValue>>,
-): Float64Array {
+export function toUnitCube(parameters: readonly Parameter[], values: Readonly<Record<string, ParameterValue>>): Float64Array {
   const x = new Float64Array(parameters.length);
   for (let i = 0; i < parameters.length; i++) x[i] = unitPosition(parameters[i], values[parameters[i].name]);
   return x;

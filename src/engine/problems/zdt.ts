@@ -72,11 +72,9 @@ export const zdt2: TestProblem = {
 
 const TEN_PI = 10 * Math.PI;
 const phi3 = (t: number): number => h3(t, 1);
-const dphi3 = (t: number): number =>
-  -0.5 / Math.sqrt(t) - Math.sin(TEN_PI * t) - TEN_PI * t * Math.cos(TEN_PI * t);
+const dphi3 = (t: number): number => -0.5 / Math.sqrt(t) - Math.sin(TEN_PI * t) - TEN_PI * t * Math.cos(TEN_PI * t);
 /** Antiderivative of phi3: t - 2/3 t^1.5 + t cos(ct)/c - sin(ct)/c^2 with c = 10 pi. */
-const phi3Integral = (t: number): number =>
-  t - (2 / 3) * t ** 1.5 + (t * Math.cos(TEN_PI * t)) / TEN_PI - Math.sin(TEN_PI * t) / TEN_PI ** 2;
+const phi3Integral = (t: number): number => t - (2 / 3) * t ** 1.5 + (t * Math.cos(TEN_PI * t)) / TEN_PI - Math.sin(TEN_PI * t) / TEN_PI ** 2;
 
 function bisect(f: (t: number) => number, lo: number, hi: number): number {
   let flo = f(lo);

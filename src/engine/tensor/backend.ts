@@ -28,9 +28,7 @@ let active: TensorBackendName | null = null;
  */
 export function initTensorBackend(preferred: TensorBackendName | 'auto' = 'auto'): Promise<TensorBackendName> {
   if (preferred !== 'auto' && !BACKEND_NAMES.includes(preferred)) {
-    return Promise.reject(
-      new Error(`Kiln: unknown tensor backend '${String(preferred)}'; choose auto, ${BACKEND_NAMES.join(', ')}.`),
-    );
+    return Promise.reject(new Error(`Kiln: unknown tensor backend '${String(preferred)}'; choose auto, ${BACKEND_NAMES.join(', ')}.`));
   }
   if (selection === null) {
     requested = preferred;

@@ -18,11 +18,7 @@ export function centerPreference(Y: Float64Array, n: number, m: number, ref: rea
   const outside = outsideDistances(Y, n, m, ref);
   return Array.from({ length: n }, (_, i) => i).sort(
     (a, b) =>
-      Number(contribution[b] > 0) - Number(contribution[a] > 0) ||
-      contribution[b] - contribution[a] ||
-      rank[a] - rank[b] ||
-      outside[a] - outside[b] ||
-      a - b,
+      Number(contribution[b] > 0) - Number(contribution[a] > 0) || contribution[b] - contribution[a] || rank[a] - rank[b] || outside[a] - outside[b] || a - b,
   );
 }
 

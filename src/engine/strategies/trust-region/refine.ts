@@ -43,13 +43,7 @@ export interface RegionDraw {
  * scalarization's origin and units. Returns the refined point, repaired into the space's
  * constraints, or null when it leaves a nonlinear constraint.
  */
-export function refineCandidate(
-  space: SearchSpace,
-  draw: RegionDraw,
-  x: Float64Array,
-  utopia: Float64Array,
-  spread: Float64Array,
-): Float64Array | null {
+export function refineCandidate(space: SearchSpace, draw: RegionDraw, x: Float64Array, utopia: Float64Array, spread: Float64Array): Float64Array | null {
   const d = x.length;
   const m = draw.paths.length;
   const mobile = space.layout.filter((l) => l.parameter.type !== 'categorical').map((l) => l.offset);
@@ -72,7 +66,7 @@ export function refineCandidate(
     const terms = Float64Array.from(values, (v, j) => (weights[j] * (v - utopia[j])) / spread[j] / SMOOTHING);
     for (const t of terms) top = Math.max(top, t);
     let total = 0;
-    for (let j = 0; j < m; j++) total += (terms[j] = Math.exp(terms[j] - top));
+    for (let j = 0; j < m; j++) total += terms[j] = Math.exp(terms[j] - top);
     gradient.fill(0);
     for (let j = 0; j < m; j++) {
       const share = ((terms[j] / total) * weights[j] * draw.std[j]) / spread[j];

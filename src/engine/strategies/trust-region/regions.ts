@@ -58,11 +58,7 @@ export function regionSettings(d: number, q: number): RegionSettings {
  * The regions for this step: created on the first one, otherwise judged on the last batch
  * (success, failure, resize, restart) and re-centred. Pure: returns a new memory.
  */
-export function updateRegions(
-  previous: TrustRegionMemory | undefined,
-  o: Observations,
-  settings: RegionSettings,
-): TrustRegionMemory {
+export function updateRegions(previous: TrustRegionMemory | undefined, o: Observations, settings: RegionSettings): TrustRegionMemory {
   const ref = o.ref!;
   const preference = centerPreference(o.Y, o.n, o.m, ref);
   const rowOf = new Map(o.ids.map((id, i) => [id, i]));
@@ -171,13 +167,7 @@ function paretoOf(o: Observations, rows: number[]): number[] {
  * The most preferred point inside the region's box that no other region has taken; the current
  * centre when none is (it stays inside its own box by definition).
  */
-function bestInside(
-  region: RegionMemory,
-  o: Observations,
-  preference: readonly number[],
-  rowOf: Map<string, number>,
-  taken: Set<string>,
-): string {
+function bestInside(region: RegionMemory, o: Observations, preference: readonly number[], rowOf: Map<string, number>, taken: Set<string>): string {
   const centerRow = rowOf.get(region.center)!;
   const c = o.X.subarray(centerRow * o.d, (centerRow + 1) * o.d);
   for (const row of preference) {

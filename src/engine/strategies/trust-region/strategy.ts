@@ -1,9 +1,5 @@
 import { posteriorPath } from '../../gp/pathwise.js';
-import {
-  deserializeHyperparameters,
-  serializeHyperparameters,
-  type GpHyperparameters,
-} from '../../gp/priors.js';
+import { deserializeHyperparameters, serializeHyperparameters, type GpHyperparameters } from '../../gp/priors.js';
 import { standardization } from '../../gp/surrogate.js';
 import type { FitRequest, Observations, Strategy, StrategyContext } from '../types.js';
 import { localRows, regionBox, regionCandidates } from './candidates.js';
