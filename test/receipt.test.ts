@@ -1,4 +1,5 @@
 import test from 'node:test';
+import { createHash } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { canonicalJson, dataHash, iterationReceipts, type Receipt } from '../src/engine/campaign/receipt.js';
 import { replayCampaign } from '../src/engine/campaign/replay.js';
@@ -75,6 +76,24 @@ test('a receipt names what proposed the batch, and the same state gives the same
   assert.deepEqual(again.receipts, receipts);
   const reordered = state.evaluations.map((e) => JSON.parse(canonicalJson(e)) as typeof e);
   assert.equal(dataHash(reordered), dataHash(state.evaluations));
+});
+
+test('the canonical form by hand, and the data hash as the sha-256 of the canonical list whether records are new or seen', () => {
+  const awkward = { b: [1, -0, NaN, -Infinity, undefined, 1e21], a: { d: undefined, c: 'é"' }, '10': new Float64Array([0.5]), '9': null };
+  assert.equal(canonicalJson(awkward), '{"10":[0.5],"9":null,"a":{"c":"é\\""},"b":[1,0,null,null,null,1e+21]}');
+  const { state } = run(toyMdl());
+  const listed = state.evaluations.map(({ id, iteration, parameters, objectives, outcomes, error }) => ({
+    id,
+    iteration,
+    parameters,
+    objectives,
+    outcomes,
+    error,
+  }));
+  const expected = createHash('sha256').update(canonicalJson(listed)).digest('hex');
+  assert.equal(dataHash(state.evaluations), expected, 'records written for the first time');
+  assert.equal(dataHash(state.evaluations), expected, 'records whose text was kept');
+  assert.equal(dataHash(structuredClone(state.evaluations)), expected, 'copies of them');
 });
 
 test('the data hash changes when any told value changes, and only then', () => {

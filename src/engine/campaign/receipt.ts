@@ -32,26 +32,41 @@ export function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-/** The data a surrogate sees, as the engine keeps them; the hash does not depend on key order. */
+/**
+ * Each told evaluation's canonical text, kept while the record lives: a step hashes every
+ * evaluation told so far, and a campaign that runs in one thread (kiln run without a pool, the
+ * benchmarks) hands the same records to every step, so each is written once instead of once per
+ * iteration (on NSGA-II with 10,000 evaluations that was most of the run). Records are never
+ * changed after `tell` makes them.
+ */
+const recordTexts = new WeakMap<EvaluationRecord, string>();
+
+/**
+ * The data a surrogate sees, as the engine keeps them; the hash does not depend on key order. It is
+ * the sha-256 of the canonical JSON of the list of `{id, iteration, parameters, objectives,
+ * outcomes, error}`, fed to the hash one record at a time.
+ */
 export function dataHash(evaluations: readonly EvaluationRecord[]): string {
-  return sha256Hex(
-    canonicalJson(
-      evaluations.map((e) => ({
-        id: e.id,
-        iteration: e.iteration,
-        parameters: e.parameters,
-        objectives: e.objectives,
-        outcomes: e.outcomes,
-        error: e.error,
-      })),
-    ),
-  );
+  const hash = createHash('sha256').update('[');
+  evaluations.forEach((e, i) => {
+    let text = recordTexts.get(e);
+    if (text === undefined) {
+      text = canonicalJson({ id: e.id, iteration: e.iteration, parameters: e.parameters, objectives: e.objectives, outcomes: e.outcomes, error: e.error });
+      recordTexts.set(e, text);
+    }
+    hash.update(i === 0 ? text : `,${text}`, 'utf8');
+  });
+  return hash.update(']').digest('hex');
 }
 
-/** The engine state a step starts from, without the previous receipt (which names the machine). */
+/**
+ * The engine state a step starts from, without the previous receipt (which names the machine). The
+ * evaluations enter through their data hash, which covers every member they have, so they are
+ * written once per step, not twice.
+ */
 export function stateHash(state: CampaignState): string {
-  const { receipt: _receipt, ...rest } = state;
-  return sha256Hex(canonicalJson(rest));
+  const { receipt: _receipt, evaluations, ...rest } = state;
+  return sha256Hex(canonicalJson({ ...rest, evaluations: dataHash(evaluations) }));
 }
 
 export function proposalsHash(proposals: readonly Proposal[]): string {

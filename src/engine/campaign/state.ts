@@ -66,12 +66,23 @@ export function budgetUsed(state: CampaignState): number {
 }
 
 /**
+ * A copy of `previous` to change into the next state. The evaluation records are shared, not
+ * copied: `tell` builds each record whole and never changes it afterwards, so a step costs what
+ * its own batch does rather than a copy of every evaluation so far (and the receipt's data hash
+ * finds the records it has already written, receipt.ts).
+ */
+export function nextState(previous: CampaignState): CampaignState {
+  const { evaluations, ...rest } = previous;
+  return { ...structuredClone(rest), evaluations: evaluations.slice() };
+}
+
+/**
  * Records evaluation results for pending proposals (matched by id). When the last pending
  * proposal of an iteration is told, the iteration completes: its hypervolume joins the
  * convergence history and the stop rules are checked. Returns a new state.
  */
 export function tell(mdl: Mdl, previous: CampaignState, results: readonly EvaluationResult[]): { state: CampaignState; summary: IterationSummary | null } {
-  const state: CampaignState = structuredClone(previous);
+  const state = nextState(previous);
   const pending = new Map(state.pending.map((p) => [p.id, p]));
   for (const result of results) {
     const proposal = pending.get(result.id);

@@ -9,7 +9,7 @@ import { strategyNamed } from '../strategies/registry.js';
 import type { FitRequest, Strategy, StrategyContext, StrategyName } from '../strategies/types.js';
 import { observe } from './observations.js';
 import { dataHash, mdlHash, proposalsHash, SEED_DERIVATION, stateHash, type Receipt, type ReceiptEnvironment } from './receipt.js';
-import { budgetUsed } from './state.js';
+import { budgetUsed, nextState } from './state.js';
 import { deserializeHyperparameters, serializeHyperparameters, type CampaignState, type Proposal } from './types.js';
 
 export interface StepResult {
@@ -49,7 +49,7 @@ export function planStep(mdl: Mdl, state: CampaignState): FitRequest[] {
  */
 export function completeStep(mdl: Mdl, previous: CampaignState, fitted: readonly GpHyperparameters[], environment?: ReceiptEnvironment): StepResult {
   const prepared = prepare(mdl, previous);
-  const state: CampaignState = structuredClone(previous);
+  const state = nextState(previous);
   if (!prepared) return { state, proposals: [], strategy: 'none', receipt: null };
   const { strategy, space, iteration, seeds } = prepared;
   const outcome = strategy.propose(prepared.context('propose'), fitted);
