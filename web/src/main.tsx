@@ -39,6 +39,16 @@ function page(route: string): preact.JSX.Element {
   return <CampaignList />;
 }
 
+/** The main navigation: each section's route and name. */
+const SECTIONS = [
+  ['#/campaigns', 'Campaigns'],
+  ['#/jobs', 'Jobs'],
+  ['#/datasets', 'Datasets'],
+  ['#/templates', 'Templates'],
+  ['#/materials', 'Materials'],
+  ['#/settings/api-keys', 'API keys'],
+] as const;
+
 function NavLink({ href, route, children }: { href: string; route: string; children: string }) {
   const current = route === href || route.startsWith(`${href}/`) || route.startsWith(`${href}?`);
   return (
@@ -119,24 +129,11 @@ function App({ notice: initialNotice }: { notice: string | null }) {
       <header>
         <nav class="row" aria-label="Main">
           <strong>Kiln</strong>
-          <NavLink href="#/campaigns" route={route}>
-            Campaigns
-          </NavLink>
-          <NavLink href="#/jobs" route={route}>
-            Jobs
-          </NavLink>
-          <NavLink href="#/datasets" route={route}>
-            Datasets
-          </NavLink>
-          <NavLink href="#/templates" route={route}>
-            Templates
-          </NavLink>
-          <NavLink href="#/materials" route={route}>
-            Materials
-          </NavLink>
-          <NavLink href="#/settings/api-keys" route={route}>
-            API keys
-          </NavLink>
+          {SECTIONS.map(([href, label]) => (
+            <NavLink key={href} href={href} route={route}>
+              {label}
+            </NavLink>
+          ))}
         </nav>
         <div class="row">
           <span data-testid="signed-in-as">{user ? `${user.name} (${user.provider})` : 'API key'}</span>
