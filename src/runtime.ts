@@ -174,6 +174,11 @@ async function startApi(
   // Koa's handler settles every request itself (errors become responses through ctx.onerror)
   const handle = app.callback();
   const server: Server = createServer((req, res) => void handle(req, res));
+  // Idle sockets stay open longer than clients and proxies keep them (60 s is common): the side
+  // that closes an idle socket must be the client, or a request sent as the server closes it is
+  // lost ("socket hang up"). Node's default of 5 s loses them whenever a client's loop stalls.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   const listener = new PgListener(databaseUrl, logger);
   await listener.start();
   const hub: EventHub = attachEventHub(server, {

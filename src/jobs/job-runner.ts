@@ -64,7 +64,8 @@ export async function runJob(ctx: JobRunContext, claimed: JobRow): Promise<JobRu
     if (!campaign) throw new LeaseLost(claimed.id);
     return await iterate(ctx, claimed, lease, campaign);
   } catch (error) {
-    if (error instanceof LeaseLost) {
+    // A write refused because the job was deleted under it (a foreign key) is a lost lease too.
+    if (error instanceof LeaseLost || (await leaseLost(ctx.db, lease))) {
       log.warn('job was taken away from this worker (lease lapsed, cancelled or deleted); stopping without writing');
       return 'lost';
     }
@@ -80,6 +81,16 @@ export async function runJob(ctx: JobRunContext, claimed: JobRow): Promise<JobRu
     log.error({ err: error }, 'job failed');
     const reason = error instanceof Error ? error.message : String(error);
     return finishSafely(ctx, claimed, lease, { job: 'failed', campaign: 'failed', level: 'error', message: `Job failed: ${reason}`, error: reason });
+  }
+}
+
+/** Whether this attempt no longer holds its job (lapsed, cancelled away or deleted); false when the database cannot say. */
+async function leaseLost(db: JobRunContext['db'], lease: Lease): Promise<boolean> {
+  try {
+    await readFenced(db, lease);
+    return false;
+  } catch (error) {
+    return error instanceof LeaseLost;
   }
 }
 

@@ -37,11 +37,14 @@ export interface JobEnding {
 /**
  * Ends a job and moves its campaign in one transaction, with the log entry and the events. With
  * a lease the write is fenced (a worker ending its own job); without one it is an ending decided
- * elsewhere (cancel of a queued job, a lapsed lease found by a reaper).
+ * elsewhere (cancel of a queued job, a lapsed lease found by a reaper). The campaign row is written
+ * before the job row, the order every transaction keeps (see store/campaigns.ts lockCampaign), so
+ * that ending a job never deadlocks with a delete, start or stop of its campaign. A lost lease rolls
+ * the campaign write back with the rest.
  */
 export async function endJob(trx: Transaction, job: JobRef, lease: Lease | null, ending: JobEnding): Promise<void> {
-  await finishJob(trx, job.id, lease, ending.job, ending.error ?? null);
   await updateCampaign(trx, job.campaign_id, { status: ending.campaign });
+  await finishJob(trx, job.id, lease, ending.job, ending.error ?? null);
   await logJob(trx, job, ending.level, ending.message);
   await announceStatus(trx, job, ending.job, ending.job);
   await announceCampaignStatus(trx, { id: job.campaign_id, organization_id: job.organization_id }, ending.campaign, job.id);

@@ -26,7 +26,7 @@ import {
   type CampaignStatus,
 } from '../store/campaigns.js';
 import type { Db } from '../store/db.js';
-import { activeJob, cancelActiveJobs, findJobById, insertJob, latestJob, updateJob, type JobRow } from '../store/jobs.js';
+import { activeJob, findJobById, insertJob, latestJob, updateJob, type JobRow } from '../store/jobs.js';
 import { announceJobs } from '../store/notify.js';
 import { planLimits } from './plans.js';
 import type { Principal } from './principal.js';
@@ -257,8 +257,9 @@ export async function removeCampaign(db: Db, principal: Principal, id: string) {
   await db.transaction(async (trx) => {
     const campaign = await findCampaign(trx, principal.organizationId, id, { forUpdate: true });
     if (!campaign) throw notFound('campaign', id);
-    // The worker running it finds its lease gone at its next write and stops without writing.
-    await cancelActiveJobs(trx, id);
+    // Its jobs go in the same statement (cascade), so no job row is touched apart from it: a worker
+    // writing a log line and then its job would otherwise deadlock with this. The worker running it
+    // finds its lease gone at its next write and stops without writing.
     await deleteCampaign(trx, principal.organizationId, id);
   });
   return { id, deleted: true };

@@ -1,5 +1,5 @@
-import type { Db } from '../store/db.js';
-import { findCampaign, updateCampaign } from '../store/campaigns.js';
+import type { Db, Transaction } from '../store/db.js';
+import { findCampaign, lockCampaign, updateCampaign } from '../store/campaigns.js';
 import { activeJob, findJob, listJobs, listLogs, type JobRow, type JobStatus, type LogLevel } from '../store/jobs.js';
 import { announceCampaignStatus, logJob } from '../lifecycle/transitions.js';
 import { checkConcurrentLimit, queueJob, requestCancel } from './campaigns.js';
@@ -35,10 +35,22 @@ export async function jobLogs(db: Db, principal: Principal, id: string, query: {
   return (await listLogs(db, job.id, { minLevel: query.level, since: query.since, tail: query.tail })).map(logEntry);
 }
 
+/**
+ * A job of the organization, held for the caller's transaction after its campaign (campaign row
+ * first, then the job row: the order every transaction keeps, so none deadlocks with another).
+ */
+async function lockedJob(trx: Transaction, principal: Principal, id: string): Promise<JobRow> {
+  const job = await findJob(trx, principal.organizationId, id);
+  if (!job) throw notFound('job', id);
+  await lockCampaign(trx, job.campaign_id);
+  const locked = await findJob(trx, principal.organizationId, id, { forUpdate: true });
+  if (!locked) throw notFound('job', id);
+  return locked;
+}
+
 export async function cancelJob(db: Db, principal: Principal, id: string) {
   const job = await db.transaction(async (trx) => {
-    const job = await findJob(trx, principal.organizationId, id, { forUpdate: true });
-    if (!job) throw notFound('job', id);
+    const job = await lockedJob(trx, principal, id);
     if (job.status !== 'queued' && job.status !== 'running') {
       throw invalidState(`The job is ${job.status}; only a queued or running job can be cancelled.`, job.status);
     }
@@ -51,11 +63,9 @@ export async function cancelJob(db: Db, principal: Principal, id: string) {
 /** Retry a failed job: a new job for the same campaign that resumes after the last saved iteration. */
 export async function retryJob(db: Db, principal: Principal, id: string) {
   const job = await db.transaction(async (trx) => {
-    const failed = await findJob(trx, principal.organizationId, id, { forUpdate: true });
-    if (!failed) throw notFound('job', id);
+    const failed = await lockedJob(trx, principal, id);
     if (failed.status !== 'failed') throw invalidState(`The job is ${failed.status}; only a failed job can be retried.`, failed.status);
-    const campaign = await findCampaign(trx, principal.organizationId, failed.campaign_id, { forUpdate: true });
-    if (!campaign) throw notFound('job', id);
+    const campaign = (await findCampaign(trx, principal.organizationId, failed.campaign_id))!;
     const active = await activeJob(trx, campaign.id);
     if (active) throw invalidState(`The campaign already has a ${active.status} job (${active.id}).`, campaign.status);
     if (campaign.status !== 'failed') {

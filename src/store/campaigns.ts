@@ -144,11 +144,17 @@ export async function markCampaignRunning(db: Executor, campaign: Pick<CampaignR
     .update({ status: 'running', started_at: campaign.started_at ?? db.fn.now(), updated_at: db.fn.now() });
 }
 
-/** Holds the campaign row for the caller's transaction, so that writes about it queue behind one another. */
+/**
+ * Holds the campaign row for the caller's transaction, so that writes about it queue behind one
+ * another. Lock order: a transaction that writes a campaign and its jobs takes the campaign row
+ * first and job rows after it; two transactions taking them in opposite orders deadlock, and
+ * Postgres ends that by aborting one of them.
+ */
 export async function lockCampaign(db: Executor, id: string): Promise<void> {
   await db('campaigns').where({ id }).forUpdate().first('id');
 }
 
+/** Deletes a campaign; its jobs, logs, evaluations and reports go with it (foreign keys cascade). */
 export async function deleteCampaign(db: Executor, organizationId: string, id: string): Promise<boolean> {
   return (await db('campaigns').where({ organization_id: organizationId, id }).delete()) > 0;
 }

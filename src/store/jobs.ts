@@ -187,14 +187,6 @@ export async function finishJob(db: Executor, jobId: string, lease: Lease | null
   else await updateJob(db, jobId, patch);
 }
 
-/** Cancels a campaign's queued and running jobs outright: their workers find the lease gone at their next write. */
-export async function cancelActiveJobs(db: Executor, campaignId: string): Promise<void> {
-  await db('jobs')
-    .where({ campaign_id: campaignId })
-    .whereIn('status', ['queued', 'running'])
-    .update({ status: 'cancelled', finished_at: db.fn.now(), phase: 'cancelled' });
-}
-
 /**
  * Puts a job whose worker died back in the queue, claimable after `delaySeconds` (the next claim
  * counts the next attempt); its campaign keeps running.
@@ -219,9 +211,14 @@ export async function requeueLapsed(trx: Transaction, id: string, delaySeconds: 
  */
 export async function overdueJobs(trx: Transaction): Promise<(JobRow & { overdue: 'lease' | 'timeout' })[]> {
   const rows = (await trx('jobs')
-    .where({ status: 'running' })
-    .andWhere((q) => void q.where('lease_expires_at', '<', trx.fn.now()).orWhereRaw('started_at + make_interval(secs => timeout_seconds) < now()'))
-    .select('*', trx.raw(`case when lease_expires_at < now() then 'lease' else 'timeout' end as overdue`))
+    .join('campaigns', 'campaigns.id', 'jobs.campaign_id')
+    .where('jobs.status', 'running')
+    .andWhere(
+      (q) => void q.where('jobs.lease_expires_at', '<', trx.fn.now()).orWhereRaw('jobs.started_at + make_interval(secs => jobs.timeout_seconds) < now()'),
+    )
+    .select('jobs.*', trx.raw(`case when jobs.lease_expires_at < now() then 'lease' else 'timeout' end as overdue`))
+    // the job and its campaign row, both or neither: a job whose campaign another transaction holds
+    // (a delete, a stop) waits for the next sweep instead of taking the two in the opposite order
     .forUpdate()
     .skipLocked()) as (JobRow & { overdue: 'lease' | 'timeout' })[];
   return rows;
