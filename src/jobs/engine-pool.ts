@@ -10,6 +10,12 @@ export interface EnginePoolOptions {
   /** worker threads; default 1 (one campaign step at a time per process) */
   threads?: number;
   backend?: TensorBackendName | 'auto';
+  /**
+   * start threads at the first task instead of at once (they end after a minute idle either way):
+   * for work that comes now and then, so a process that is killed or stopped early never pays
+   * for loading the engine on them
+   */
+  lazy?: boolean;
 }
 
 /**
@@ -30,7 +36,7 @@ export class EnginePool {
     this.pool = new Piscina({
       // under tsx (development) the worker is the .ts source, which the thread loads with tsx too
       filename: new URL(`./engine-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href,
-      minThreads: threads,
+      minThreads: options.lazy ? 0 : threads,
       maxThreads: threads,
       idleTimeout: 60_000,
     });

@@ -54,7 +54,7 @@ export class Supervisor {
     this.leaseSeconds = options.leaseSeconds ?? 30;
     this.pollSeconds = options.pollSeconds ?? 30;
     this.pool = new EnginePool({ threads: Math.max(1, options.concurrency), backend: options.backend ?? 'auto' });
-    this.reportPool = new EnginePool({ threads: 1, backend: options.backend ?? 'auto' });
+    this.reportPool = new EnginePool({ threads: 1, backend: options.backend ?? 'auto', lazy: true });
     this.listener = new PgListener(options.databaseUrl, options.logger);
   }
 
