@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
 import type { ImportedCampaign } from './contract.js';
-import { CreatedWithWarnings, ProblemList, refusal, type Problem } from './problems.js';
+import { useCampaignCreation } from './campaign-creation.js';
 
 /**
  * A campaign from an export document (the Export button of a campaign page, another Kiln, or
@@ -11,35 +11,23 @@ export function ImportCampaign() {
   const [file, setFile] = useState<File | null>(null);
   const [name, setName] = useState('');
   const [domain, setDomain] = useState('');
-  const [problems, setProblems] = useState<Problem[]>([]);
-  const [error, setError] = useState<string | null>(null);
-  const [created, setCreated] = useState<ImportedCampaign | null>(null);
+  const creation = useCampaignCreation('import-errors');
   const submit = async (event: Event) => {
     event.preventDefault();
-    setProblems([]);
-    setError(null);
-    setCreated(null);
+    creation.reset();
     let document: unknown;
     try {
       document = JSON.parse(await file!.text());
     } catch (e) {
-      setError(`${file!.name} is not JSON (${(e as Error).message}): choose the file a campaign's Export button saved.`);
+      creation.fail(`${file!.name} is not JSON (${(e as Error).message}): choose the file a campaign's Export button saved.`);
       return;
     }
     if (document === null || typeof document !== 'object' || Array.isArray(document)) {
-      setError(`${file!.name} holds no export document: choose the file a campaign's Export button saved.`);
+      creation.fail(`${file!.name} holds no export document: choose the file a campaign's Export button saved.`);
       return;
     }
     const overrides = { ...(name ? { name } : {}), ...(domain ? { domain } : {}) };
-    try {
-      const { data } = await api<ImportedCampaign>('POST', '/v1/campaigns/import', { ...document, ...overrides });
-      if (data.warnings.length > 0) setCreated(data);
-      else location.hash = `#/campaigns/${data.id}`;
-    } catch (e) {
-      const refused = refusal(e, 'campaign');
-      setError(refused.summary);
-      setProblems(refused.problems);
-    }
+    await creation.create(() => api<ImportedCampaign>('POST', '/v1/campaigns/import', { ...document, ...overrides }));
   };
   return (
     <details>
@@ -55,13 +43,7 @@ export function ImportCampaign() {
           Import
         </button>
       </form>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      <ProblemList problems={problems} testId="import-errors" />
-      {created && <CreatedWithWarnings campaign={created} />}
+      {creation.outcome}
     </details>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { send } from './api.js';
 import type { CampaignCreated } from './contract.js';
-import { CreatedWithWarnings, ProblemList, refusal, type Problem } from './problems.js';
+import { useCampaignCreation } from './campaign-creation.js';
 
 /**
  * A campaign from an MDL document, pasted or picked as a file: sent as the multipart form
@@ -10,26 +10,13 @@ import { CreatedWithWarnings, ProblemList, refusal, type Problem } from './probl
 export function NewCampaignFromMdl() {
   const [text, setText] = useState('');
   const [file, setFile] = useState<File | null>(null);
-  const [problems, setProblems] = useState<Problem[]>([]);
-  const [error, setError] = useState<string | null>(null);
-  const [created, setCreated] = useState<CampaignCreated | null>(null);
+  const creation = useCampaignCreation('mdl-errors');
   // this handler and the async ones below settle their own errors (shown on the page): buttons and forms call them with void
   const submit = async (event: Event) => {
     event.preventDefault();
-    setProblems([]);
-    setError(null);
-    setCreated(null);
     const form = new FormData();
     form.append('mdl_file', file ?? new Blob([text], { type: 'application/yaml' }), file?.name ?? 'campaign.yaml');
-    try {
-      const { data } = await send<CampaignCreated>('POST', '/v1/campaigns', form);
-      if (data.warnings.length > 0) setCreated(data);
-      else location.hash = `#/campaigns/${data.id}`;
-    } catch (e) {
-      const refused = refusal(e, 'campaign');
-      setError(refused.summary);
-      setProblems(refused.problems);
-    }
+    await creation.create(() => send<CampaignCreated>('POST', '/v1/campaigns', form));
   };
   return (
     <details>
@@ -43,13 +30,7 @@ export function NewCampaignFromMdl() {
           Create from MDL
         </button>
       </form>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      <ProblemList problems={problems} testId="mdl-errors" />
-      {created && <CreatedWithWarnings campaign={created} />}
+      {creation.outcome}
     </details>
   );
 }

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { CampaignCreated, TemplateListItem } from './contract.js';
 import { api, explain } from './api.js';
 import { MdlPreview } from './mdl-preview.js';
-import { CreatedWithWarnings, ProblemList, refusal, type Problem } from './problems.js';
+import { useCampaignCreation } from './campaign-creation.js';
 
 interface TemplateParameter {
   name: string;
@@ -46,10 +46,8 @@ export function NewCampaignFromTemplate() {
   const [budget, setBudget] = useState('');
   const [seed, setSeed] = useState('');
   const [bounds, setBounds] = useState<Bounds>({});
-  const [problems, setProblems] = useState<Problem[]>([]);
-  const [error, setError] = useState<string | null>(null);
-  const [created, setCreated] = useState<CampaignCreated | null>(null);
-  const fail = (e: unknown) => setError(explain(e));
+  const creation = useCampaignCreation('template-campaign-errors');
+  const fail = (e: unknown) => creation.fail(explain(e));
   useEffect(() => {
     api<TemplateListItem[]>('GET', '/v1/templates?per_page=100').then((r) => setTemplates(r.data), fail);
   }, []);
@@ -62,23 +60,14 @@ export function NewCampaignFromTemplate() {
   // this handler and the async ones below settle their own errors (shown on the page): buttons and forms call them with void
   const create = async (event: Event) => {
     event.preventDefault();
-    setError(null);
-    setProblems([]);
-    setCreated(null);
-    try {
+    await creation.create(() => {
       const overrides = mdl ? overridesFrom(mdl, budget, seed, bounds) : undefined;
-      const { data } = await api<CampaignCreated>('POST', '/v1/campaigns', {
+      return api<CampaignCreated>('POST', '/v1/campaigns', {
         template_id: templateId,
         ...(name ? { name } : {}),
         ...(overrides ? { overrides } : {}),
       });
-      if (data.warnings.length > 0) setCreated(data);
-      else location.hash = `#/campaigns/${data.id}`;
-    } catch (e) {
-      const refused = refusal(e, 'campaign');
-      setError(refused.summary);
-      setProblems(refused.problems);
-    }
+    });
   };
   const bound = (parameter: string, side: 0 | 1, value: string) => {
     const current = bounds[parameter] ?? ['', ''];
@@ -170,13 +159,7 @@ export function NewCampaignFromTemplate() {
           <MdlPreview mdl={mdl} testId="template-mdl" />
         </details>
       )}
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      <ProblemList problems={problems} testId="template-campaign-errors" />
-      {created && <CreatedWithWarnings campaign={created} />}
+      {creation.outcome}
     </form>
   );
 }
