@@ -13,7 +13,8 @@ import { SearchSpace } from '../src/engine/space.js';
 import { chooseStrategy } from '../src/engine/strategies/choice.js';
 import { fitModel } from '../src/engine/strategies/fit.js';
 import { REFINE_REACH, refineCandidate, type RegionDraw } from '../src/engine/strategies/trust-region/refine.js';
-import { LENGTH_INIT, LENGTH_MIN, type TrustRegionMemory } from '../src/engine/strategies/trust-region/regions.js';
+import { boxDistance, LENGTH_INIT, LENGTH_MIN, regionSettings, updateRegions, type TrustRegionMemory } from '../src/engine/strategies/trust-region/regions.js';
+import type { Observations } from '../src/engine/strategies/types.js';
 import { initTensorBackend } from '../src/engine/tensor/backend.js';
 
 await initTensorBackend('wasm');
@@ -134,6 +135,32 @@ test('Gamma draws have the mean and variance of their shape', () => {
   const mean = s / n;
   assert.ok(Math.abs(mean - 2.5) < 0.05);
   assert.ok(Math.abs(s2 / n - mean * mean - 2.5) < 0.15);
+});
+
+test("a region's centre moves to a better point on its box's edge, where rounding puts it a hair outside", () => {
+  // centre 0.346, half-width 0.2: (0.346 + 0.2 − 0.346) / 0.2 rounds to 1 + 2.2e-16
+  const center = [0.346, 0.5];
+  const edge = [0.346 + 0.5 * 0.4, 0.5];
+  const region = { center: 'a', length: 0.4, successes: 0, failures: 0, weights: [1, 1], hyperparameters: null };
+  assert.ok(boxDistance(edge, center, region) > 1, 'the edge point rounds to just outside');
+  const o: Observations = {
+    d: 2,
+    m: 2,
+    n: 2,
+    X: Float64Array.from([...center, ...edge]),
+    Y: Float64Array.from([0.5, 0.5, 0.3, 0.3]),
+    ids: ['a', 'b'],
+    iterations: Int32Array.from([1, 2]),
+    c: 0,
+    C: new Float64Array(0),
+    feasible: Uint8Array.from([1, 1]),
+    failed: [],
+    ref: [1.1, 1.1],
+  };
+  const memory: TrustRegionMemory = { regions: [region], lastBatch: { ids: ['b'], regions: [0] }, retired: [], restarts: 0 };
+  const next = updateRegions(memory, o, regionSettings(2, 4));
+  assert.equal(next.regions[0].center, 'b');
+  assert.equal(next.regions[0].successes, 1, 'the edge point improved the front');
 });
 
 function dtlzMdl(d: number, overrides: Record<string, unknown> = {}, budget = 120): Mdl {

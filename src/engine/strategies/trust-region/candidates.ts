@@ -1,7 +1,7 @@
 import type { Random } from '../../random.js';
 import type { SearchSpace } from '../../space.js';
 import type { Observations } from '../types.js';
-import type { RegionMemory } from './regions.js';
+import { isInsideBox, type RegionMemory } from './regions.js';
 
 /** Most parameters one candidate redraws (TuRBO perturbs each with probability min(1, 20 / d)). */
 const MAX_PERTURBED = 20;
@@ -100,7 +100,7 @@ export function localRows(o: Observations, centerRow: number, region: RegionMemo
       worst = Math.max(worst, Math.abs(t));
     }
     scaled[i] = sum;
-    if (worst <= 1) inside++;
+    if (isInsideBox(worst)) inside++;
   }
   const order = Array.from({ length: o.n }, (_, i) => i).sort((a, b) => scaled[a] - scaled[b] || a - b);
   return order.slice(0, Math.min(o.n, Math.max(least, Math.min(most, inside))));

@@ -173,9 +173,18 @@ function bestInside(region: RegionMemory, o: Observations, preference: readonly 
   for (const row of preference) {
     const id = o.ids[row];
     if (taken.has(id)) continue;
-    if (row === centerRow || boxDistance(o.X.subarray(row * o.d, (row + 1) * o.d), c, region) <= 1) return id;
+    if (row === centerRow || isInsideBox(boxDistance(o.X.subarray(row * o.d, (row + 1) * o.d), c, region))) return id;
   }
   return region.center;
+}
+
+/**
+ * Whether a box distance (boxDistance) lies inside the box. Candidates and refined points are
+ * clipped onto the box's edge at centre ± half-width, and (c + h − c) / h can round to just above
+ * 1: without the tolerance a region could never move its centre to a point on its own edge.
+ */
+export function isInsideBox(distance: number): boolean {
+  return distance <= 1 + 1e-9;
 }
 
 /** Chebyshev distance from the centre in units of the box's half-widths (≤ 1 inside). */
