@@ -206,12 +206,13 @@ function runCampaign(mdl: Mdl, d: number, options: { revive?: boolean; retryEver
 }
 
 test('trust regions: same seed, same batches; the state survives JSON round trips (worker restarts) and retries', () => {
-  const mdl = dtlzMdl(8);
+  // batches of 30 over 5 regions leave room for model steps (steps.ts), so their reaches travel too
+  const mdl = dtlzMdl(8, { batch_size: 30 }, 130);
   const plain = runCampaign(mdl, 8);
   const revived = runCampaign(mdl, 8, { revive: true, retryEvery: 2 });
   assert.deepEqual(revived.batches, plain.batches);
   assert.equal(plain.state.status, 'completed');
-  assert.equal(plain.state.evaluations.length, 120);
+  assert.equal(plain.state.evaluations.length, 130);
   assert.equal(plain.state.strategy?.name, 'trust-region');
   const memory = plain.state.strategies?.['trust-region'] as TrustRegionMemory;
   assert.equal(memory.regions.length, 5);
@@ -220,14 +221,19 @@ test('trust regions: same seed, same batches; the state survives JSON round trip
     assert.ok(plain.state.evaluations.some((e) => e.id === region.center));
     assert.equal(region.weights?.length, 8);
   }
+  assert.equal(memory.lastBatch?.steps?.filter((f) => f > 0).length, 15);
+  assert.ok(
+    memory.regions.some((r) => r.reach !== undefined && r.reach !== 0.1),
+    'some step reach adapted',
+  );
   assert.deepEqual(
     memory.lastBatch?.ids,
     plain.state.evaluations
-      .slice(-20)
+      .slice(-30)
       .map((e) => e.id)
       .sort((a, b) => Number(a.slice(5)) - Number(b.slice(5))),
   );
-  const other = runCampaign(dtlzMdl(8, { seed: 4 }), 8);
+  const other = runCampaign(dtlzMdl(8, { batch_size: 30, seed: 4 }, 130), 8);
   assert.notDeepEqual(other.batches[2], plain.batches[2]);
 });
 

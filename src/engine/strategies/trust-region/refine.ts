@@ -40,16 +40,24 @@ export interface RegionDraw {
 
 /**
  * Refines the start `x` (length d, encoded) on `draw`. `utopia` and `spread` (length m) set the
- * scalarization's origin and units. Returns the refined point, repaired into the space's
- * constraints, or null when it leaves a nonlinear constraint.
+ * scalarization's origin and units; `reach` bounds the move per coordinate as a share of the box's
+ * width. Returns the refined point, repaired into the space's constraints, or null when it leaves
+ * a nonlinear constraint.
  */
-export function refineCandidate(space: SearchSpace, draw: RegionDraw, x: Float64Array, utopia: Float64Array, spread: Float64Array): Float64Array | null {
+export function refineCandidate(
+  space: SearchSpace,
+  draw: RegionDraw,
+  x: Float64Array,
+  utopia: Float64Array,
+  spread: Float64Array,
+  reach = REFINE_REACH,
+): Float64Array | null {
   const d = x.length;
   const m = draw.paths.length;
   const mobile = space.layout.filter((l) => l.parameter.type !== 'categorical').map((l) => l.offset);
   if (mobile.length === 0) return null;
-  const lower = Float64Array.from(draw.lower, (l, k) => Math.max(l, x[k] - REFINE_REACH * (draw.upper[k] - l)));
-  const upper = Float64Array.from(draw.upper, (u, k) => Math.min(u, x[k] + REFINE_REACH * (u - draw.lower[k])));
+  const lower = Float64Array.from(draw.lower, (l, k) => Math.max(l, x[k] - reach * (draw.upper[k] - l)));
+  const upper = Float64Array.from(draw.upper, (u, k) => Math.min(u, x[k] + reach * (u - draw.lower[k])));
   const width = Float64Array.from(upper, (u, k) => u - lower[k]);
 
   const values = new Float64Array(m);

@@ -29,12 +29,14 @@ export interface RegionMemory {
   weights: number[] | null;
   /** the last local fit per objective, warm start of the next */
   hyperparameters: SerializedHyperparameters[] | null;
+  /** how far model steps reach, as a share of the box's width (steps.ts); absent before the first */
+  reach?: number;
 }
 
 export interface TrustRegionMemory {
   regions: RegionMemory[];
   /** what the last batch held: evaluation ids and the region each came from */
-  lastBatch: { ids: string[]; regions: number[] } | null;
+  lastBatch: { ids: string[]; regions: number[]; steps?: number[] } | null;
   /** centres of regions that collapsed: never a centre again */
   retired: string[];
   /** regions restarted so far */

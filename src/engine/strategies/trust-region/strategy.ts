@@ -7,6 +7,8 @@ import { penalizedObjectives, rankingObjectives } from '../feasibility.js';
 import { refineCandidate, utopiaPoint, type RegionDraw } from './refine.js';
 import { regionSettings, updateRegions, type RegionMemory, type TrustRegionMemory } from './regions.js';
 import { selectBatch, type CandidatePool } from './selection.js';
+import { separableQuadratic } from './quadratic.js';
+import { adaptReach, modelSteps, takesModelSteps } from './steps.js';
 
 /**
  * Trust regions with local models for high dimensions and large budgets (TuRBO, Eriksson et al.
@@ -92,11 +94,17 @@ export const trustRegionStrategy: Strategy = {
       const candidates = regionCandidates(space, center, region, perRegion, random);
       return { region: r, ...sampled(draw, candidates.X, candidates.count, m, penalty) };
     });
-    const first = selectBatch(pools, penalty.Y, o.n, m, o.ref!, q, random);
+    const steps = takesModelSteps(q, regions.length) ? stepsOf(regions, memory, pools, context, penalty) : [];
+    const thompson = q - steps.length;
+    const first = selectBatch(pools, penalty.Y, o.n, m, o.ref!, thompson, random);
     const refined = refinePicks(pools, first, draws, context, o, penalty);
-    const picks = selectBatch(refined, penalty.Y, o.n, m, o.ref!, q, random);
-    const points = picks.map(({ pool, row }) => refined[pool].X.slice(row * d, (row + 1) * d));
-    memory.lastBatch = { ids: context.proposalIds.slice(0, points.length), regions: picks.map((p) => refined[p.pool].region) };
+    const picks = selectBatch(refined, penalty.Y, o.n, m, o.ref!, thompson, random);
+    const points = [...steps.map((s) => s.point), ...picks.map(({ pool, row }) => refined[pool].X.slice(row * d, (row + 1) * d))];
+    memory.lastBatch = {
+      ids: context.proposalIds.slice(0, points.length),
+      regions: [...steps.map((s) => s.region), ...picks.map((p) => refined[p.pool].region)],
+      steps: [...steps.map((s) => s.factor), ...picks.map(() => 0)],
+    };
     // Thompson draws ranked by hypervolume improvement, with sampled infeasibility folded in when constrained.
     const acquisition = c > 0 ? 'constrained thompson-hvi' : 'thompson-hvi';
     return { points, label: 'trust-region', acquisition, memory, hyperparameters: fitted.slice(0, m) };
@@ -177,14 +185,52 @@ function refinePicks(
 }
 
 /**
+ * Every region's model steps (steps.ts) on separable quadratic models of its local data, leaving
+ * out those whose models predict a violated outcome constraint.
+ */
+function stepsOf(
+  regions: readonly RegionData[],
+  memory: TrustRegionMemory,
+  pools: readonly CandidatePool[],
+  context: StrategyContext,
+  penalty: Penalty,
+): { point: Float64Array; factor: number; region: number }[] {
+  const { observations: o, space } = context;
+  const { m, c, d } = o;
+  const w = m + c;
+  const utopia = utopiaPoint([o.Y.subarray(0, o.n * m), ...pools.map((p) => p.S)], m, penalty.spread);
+  const out: { point: Float64Array; factor: number; region: number }[] = [];
+  regions.forEach((data, r) => {
+    const region = memory.regions[r];
+    const center = o.X.slice(data.centerRow * d, (data.centerRow + 1) * d);
+    const model: RegionDraw = { paths: [], mean: [], std: [], ...regionBox(space, center, region) };
+    for (let k = 0; k < w; k++) {
+      const { y, mean, std } = standardizedOutput(data.Y, data.rows.length, w, k);
+      model.paths.push(separableQuadratic(data.X, y, data.rows.length, d, center));
+      model.mean.push(mean);
+      model.std.push(std);
+    }
+    const objectives = { ...model, paths: model.paths.slice(0, m), mean: model.mean.slice(0, m), std: model.std.slice(0, m) };
+    for (const step of modelSteps(space, objectives, center, region, utopia, penalty.spread)) {
+      const slacks = model.paths.slice(m).map((path, j) => model.mean[m + j] + model.std[m + j] * path.at(step.point, 1)[0]);
+      if (slacks.every((s) => s >= 0)) out.push({ ...step, region: r });
+    }
+  });
+  return out;
+}
+
+/**
  * This step's regions (judged and re-centred on the observations with infeasibility folded in)
  * and the local data of each.
  */
 function prepare(context: StrategyContext): { memory: TrustRegionMemory; regions: RegionData[]; penalty: Penalty } {
   const o = context.observations;
   const penalty = penaltyOf(o);
-  const memory = updateRegions(context.memory as TrustRegionMemory | undefined, { ...o, Y: penalty.Y }, regionSettings(o.d, context.q));
   const rowOf = new Map(o.ids.map((id, i) => [id, i]));
+  const previous = context.memory as TrustRegionMemory | undefined;
+  // step reaches are judged from where the last steps started, before the regions re-centre
+  const judged = previous && { ...previous, regions: adaptReach(previous, penalty.Y.subarray(0, o.n * o.m), o.m, rowOf) };
+  const memory = updateRegions(judged, { ...o, Y: penalty.Y }, regionSettings(o.d, context.q));
   const regions = memory.regions.map((region) => {
     const centerRow = rowOf.get(region.center)!;
     const rows = localRows(o, centerRow, region, Math.min(LOCAL_LEAST, LOCAL_MOST), LOCAL_MOST);
