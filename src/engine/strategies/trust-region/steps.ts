@@ -3,14 +3,15 @@ import { refineCandidate, type RegionDraw } from './refine.js';
 import type { RegionMemory, TrustRegionMemory } from './regions.js';
 
 /**
- * Model steps: besides its Thompson picks, each region proposes its centre moved downhill on the
- * local models' posterior *mean*, at three reaches (STEP_FACTORS times the region's step reach),
- * a line search spread over one batch. In tens to hundreds of dimensions the draws that rank the
- * random candidates are dominated by prior noise away from the data, while the mean's slope at
- * the centre still points downhill (on DTLZ2 in 100 dimensions its gradient has a cosine of
- * 0.2–0.5 with the true one); how far that slope can be trusted is unknown and changes as the
- * region closes in, so the reach is adapted as a classical trust-region radius: it moves to the
- * factor whose point did best, and shrinks when none beat the centre (adaptReach).
+ * Model steps: besides its Thompson picks, each region proposes its centre moved downhill on
+ * separable quadratic models of its local data (quadratic.ts), at three reaches (STEP_FACTORS
+ * times the region's step reach): a line search spread over one batch. In tens to hundreds of
+ * dimensions the draws that rank the random candidates are dominated by prior noise away from
+ * the data, and so is the GP's mean (on DTLZ2 in 100 dimensions its gradient at the centres has a
+ * cosine of only 0.2–0.5 with the true one); a quadratic fitted to the same 100–200 points keeps
+ * a reliable slope and curvature. How far the model can be trusted is unknown and changes as the
+ * region closes in, so the reach is adapted like a classical trust-region radius: it moves to the
+ * factor whose point did best, and halves when none beat the centre (adaptReach).
  */
 
 /** Reaches of one region's model steps, in units of its step reach. */
@@ -30,13 +31,13 @@ export function takesModelSteps(q: number, regions: number): boolean {
 }
 
 /**
- * One region's model steps from `center` (length d, encoded) on the posterior means `mean` of the
+ * One region's model steps from `center` (length d, encoded) on the models `model` of the
  * objectives: one point per STEP_FACTORS entry that moved, with that factor. `utopia` and `spread`
  * (length m) as for refineCandidate.
  */
 export function modelSteps(
   space: SearchSpace,
-  mean: RegionDraw,
+  model: RegionDraw,
   center: Float64Array,
   region: RegionMemory,
   utopia: Float64Array,
@@ -45,7 +46,7 @@ export function modelSteps(
   const reach = region.reach ?? REACH_INIT;
   const steps: { point: Float64Array; factor: number }[] = [];
   for (const factor of STEP_FACTORS) {
-    const point = refineCandidate(space, mean, center, utopia, spread, Math.min(REACH_MAX, factor * reach));
+    const point = refineCandidate(space, model, center, utopia, spread, Math.min(REACH_MAX, factor * reach));
     if (point && point.some((v, k) => v !== center[k])) steps.push({ point, factor });
   }
   return steps;
