@@ -94,10 +94,12 @@ export const trustRegionStrategy: Strategy = {
       const candidates = regionCandidates(space, center, region, perRegion, random);
       return { region: r, ...sampled(draw, candidates.X, candidates.count, m, penalty) };
     });
-    const steps = takesModelSteps(q, regions.length) ? stepsOf(regions, memory, pools, context, penalty) : [];
+    // the scalarization's origin for refinement and model steps alike
+    const utopia = utopiaPoint([o.Y.subarray(0, o.n * m), ...pools.map((p) => p.S)], m, penalty.spread);
+    const steps = takesModelSteps(q, regions.length) ? stepsOf(regions, memory, utopia, context, penalty) : [];
     const thompson = q - steps.length;
     const first = selectBatch(pools, penalty.Y, o.n, m, o.ref!, thompson, random);
-    const refined = refinePicks(pools, first, draws, context, o, penalty);
+    const refined = refinePicks(pools, first, draws, utopia, context, penalty);
     const picks = selectBatch(refined, penalty.Y, o.n, m, o.ref!, thompson, random);
     const points = [...steps.map((s) => s.point), ...picks.map(({ pool, row }) => refined[pool].X.slice(row * d, (row + 1) * d))];
     memory.lastBatch = {
@@ -155,18 +157,16 @@ function refinePicks(
   pools: readonly CandidatePool[],
   picks: readonly { pool: number; row: number }[],
   draws: readonly RegionDraw[],
+  utopia: Float64Array,
   context: StrategyContext,
-  o: Observations,
   penalty: Penalty,
 ): CandidatePool[] {
-  const { m, d } = o;
-  const spread = penalty.spread;
-  const utopia = utopiaPoint([o.Y.subarray(0, o.n * m), ...pools.map((p) => p.S)], m, spread);
+  const { m, d } = context.observations;
+  const objectives = draws.map((draw) => objectivesOf(draw, m));
   const added = pools.map(() => [] as Float64Array[]);
   for (const { pool, row } of picks) {
     const start = pools[pool].X.slice(row * d, (row + 1) * d);
-    const objectives = { ...draws[pool], paths: draws[pool].paths.slice(0, m), mean: draws[pool].mean.slice(0, m), std: draws[pool].std.slice(0, m) };
-    const point = refineCandidate(context.space, objectives, start, utopia, spread);
+    const point = refineCandidate(context.space, objectives[pool], start, utopia, penalty.spread);
     if (point) added[pool].push(point);
   }
   return pools.map((p, k) => {
@@ -191,14 +191,13 @@ function refinePicks(
 function stepsOf(
   regions: readonly RegionData[],
   memory: TrustRegionMemory,
-  pools: readonly CandidatePool[],
+  utopia: Float64Array,
   context: StrategyContext,
   penalty: Penalty,
 ): { point: Float64Array; factor: number; region: number }[] {
   const { observations: o, space } = context;
   const { m, c, d } = o;
   const w = m + c;
-  const utopia = utopiaPoint([o.Y.subarray(0, o.n * m), ...pools.map((p) => p.S)], m, penalty.spread);
   const out: { point: Float64Array; factor: number; region: number }[] = [];
   regions.forEach((data, r) => {
     const region = memory.regions[r];
@@ -210,13 +209,17 @@ function stepsOf(
       model.mean.push(mean);
       model.std.push(std);
     }
-    const objectives = { ...model, paths: model.paths.slice(0, m), mean: model.mean.slice(0, m), std: model.std.slice(0, m) };
-    for (const step of modelSteps(space, objectives, center, region, utopia, penalty.spread)) {
+    for (const step of modelSteps(space, objectivesOf(model, m), center, region, utopia, penalty.spread)) {
       const slacks = model.paths.slice(m).map((path, j) => model.mean[m + j] + model.std[m + j] * path.at(step.point, 1)[0]);
       if (slacks.every((s) => s >= 0)) out.push({ ...step, region: r });
     }
   });
   return out;
+}
+
+/** The draw (or model) of the m objectives alone, without the outcome-constraint slacks after them. */
+function objectivesOf(draw: RegionDraw, m: number): RegionDraw {
+  return { ...draw, paths: draw.paths.slice(0, m), mean: draw.mean.slice(0, m), std: draw.std.slice(0, m) };
 }
 
 /**
