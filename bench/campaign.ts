@@ -5,6 +5,7 @@ import { createEvaluator } from '../src/evaluators/create.js';
 import { runLocalCampaign, type IterationReport } from '../src/jobs/local-runner.js';
 import { runConstrainedCampaigns } from './campaign-constrained.js';
 import { runLargeCampaigns } from './campaign-large.js';
+import { runNoisyCampaigns } from './campaign-noisy.js';
 import { median, type BenchSuite } from './common.js';
 
 /**
@@ -119,5 +120,10 @@ export const more: BenchSuite[] = [
     name: 'campaign-constrained',
     description: 'outcome constraints and failures: C2-DTLZ2 (50 evaluations, 5 seeds) and DTLZ2 d=6 with a failing region; cma-es vs nsga2 vs random',
     run: () => runConstrainedCampaigns(),
+  },
+  {
+    name: 'campaign-noisy',
+    description: 'measurement noise: DTLZ2 d=6 with Gaussian noise sd 0.05, 90 evaluations, 3 seeds; true vs reported hypervolume',
+    run: () => runNoisyCampaigns(),
   },
 ];

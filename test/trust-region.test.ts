@@ -156,6 +156,7 @@ test("a region's centre moves to a better point on its box's edge, where roundin
     feasible: Uint8Array.from([1, 1]),
     failed: [],
     ref: [1.1, 1.1],
+    noisy: false,
   };
   const memory: TrustRegionMemory = { regions: [region], lastBatch: { ids: ['b'], regions: [0] }, retired: [], restarts: 0 };
   const next = updateRegions(memory, o, regionSettings(2, 4));

@@ -36,6 +36,12 @@ export interface BatchRequest {
   constraints?: number;
   /** per row of Y: 1 when it meets the outcome constraints (the front); all rows when absent */
   feasible?: Uint8Array;
+  /**
+   * the front an improvement is measured against: the measured values (default), or for noisy
+   * data the surrogate's posterior means at the evaluated points, as noisy EHVI does, so a lucky
+   * measurement does not make the region around it look already won
+   */
+  baseline?: 'measured' | 'predicted';
 }
 
 export interface BatchProposal {
@@ -68,10 +74,7 @@ export function proposeBatch(request: BatchRequest): BatchProposal {
   const d = space.dimension;
   let surrogate = request.surrogate;
   const c = request.constraints ?? 0;
-  const front: number[][] = [];
-  for (let i = 0; i < request.n; i++) {
-    if (!request.feasible || request.feasible[i]) front.push(Array.from(request.Y.subarray(i * m, (i + 1) * m)));
-  }
+  const front = baselineFront(request);
   const avoid: Float64Array[] = [];
   for (let i = 0; i < request.n; i++) avoid.push(request.X.subarray(i * d, (i + 1) * d));
   const starts = paretoStarts(request, random);
@@ -108,6 +111,19 @@ export function proposeBatch(request: BatchRequest): BatchProposal {
   }
   const label = kind === 'ehvi' && m > 2 ? 'mc-ehvi' : kind;
   return { points, acquisition: c > 0 ? `constrained ${label}` : label };
+}
+
+/** The feasible rows' objectives (`m` each): measured, or predicted by the surrogate (request.baseline). */
+function baselineFront(request: BatchRequest): number[][] {
+  const { m, n } = request;
+  const rows = Array.from({ length: n }, (_, i) => i).filter((i) => !request.feasible || request.feasible[i]);
+  if (request.baseline !== 'predicted' || rows.length === 0) return rows.map((i) => Array.from(request.Y.subarray(i * m, (i + 1) * m)));
+  const d = request.space.dimension;
+  const X = new Float64Array(rows.length * d);
+  rows.forEach((r, k) => X.set(request.X.subarray(r * d, (r + 1) * d), k * d));
+  const { mean } = request.surrogate.predict(X, rows.length);
+  const width = request.surrogate.m;
+  return rows.map((_, k) => Array.from(mean.subarray(k * width, k * width + m)));
 }
 
 function resolveAcquisition(choice: AcquisitionChoice, m: number): 'ehvi' | 'parego' {

@@ -1,4 +1,5 @@
 import { evaluationSlacks, isFeasible } from './feasibility.js';
+import { isNoisy } from './noisy-front.js';
 import { objectiveMatrix } from './objective-space.js';
 import type { CampaignState } from './types.js';
 import type { Mdl } from '../mdl/schema.js';
@@ -35,7 +36,21 @@ export function observe(mdl: Mdl, state: Readonly<CampaignState>, space: SearchS
   state.evaluations.forEach((e, i) => {
     if (!succeeded.has(i)) failed.push(space.snap(space.encode(e.parameters)));
   });
-  return { d, m, n, X, Y, ids, iterations, c, C, feasible, failed, ref: state.referencePoint ? [...state.referencePoint] : null };
+  return {
+    d,
+    m,
+    n,
+    X,
+    Y,
+    ids,
+    iterations,
+    c,
+    C,
+    feasible,
+    failed,
+    ref: state.referencePoint ? [...state.referencePoint] : null,
+    noisy: isNoisy(mdl, state),
+  };
 }
 
 /**

@@ -10,6 +10,15 @@ export interface ResultRow {
   iteration: number;
   /** meets every outcome constraint (always true without them) */
   feasible: boolean;
-  /** on the Pareto front of the feasible evaluations */
+  /** on the Pareto front of the feasible evaluations (in a noisy campaign: its design is on the model's front) */
   is_pareto: boolean;
+  /**
+   * noisy campaigns: the model's in-sample prediction of each objective for this design, the
+   * posterior mean and its standard deviation in the objective's unit
+   */
+  predicted?: Record<string, { mean: number; sd: number }>;
+  /** noisy campaigns: the design this measurement belongs to, named by the id of its first measurement */
+  design_id?: string;
+  /** noisy campaigns: how many measurements the design has (on a front row: pooled into `objectives`, their mean) */
+  measurements?: number;
 }

@@ -2,6 +2,7 @@ import { hypervolume } from '../hypervolume.js';
 import { paretoIndices } from '../pareto.js';
 import type { Mdl, ParameterValue } from '../mdl/schema.js';
 import { isFeasible } from './feasibility.js';
+import { noisyFront } from './noisy-front.js';
 import { objectiveMatrix, referencePoint } from './objective-space.js';
 import type { CampaignState, EvaluationRecord, EvaluationResult, IterationSummary } from './types.js';
 
@@ -141,8 +142,14 @@ export function tell(mdl: Mdl, previous: CampaignState, results: readonly Evalua
   };
 }
 
-/** Hypervolume and Pareto-set size of the feasible evaluations against the fixed reference. */
+/**
+ * Hypervolume and Pareto-set size of the feasible evaluations against the fixed reference; in a
+ * noisy campaign with a fitted model, those of the model's front (noisy-front.ts): the
+ * hypervolume of its predicted values and its number of designs.
+ */
 export function frontSummary(mdl: Mdl, state: CampaignState): { hypervolume: number; paretoSize: number } {
+  const modelled = noisyFront(mdl, state);
+  if (modelled) return { hypervolume: modelled.hypervolume, paretoSize: modelled.designs.filter((x) => x.onFront).length };
   const { Y, n, m } = objectiveMatrix(mdl, state.evaluations, 'feasible');
   if (n === 0 || state.referencePoint === null) return { hypervolume: 0, paretoSize: 0 };
   return {

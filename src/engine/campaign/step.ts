@@ -1,12 +1,13 @@
 import type { GpHyperparameters } from '../gp/priors.js';
 import { initialDesignSize } from '../mdl/initial-design.js';
-import type { Mdl } from '../mdl/schema.js';
+import type { Mdl, ParameterValue } from '../mdl/schema.js';
 import { Random } from '../random.js';
 import { SearchSpace } from '../space.js';
 import { chooseStrategy } from '../strategies/choice.js';
 import { fitModel } from '../strategies/fit.js';
 import { strategyNamed } from '../strategies/registry.js';
 import type { FitRequest, Strategy, StrategyContext, StrategyName } from '../strategies/types.js';
+import { noisyFront } from './noisy-front.js';
 import { observe } from './observations.js';
 import { dataHash, mdlHash, proposalsHash, SEED_DERIVATION, stateHash, type Receipt, type ReceiptEnvironment } from './receipt.js';
 import { budgetUsed, nextState } from './state.js';
@@ -56,10 +57,12 @@ export function completeStep(mdl: Mdl, previous: CampaignState, fitted: readonly
   state.strategy = prepared.choice;
   if (outcome.memory !== undefined) state.strategies = { ...state.strategies, [strategy.name]: outcome.memory };
   if (outcome.hyperparameters) state.hyperparameters = outcome.hyperparameters.map(serializeHyperparameters);
-  const proposals: Proposal[] = outcome.points.map((x) => ({
+  const parameters = outcome.points.map((x) => space.decode(x));
+  if (prepared.modelGuided) withReplicates(mdl, previous, parameters);
+  const proposals: Proposal[] = parameters.map((values) => ({
     id: `${state.idPrefix ?? 'eval_'}${state.nextId++}`,
     iteration,
-    parameters: space.decode(x),
+    parameters: values,
   }));
   state.pending = proposals;
   const receipt: Receipt = {
@@ -83,6 +86,8 @@ export function completeStep(mdl: Mdl, previous: CampaignState, fitted: readonly
 
 interface PreparedStep {
   strategy: Strategy;
+  /** the batch comes from a model (global or trust-region), not a design or random points */
+  modelGuided: boolean;
   choice: NonNullable<CampaignState['strategy']>;
   space: SearchSpace;
   iteration: number;
@@ -113,6 +118,7 @@ function prepare(mdl: Mdl, state: CampaignState): PreparedStep | null {
   const seeds = { plan: streams.seed(), propose: streams.seed() };
   return {
     strategy,
+    modelGuided: name === 'global' || name === 'trust-region',
     choice,
     space,
     iteration,
@@ -138,4 +144,26 @@ function mixSeed(seed: number, iteration: number): number {
   let h = Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(iteration, 0xc2b2ae35);
   h = Math.imul(h ^ (h >>> 16), 0x7feb352d);
   return (h ^ (h >>> 15)) >>> 1;
+}
+
+/**
+ * `optimizer.replicates` in a noisy campaign: designs on the model's front measured fewer times
+ * than asked take up to a quarter of the batch (rounded up), replacing its last candidates: the
+ * least certain first (largest posterior sd relative to the front's extent along the objective),
+ * then the fewest measurements. A replicate repeats the design's parameter values exactly, so its
+ * measurements pool into one design (noisy-front.ts). Changes `batch` in place.
+ */
+function withReplicates(mdl: Mdl, state: CampaignState, batch: Record<string, ParameterValue>[]): void {
+  const wanted = mdl.optimizer.replicates ?? 1;
+  if (wanted <= 1 || batch.length === 0) return;
+  const front = noisyFront(mdl, state)?.designs.filter((design) => design.onFront);
+  if (!front || front.length === 0 || state.referencePoint === null) return;
+  const ref = state.referencePoint;
+  const extent = ref.map((r, j) => Math.max(r - Math.min(...front.map((design) => design.predicted[j])), 1e-12));
+  const uncertainty = (design: (typeof front)[number]) => Math.max(...Array.from(design.sd, (sd, j) => sd / extent[j]));
+  const due = front
+    .filter((design) => design.rows.length < wanted)
+    .sort((a, b) => uncertainty(b) - uncertainty(a) || a.rows.length - b.rows.length || a.rows[0] - b.rows[0]);
+  const slots = Math.min(due.length, Math.ceil(batch.length / 4));
+  for (let k = 0; k < slots; k++) batch[batch.length - slots + k] = { ...state.evaluations[due[k].rows[0]].parameters };
 }

@@ -51,6 +51,11 @@ export interface FitSettings {
    * subset fit: the exhaustive comparison the gp benchmark measures the schedule against.
    */
   fullDataEvaluations?: number;
+  /**
+   * A known noise variance (standardized units, e.g. from a declared measurement sd): the fit
+   * holds it fixed instead of estimating it. Raised to NOISE_FLOOR.
+   */
+  noise?: number;
 }
 
 export interface FitOutcome {
@@ -67,6 +72,7 @@ export interface FitOutcome {
  */
 export function fitHyperparameters(X: Float64Array, y: Float64Array, n: number, d: number, settings: FitSettings): FitOutcome {
   const space = new HyperparameterSpace(d);
+  if (settings.noise !== undefined) space.fixNoise(settings.noise);
   const maxIterations = settings.maxIterations ?? 200;
   const random = new Random(settings.seed);
   const startSeed = random.seed();

@@ -84,6 +84,13 @@ export class HyperparameterSpace {
     this.upper[d + 1] = Math.log(NOISE_MAX);
   }
 
+  /** Holds the noise variance at `noise` (raised to NOISE_FLOOR, capped at the usual upper bound): a known noise is not estimated. */
+  fixNoise(noise: number): void {
+    const log = Math.log(Math.min(NOISE_MAX, Math.max(NOISE_FLOOR, noise)));
+    this.lower[this.d + 1] = log;
+    this.upper[this.d + 1] = log;
+  }
+
   /** BoTorch's initial values: lengthscales and noise at their prior modes, s² = 1. */
   defaultTheta(): Float64Array {
     const theta = new Float64Array(this.size);

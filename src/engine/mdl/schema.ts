@@ -65,6 +65,19 @@ export const objectiveSchema = z.strictObject({
   direction: z.enum(['maximize', 'minimize']).describe('whether larger or smaller values are better'),
   unit,
   reference: z.number().optional().describe('worst acceptable value; the hypervolume reference point along this objective'),
+  noise: z
+    .union([
+      z.boolean(),
+      z.strictObject({
+        sd: z.number().positive().describe("standard deviation of one measurement, in the objective's unit"),
+      }),
+    ])
+    .optional()
+    .describe(
+      'measurement noise: true (noisy, size unknown: the model estimates it), {sd} (noisy, of this size), false (exact: ' +
+        'never treated as noisy); absent: noisy when the fitted noise is material. A noisy campaign reports the front of ' +
+        "the model's predictions, not of the raw measurements",
+    ),
   description: note,
 });
 
@@ -133,6 +146,15 @@ export const optimizerSchema = z.strictObject({
     .max(1000)
     .default(3)
     .describe('stop the campaign as failed after this many consecutive iterations in which every evaluation failed; ' + '0 never stops for failures'),
+  replicates: z
+    .int()
+    .min(1)
+    .max(20)
+    .optional()
+    .describe(
+      'measurements wanted of each design on the front of a noisy campaign: each model-guided batch gives up to a ' +
+        'quarter of its candidates to re-measuring front designs that have fewer, the least certain first; default 1 (no repeats)',
+    ),
   acquisition: z.enum(['auto', 'ehvi', 'parego']).default('auto').describe('auto: expected hypervolume improvement for up to 4 objectives, ParEGO beyond'),
   stagnation: stagnationSchema.optional().describe('early stop on a flat hypervolume; default window 10, tolerance 1e-5, after half the budget'),
 });

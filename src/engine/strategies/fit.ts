@@ -9,5 +9,6 @@ export function fitModel(request: FitRequest): GpHyperparameters {
     restarts: request.restarts,
     maxIterations: request.maxIterations,
     initial: request.initial,
+    ...(request.noise !== undefined ? { noise: request.noise } : {}),
   }).hyperparameters;
 }

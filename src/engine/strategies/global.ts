@@ -2,7 +2,7 @@ import { proposeBatch } from '../acquisition/batch.js';
 import { JointPosterior, type Posterior } from '../acquisition/posterior.js';
 import type { GpHyperparameters } from '../gp/priors.js';
 import { FailureModel } from '../gp/failure-model.js';
-import { Surrogate, standardizedColumn } from '../gp/surrogate.js';
+import { Surrogate, standardization, standardizedColumn } from '../gp/surrogate.js';
 import { nondominatedRanks } from './nsga2/sorting.js';
 import type { FitRequest, Observations, Strategy, StrategyContext } from './types.js';
 
@@ -30,6 +30,7 @@ export const globalStrategy: Strategy = {
       d: data.d,
       seed: context.random.seed(),
       ...(warm && o < data.m ? { initial: warm[o] } : {}),
+      ...declaredNoise(context, data, o),
     }));
     const failures = failureData(context.observations, data);
     if (failures) {
@@ -57,10 +58,22 @@ export const globalStrategy: Strategy = {
       surrogate: parts.length === 1 ? parts[0] : new JointPosterior(parts),
       constraints: data.c + (failures ? 1 : 0),
       feasible: data.feasible,
+      baseline: context.observations.noisy ? 'predicted' : 'measured',
     });
     return { points: batch.points, label: batch.acquisition, acquisition: batch.acquisition, hyperparameters: fitted.slice(0, data.m) };
   },
 };
+
+/**
+ * An objective whose MDL declares its measurement sd is fitted with that noise held fixed: the
+ * variance of one measurement over the variance of the column, the units the fit works in.
+ */
+function declaredNoise(context: StrategyContext, data: ModelData, o: number): { noise?: number } {
+  const declared = o < data.m ? context.mdl.objectives[o].noise : undefined;
+  if (typeof declared !== 'object') return {};
+  const { std } = standardization(Float64Array.from({ length: data.n }, (_, i) => data.Y[i * data.m + o]));
+  return { noise: (declared.sd / std) ** 2 };
+}
 
 /** The previous fit, when it fits this model's shape. */
 function warmStart(context: StrategyContext): GpHyperparameters[] | undefined {

@@ -46,6 +46,11 @@ export interface Observations {
   failed: Float64Array[];
   /** minimization-space reference point; null before any data */
   ref: number[] | null;
+  /**
+   * the measurements are noisy (declared in the MDL, or material fitted noise): improvement is
+   * then measured against the model's predictions at the evaluated points, not the raw values
+   */
+  noisy: boolean;
 }
 
 export interface StrategyContext {
@@ -83,6 +88,8 @@ export interface FitRequest {
   initial?: GpHyperparameters;
   restarts?: number;
   maxIterations?: number;
+  /** a known noise variance of the standardized output, held fixed (a declared measurement sd) */
+  noise?: number;
 }
 
 export interface StrategyPlan {
