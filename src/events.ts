@@ -37,7 +37,13 @@ export interface IterationSummary {
   pareto_size: number;
   evaluations_completed: number;
   best_objectives: Record<string, number>;
-  /** absent when they would not fit in one event: the page re-reads the results then */
+  /** noisy campaigns: `hypervolume` is the model front's predicted one, this the raw measurements' */
+  measured_hypervolume?: number;
+  noisy?: boolean;
+  /**
+   * absent when they would not fit in one event, and in a noisy campaign (every row's prediction
+   * moves with each iteration): the page re-reads the results then
+   */
   evaluations?: ResultRow[];
   left_pareto_front?: string[];
   failed_evaluations?: { id: string; iteration: number; parameters: ResultRow['parameters']; error: string }[];

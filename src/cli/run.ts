@@ -199,10 +199,23 @@ function summary(mdl: Mdl, state: CampaignState, results: ReturnType<typeof camp
   const first = mdl.objectives[0];
   const sorted = [...results.pareto_front].sort((a, b) => a.objectives[first.name] - b.objectives[first.name]);
   const shown = sorted.slice(0, 25);
-  const table = formatTable(
-    names,
-    shown.map((r) => [...mdl.parameters.map((p) => formatNumber(r.parameters[p.name])), ...mdl.objectives.map((o) => formatNumber(r.objectives[o.name]))]),
-  );
+  // a noisy campaign's front shows, per objective, the measured mean and the model's prediction ± sd
+  const table = results.noisy
+    ? formatTable(
+        [...mdl.parameters.map((p) => p.name), 'n', ...mdl.objectives.flatMap((o) => [`${o.name} measured`, `${o.name} predicted`])],
+        shown.map((r) => [
+          ...mdl.parameters.map((p) => formatNumber(r.parameters[p.name])),
+          String(r.measurements ?? 1),
+          ...mdl.objectives.flatMap((o) => [
+            formatNumber(r.objectives[o.name]),
+            `${formatNumber(r.predicted?.[o.name].mean ?? NaN)} ± ${formatNumber(r.predicted?.[o.name].sd ?? NaN)}`,
+          ]),
+        ]),
+      )
+    : formatTable(
+        names,
+        shown.map((r) => [...mdl.parameters.map((p) => formatNumber(r.parameters[p.name])), ...mdl.objectives.map((o) => formatNumber(r.objectives[o.name]))]),
+      );
   const lines = [
     '',
     `Finished: ${state.status} (${state.stopReason}) after ${state.iteration} iterations, ` +
@@ -211,6 +224,12 @@ function summary(mdl: Mdl, state: CampaignState, results: ReturnType<typeof camp
       (mdl.outcome_constraints.length > 0 ? `, ${results.evaluations.filter((e) => e.feasible).length} feasible` : ''),
     ...(state.stopMessage ? [state.stopMessage] : []),
     `Hypervolume ${formatNumber(results.hypervolume)} against reference ` + JSON.stringify(results.reference_point),
+    ...(results.noisy
+      ? [
+          `Noisy measurements (${results.noise_reason}): the front and its hypervolume are the model's predictions; ` +
+            `the raw measurements' hypervolume is ${formatNumber(results.measured_hypervolume)}`,
+        ]
+      : []),
     ...(results.strategy ? [`Strategy: ${results.strategy.name} (${results.strategy.reason})`] : []),
     `Pareto front (${results.pareto_front.length} points${sorted.length > shown.length ? `, first ${shown.length} shown` : ''}):`,
     table,

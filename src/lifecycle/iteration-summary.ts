@@ -22,7 +22,6 @@ export function iterationSummary(
   progress: { evaluations_completed: number; best_objectives: Record<string, number> },
 ): IterationSummary {
   const after = campaignResults(mdl, state);
-  const before = campaignResults(mdl, { ...state, evaluations: state.evaluations.slice(0, state.evaluations.length - freshCount) });
   const fresh = state.evaluations.slice(state.evaluations.length - freshCount);
   const freshIds = new Set(fresh.map((e) => e.id));
   const onFront = new Set(after.pareto_front.map((r) => r.id));
@@ -32,7 +31,11 @@ export function iterationSummary(
     pareto_size: after.pareto_front.length,
     evaluations_completed: progress.evaluations_completed,
     best_objectives: progress.best_objectives,
+    ...(after.noisy ? { noisy: true, measured_hypervolume: after.measured_hypervolume } : {}),
   };
+  // a noisy campaign's predictions move for every row with each iteration: the page re-reads
+  if (after.noisy) return figures;
+  const before = campaignResults(mdl, { ...state, evaluations: state.evaluations.slice(0, state.evaluations.length - freshCount) });
   const rows = {
     evaluations: after.evaluations.filter((r) => freshIds.has(r.id)),
     left_pareto_front: before.pareto_front.filter((r) => !onFront.has(r.id)).map((r) => r.id),

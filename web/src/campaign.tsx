@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, download, explain, subscribe, type Campaign, type Results } from './api.js';
 import type { IterationSummary } from './contract.js';
 import { applyIteration } from './apply-iteration.js';
+import { NoisyFront } from './noisy-front.js';
 import { deleteCampaign } from './campaigns.js';
 import { CampaignPlots } from './campaign-plots.js';
 import { EvaluationTable, type Column } from './evaluations.js';
@@ -150,7 +151,9 @@ export function CampaignDetail({ id }: { id: string }) {
           {campaign.status}
         </span>{' '}
         · {campaign.domain} · {campaign.evaluations_completed} / {campaign.budget} evaluations · iteration {campaign.current_iteration} · hypervolume{' '}
-        <span data-testid="hypervolume">{hypervolumeOf(campaign)}</span> · {campaign.pareto_size} on the Pareto front
+        <span data-testid="hypervolume">{hypervolumeOf(campaign)}</span>
+        {results.noisy && <span data-testid="hypervolume-basis"> (the model's predictions; measurements are noisy)</span>} · {campaign.pareto_size} on the
+        Pareto front
         {constraints.length > 0 && (
           <span data-testid="feasibility">
             {' '}
@@ -190,7 +193,7 @@ export function CampaignDetail({ id }: { id: string }) {
       )}
       <CampaignPlots campaign={campaign} results={results} />
       <section>
-        <h2>Best objectives</h2>
+        <h2>Best objectives{results.noisy ? ' (predicted)' : ''}</h2>
         {Object.keys(campaign.best_objectives ?? {}).length === 0 ? (
           <p>None yet: they appear with the first evaluations.</p>
         ) : (
@@ -210,6 +213,7 @@ export function CampaignDetail({ id }: { id: string }) {
         <h2>Model</h2>
         <ModelReportPanel id={campaign.id} iteration={campaign.current_iteration} units={Object.fromEntries(objectives.map((o) => [o.name, o.unit]))} />
       </section>
+      <NoisyFront results={results} parameters={campaign.mdl?.parameters ?? []} objectives={objectives} />
       <section>
         <h2>Evaluations</h2>
         <EvaluationTable rows={results.evaluations} columns={columns} constrained={constraints.length > 0} />
