@@ -233,7 +233,7 @@ test('structural problems are rewritten into plain sentences', () => {
     [
       variant((d) => (d.optimizer.metod = 'lhs')),
       'optimizer.metod',
-      'unknown member "metod" (did you mean "method"? allowed: method, strategy, budget, batch_size, seed, initial_samples, max_failed_iterations, acquisition, stagnation)',
+      'unknown member "metod" (did you mean "method"? allowed: method, strategy, budget, batch_size, seed, initial_samples, max_failed_iterations, replicates, acquisition, stagnation)',
     ],
     [variant((d) => (d.parameters[0].bounds = [0])), 'parameters[0].bounds', 'bounds must be a list of two numbers [lower, upper]'],
     [
