@@ -144,7 +144,9 @@ test('a noiseless campaign reports the measured front, with no prediction fields
 
 test('the CSV of a noisy campaign adds measurements and each objective predicted ± sd at the end', () => {
   const mdl = handMdl();
-  const csv = resultsCsv(mdl, campaignResults(mdl, handState(mdl)).pareto_front).trim().split('\n');
+  const csv = resultsCsv(mdl, campaignResults(mdl, handState(mdl)).pareto_front)
+    .trim()
+    .split('\n');
   assert.equal(csv[0], 'id,iteration,is_pareto,x,f1,f2,measurements,f1_predicted,f1_sd,f2_predicted,f2_sd');
   const b = csv[2].split(',');
   assert.equal(b[0], 'B1');

@@ -84,7 +84,20 @@ test("a noisy campaign's results, CSV and live events carry measured and predict
   const csv = await api('GET', `/v1/campaigns/${id}/results?format=csv&pareto_only=true`);
   assert.equal(csv.status, 200);
   const parsed = Papa.parse<Record<string, string>>(csv.text.trim(), { header: true });
-  assert.deepEqual(parsed.meta.fields, ['id', 'iteration', 'is_pareto', 'x1', 'x2', 'f1', 'f2', 'measurements', 'f1_predicted', 'f1_sd', 'f2_predicted', 'f2_sd']);
+  assert.deepEqual(parsed.meta.fields, [
+    'id',
+    'iteration',
+    'is_pareto',
+    'x1',
+    'x2',
+    'f1',
+    'f2',
+    'measurements',
+    'f1_predicted',
+    'f1_sd',
+    'f2_predicted',
+    'f2_sd',
+  ]);
   assert.equal(parsed.data.length, front.length);
   assert.ok(Math.abs(Number(parsed.data[0].f1_predicted) - front[0].predicted!.f1.mean) < 1e-9);
 

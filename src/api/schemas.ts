@@ -213,10 +213,7 @@ const resultRow = z.object({
     .optional()
     .describe("noisy campaigns: the model's in-sample prediction of each objective for this design, posterior mean and its sd"),
   design_id: z.string().optional().describe('noisy campaigns: the design this measurement belongs to, named by the id of its first measurement'),
-  measurements: z
-    .int()
-    .optional()
-    .describe('noisy campaigns: how many measurements the design has; on a pareto_front row the objectives are their mean'),
+  measurements: z.int().optional().describe('noisy campaigns: how many measurements the design has; on a pareto_front row the objectives are their mean'),
 });
 const sha256 = z.string().describe('sha-256, hex, of a canonical JSON serialization (keys sorted, no spaces)');
 const receiptSchema = z.object({
@@ -242,10 +239,7 @@ const receiptSchema = z.object({
 export const resultsSchema = z.object({
   pareto_front: z.array(resultRow),
   evaluations: z.array(resultRow).optional().describe('absent when pareto_only=true'),
-  hypervolume: z
-    .number()
-    .optional()
-    .describe("the headline: of the measured front, or in a noisy campaign of the predicted values of the model's front"),
+  hypervolume: z.number().optional().describe("the headline: of the measured front, or in a noisy campaign of the predicted values of the model's front"),
   measured_hypervolume: z.number().optional().describe('of the raw feasible measurements; equal to hypervolume in a noiseless campaign'),
   noisy: z.boolean().optional().describe("whether the front and the headline hypervolume are the model's: the measurements are noisy"),
   noise_reason: z.string().nullable().optional().describe('why the campaign counts as noisy; null when it does not'),

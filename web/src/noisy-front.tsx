@@ -18,8 +18,8 @@ export function NoisyFront({ results, parameters, objectives }: { results: Resul
     <section>
       <h2>Model's front</h2>
       <p class="muted" data-testid="noise-reason">
-        The measurements are noisy ({results.noise_reason}), so the front and the hypervolume are the model's predictions at the evaluated designs.
-        The raw measurements' hypervolume is <span data-testid="measured-hypervolume">{formatNumber(results.measured_hypervolume)}</span>.
+        The measurements are noisy ({results.noise_reason}), so the front and the hypervolume are the model's predictions at the evaluated designs. The raw
+        measurements' hypervolume is <span data-testid="measured-hypervolume">{formatNumber(results.measured_hypervolume)}</span>.
       </p>
       <div class="scroll table-scroll" tabIndex={0} aria-label="The model's front, scrolls sideways">
         <table data-testid="noisy-front" class="evaluations">
