@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Papa from 'papaparse';
 import { runCampaignFile } from '../src/cli/run.js';
-import type { CliIo } from '../src/cli/io.js';
+import { formatNumber, type CliIo } from '../src/cli/io.js';
 
 function capture(): CliIo & { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
@@ -75,6 +75,35 @@ test('kiln run on an outcome-constrained campaign reports feasibility in the res
   );
   const header = readFileSync(join(out, 'results.csv'), 'utf8').split('\n')[0];
   assert.equal(header, 'id,iteration,is_pareto,x1,x2,x3,x4,f1,f2,slack,feasible');
+});
+
+test("kiln run on a noisy campaign prints the model's front, measured beside predicted ± sd, and both hypervolumes", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kiln-run-'));
+  const file = join(dir, 'noisy.json');
+  const objective = (name: string, reference: number) => ({ name, direction: 'minimize', reference, noise: { sd: 0.05 } });
+  const mdl = {
+    parameters: [
+      { name: 'x1', type: 'continuous', bounds: [0, 1] },
+      { name: 'x2', type: 'continuous', bounds: [0, 1] },
+    ],
+    objectives: [objective('f1', 1.1), objective('f2', 10)],
+    optimizer: { budget: 10, batch_size: 2, initial_samples: 4, seed: 5 },
+    evaluator: { type: 'builtin', name: 'zdt1', noise: 0.05, seed: 1 },
+  };
+  writeFileSync(file, JSON.stringify(mdl));
+  const io = capture();
+  const code = await runCampaignFile(file, { out: join(dir, 'out'), backend: 'wasm' }, io);
+  assert.equal(code, 0, io.stderr.join('\n'));
+  const results = JSON.parse(readFileSync(join(dir, 'out', 'results.json'), 'utf8'));
+  assert.equal(results.noisy, true);
+  const text = io.stdout.join('\n');
+  assert.ok(text.includes(`Hypervolume ${formatNumber(results.hypervolume)} against reference`), text);
+  assert.ok(text.includes(`the raw measurements' hypervolume is ${formatNumber(results.measured_hypervolume)}`), text);
+  assert.match(text, /f1 measured\s+f1 predicted/);
+  const first = results.pareto_front.sort((a: { objectives: { f1: number } }, b: { objectives: { f1: number } }) => a.objectives.f1 - b.objectives.f1)[0];
+  assert.ok(text.includes(`${formatNumber(first.predicted.f1.mean)} ± ${formatNumber(first.predicted.f1.sd)}`), text);
+  const header = readFileSync(join(dir, 'out', 'results.csv'), 'utf8').split('\n')[0];
+  assert.equal(header, 'id,iteration,is_pareto,x1,x2,f1,f2,measurements,f1_predicted,f1_sd,f2_predicted,f2_sd');
 });
 
 test('kiln run reports every MDL error with its location and exits 1', async () => {
