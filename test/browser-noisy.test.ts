@@ -1,0 +1,63 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
+import { ARTIFACTS, signedInContext, startBrowserKiln, type BrowserKiln } from './support/browser.js';
+import { zdt1Mdl } from './support/campaign-fixtures.js';
+import { problems } from './support/page-checks.js';
+import { eventually, type TestKiln } from './support/service.js';
+
+/** A noisy campaign's page: the model's front, measured beside predicted ± sd, and both hypervolumes. */
+
+let site: BrowserKiln;
+let kiln: TestKiln;
+let browser: Browser;
+
+async function call(method: string, path: string, body?: unknown) {
+  const res = await fetch(`${kiln.base}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${kiln.adminKey}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
+  return JSON.parse(text).data;
+}
+
+before(async () => {
+  site = await startBrowserKiln();
+  ({ kiln, browser } = site);
+});
+
+after(() => site?.stop());
+
+test("a noisy campaign's page shows the model's front with measured and predicted ± sd values and the raw measurements' hypervolume", async () => {
+  const base = zdt1Mdl({ budget: 10, batch: 2, evaluator: { type: 'builtin', name: 'zdt1', noise: 0.05, seed: 2 } });
+  const mdl = { ...base, objectives: base.objectives.map((o) => ({ ...o, noise: { sd: 0.05 } })) };
+  const { id } = await call('POST', '/v1/campaigns', { name: 'noisy lab', domain: 'benchmark', mdl });
+  await call('POST', `/v1/campaigns/${id}/start`);
+  await eventually(async () => ((await call('GET', `/v1/campaigns/${id}`)).status === 'completed' ? true : undefined), 60_000, 'the campaign to finish');
+  const results = await call('GET', `/v1/campaigns/${id}/results`);
+  assert.equal(results.noisy, true);
+
+  const context = await signedInContext(browser, kiln.adminKey);
+  const page = await context.newPage();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`${kiln.base}/#/campaigns/${id}`);
+  const table = page.getByTestId('noisy-front');
+  await table.waitFor();
+  assert.match(await page.getByTestId('hypervolume-basis').innerText(), /the model's predictions/);
+  assert.match(await page.getByTestId('noise-reason').innerText(), /declares measurement noise on f1, f2/);
+  const measured = Number(await page.getByTestId('measured-hypervolume').innerText());
+  assert.ok(Math.abs(measured - results.measured_hypervolume) <= 1e-4 * Math.abs(results.measured_hypervolume), `${measured}`);
+  const headline = Number(await page.getByTestId('hypervolume').innerText());
+  assert.ok(Math.abs(headline - results.hypervolume) <= 1e-4 * Math.abs(results.hypervolume), `${headline}`);
+  assert.equal(await table.locator('tbody tr').count(), results.pareto_front.length);
+  const headings = await table.locator('thead th').allInnerTexts();
+  assert.deepEqual(headings, ['design', 'measurements', 'x1', 'x2', 'f1 measured', 'f2 measured', 'f1 predicted ± sd', 'f2 predicted ± sd']);
+  const first = await table.locator('tbody tr').first().locator('td').allInnerTexts();
+  assert.equal(first[0], results.pareto_front[0].design_id);
+  assert.match(first[6], /^-?[\d.e+-]+ ± [\d.e+-]+$/);
+  assert.deepEqual(await problems(page), []);
+  await page.screenshot({ path: `${ARTIFACTS}/noisy-front.png`, fullPage: true });
+  await context.close();
+});
