@@ -130,6 +130,20 @@ test('the noise rule: declared, or fitted noise variance of at least 0.09 of the
   assert.match(noiseReason(handMdl({ noise: { sd: 0.1 } }), null) ?? '', /declares/);
 });
 
+test('repeated measurements of one design that disagree make a campaign noisy; agreeing ones do not', () => {
+  const mdl = handMdl({ noise: undefined });
+  const exact = [0.001, 0.001].map((noise) => ({ lengthscales: [0.3], outputScale: 1, noise }));
+  const state = handState(mdl);
+  state.hyperparameters = exact;
+  // B1 and B2 agree
+  assert.equal(noiseReason(mdl, exact, state.evaluations), null);
+  assert.equal(campaignResults(mdl, state).noisy, false);
+  state.evaluations[2] = { ...state.evaluations[2], objectives: { f1: 0.1, f2: 0.52 } };
+  assert.equal(noiseReason(mdl, exact, state.evaluations), 'repeated measurements of one design disagree (f2 of B1 and B2)');
+  assert.equal(campaignResults(mdl, { ...state }).noisy, true);
+  assert.equal(noiseReason(handMdl({ noise: false }), exact, state.evaluations), null, 'not for objectives declared exact');
+});
+
 test('a noiseless campaign reports the measured front, with no prediction fields, and the same hypervolume twice', () => {
   const mdl = handMdl({ noise: undefined });
   const state = handState(mdl);

@@ -8,7 +8,7 @@ import { SearchSpace } from '../space.js';
 import { nondominatedRanks } from '../strategies/nsga2/sorting.js';
 import { isFeasible } from './feasibility.js';
 import { objectiveMatrix } from './objective-space.js';
-import type { CampaignState } from './types.js';
+import type { CampaignState, EvaluationRecord } from './types.js';
 
 /**
  * Results that stay true when measurements are noisy. A noisy measurement that happened to come
@@ -34,10 +34,21 @@ export const MATERIAL_NOISE_VARIANCE = 0.09;
  */
 export const NOISY_FRONT_MAX_ROWS = 600;
 
-/** Why a campaign counts as noisy, in a sentence; null when it does not. */
-export function noiseReason(mdl: Mdl, hyperparameters: readonly SerializedHyperparameters[] | null | undefined): string | null {
+/**
+ * Why a campaign counts as noisy, in a sentence; null when it does not. In order: a declaration in
+ * the MDL; repeated measurements of one design that disagree (an exact measurement repeats
+ * itself); the fitted noise at MATERIAL_NOISE_VARIANCE or above. Objectives declared
+ * `noise: false` take part in neither judgement.
+ */
+export function noiseReason(
+  mdl: Mdl,
+  hyperparameters: readonly SerializedHyperparameters[] | null | undefined,
+  evaluations: readonly EvaluationRecord[] = [],
+): string | null {
   const declared = mdl.objectives.filter((o) => o.noise === true || typeof o.noise === 'object');
   if (declared.length > 0) return `the MDL declares measurement noise on ${declared.map((o) => o.name).join(', ')}`;
+  const repeated = disagreeingReplicate(mdl, evaluations);
+  if (repeated) return `repeated measurements of one design disagree (${repeated})`;
   if (!hyperparameters || hyperparameters.length !== mdl.objectives.length) return null;
   const material = mdl.objectives.filter((o, j) => o.noise !== false && hyperparameters[j].noise >= MATERIAL_NOISE_VARIANCE);
   if (material.length === 0) return null;
@@ -47,9 +58,34 @@ export function noiseReason(mdl: Mdl, hyperparameters: readonly SerializedHyperp
   );
 }
 
-/** Whether the campaign is noisy: declared so in its MDL, or its latest model finds material noise. */
+/** Whether the campaign is noisy (noiseReason). */
 export function isNoisy(mdl: Mdl, state: Readonly<CampaignState>): boolean {
-  return noiseReason(mdl, state.hyperparameters) !== null;
+  return noiseReason(mdl, state.hyperparameters, state.evaluations) !== null;
+}
+
+/** The first objective and evaluation ids where two measurements of the same parameter values differ; null when none do. */
+function disagreeingReplicate(mdl: Mdl, evaluations: readonly EvaluationRecord[]): string | null {
+  const judged = mdl.objectives.filter((o) => o.noise !== false);
+  const first = new Map<string, EvaluationRecord>();
+  for (const e of evaluations) {
+    if (!e.objectives) continue;
+    const key = designKey(mdl, e);
+    const earlier = first.get(key);
+    if (!earlier) {
+      first.set(key, e);
+      continue;
+    }
+    for (const o of judged) {
+      const [a, b] = [earlier.objectives![o.name], e.objectives[o.name]];
+      if (Math.abs(a - b) > 1e-12 * Math.max(1, Math.abs(a), Math.abs(b))) return `${o.name} of ${earlier.id} and ${e.id}`;
+    }
+  }
+  return null;
+}
+
+/** Measurements of the same parameter values are one design. */
+function designKey(mdl: Mdl, e: EvaluationRecord): string {
+  return JSON.stringify(mdl.parameters.map((p) => e.parameters[p.name]));
 }
 
 /** Evaluations of the same parameter values: one design, its measurements pooled. */
@@ -94,7 +130,7 @@ export function noisyFront(mdl: Mdl, state: Readonly<CampaignState>): NoisyFront
 }
 
 function computeNoisyFront(mdl: Mdl, state: Readonly<CampaignState>): NoisyFront | null {
-  const reason = noiseReason(mdl, state.hyperparameters);
+  const reason = noiseReason(mdl, state.hyperparameters, state.evaluations);
   const hyperparameters = state.hyperparameters;
   const ref = state.referencePoint;
   if (reason === null || !hyperparameters || hyperparameters.length !== mdl.objectives.length || ref === null) return null;
@@ -115,7 +151,7 @@ function computeNoisyFront(mdl: Mdl, state: Readonly<CampaignState>): NoisyFront
   keep.forEach((k, i) => {
     const record = state.evaluations[all.rows[k]];
     if (!isFeasible(mdl, record)) return;
-    const key = JSON.stringify(mdl.parameters.map((p) => record.parameters[p.name]));
+    const key = designKey(mdl, record);
     const group = byKey.get(key);
     if (group) group.push(k);
     else {
