@@ -52,15 +52,19 @@ export const trustRegionStrategy: Strategy = {
       const previous = memory.regions[r].hyperparameters;
       const warm = previous?.length === w ? previous : null;
       for (let o = 0; o < w; o++) {
+        const { y, std } = standardizedOutput(data.Y, data.rows.length, w, o);
+        // a declared measurement sd is held fixed, in the standardized column's units
+        const declared = o < m ? context.mdl.objectives[o].noise : undefined;
         fits.push({
           X: data.X,
-          y: standardizedOutput(data.Y, data.rows.length, w, o).y,
+          y,
           n: data.rows.length,
           d,
           seed: context.random.seed(),
           ...(warm ? { initial: deserializeHyperparameters(warm[o]) } : {}),
           restarts: warm ? 1 : 2,
           maxIterations: FIT_ITERATIONS,
+          ...(typeof declared === 'object' ? { noise: (declared.sd / std) ** 2 } : {}),
         });
       }
     });
