@@ -163,7 +163,9 @@ export function campaignRoutes(table: RouteTable, db: Db, templates: TemplateCat
     operationId: 'getResults',
     tag,
     summary: 'Results: Pareto front, evaluations, hypervolume and its history',
-    description: 'format=csv returns text/csv (header id,iteration,is_pareto,<parameters>,<objectives>) as an attachment, without the envelope.',
+    description:
+      'format=csv returns text/csv (header id,iteration,is_pareto,<parameters>,<objectives>; a noisy campaign adds ' +
+      'measurements,<objective>_predicted,<objective>_sd) as an attachment, without the envelope.',
     scope: 'campaigns:read',
     rateLimit: { perMinute: 60 },
     query: s.resultsQuery,

@@ -112,20 +112,21 @@ export interface NoisyFront {
   measuredHypervolume: number;
 }
 
-const cache = new WeakMap<object, NoisyFront | null>();
+/** The last front computed for a state object, with the MDL it was computed for. */
+const cache = new WeakMap<object, { mdl: Mdl; front: NoisyFront | null }>();
 
 /**
  * The model's front of a noisy campaign; null for a noiseless campaign, before the reference
  * point is fixed, or before any model has been fitted (the initial design: then the measured
  * front stands). The model is one float64 GP per objective with the state's latest
  * hyperparameters over the successful evaluations; an objective's declared noise sd replaces the
- * fitted noise. Pure; cached per state object.
+ * fitted noise. Pure; cached per state object and MDL (a state is never changed once its front is read).
  */
 export function noisyFront(mdl: Mdl, state: Readonly<CampaignState>): NoisyFront | null {
   const cached = cache.get(state);
-  if (cached !== undefined) return cached;
+  if (cached?.mdl === mdl) return cached.front;
   const front = computeNoisyFront(mdl, state);
-  cache.set(state, front);
+  cache.set(state, { mdl, front });
   return front;
 }
 
