@@ -151,7 +151,11 @@ describe('WebSocket', { timeout: 20_000 }, () => {
     for (const ws of [byKey, byToken]) assert.equal((await ws.ask({ type: 'subscribe', campaign_id: id })).type, 'subscribed');
     await publish(id, 'org_default', 'before the revocation');
     await within(300);
-    for (const ws of [byKey, byToken]) assert.deepEqual(ws.messages.map((m) => m.type), ['subscribed', 'job.log']);
+    for (const ws of [byKey, byToken])
+      assert.deepEqual(
+        ws.messages.map((m) => m.type),
+        ['subscribed', 'job.log'],
+      );
 
     const revokedAt = performance.now();
     assert.equal((await admin('DELETE', `/v1/api-keys/${created.id}`)).status, 200);
@@ -275,7 +279,11 @@ describe('scopes carry over to what a request reads', () => {
     const refused = await writer('POST', '/v1/campaigns', body);
     expectError(refused, 403, 'INSUFFICIENT_SCOPE', 'warm start without datasets:read');
     assert.equal(refused.json.error.details.required_scope, 'datasets:read');
-    expectError(await writer('POST', '/v1/campaigns', { template_id: 'water/desalination-membrane', name: 'warm', dataset_id: datasetId }), 403, 'INSUFFICIENT_SCOPE');
+    expectError(
+      await writer('POST', '/v1/campaigns', { template_id: 'water/desalination-membrane', name: 'warm', dataset_id: datasetId }),
+      403,
+      'INSUFFICIENT_SCOPE',
+    );
     const campaigns = (await admin('GET', '/v1/campaigns?per_page=100')).json.data as { name: string }[];
     assert.ok(!campaigns.some((c) => c.name === 'warm'), 'nothing was created');
 
@@ -328,7 +336,11 @@ describe('ownership', () => {
     const shared = await create(client(kiln.base, await keyFor(['templates:read', 'templates:write'])), 'team', 'team');
     assert.equal(shared.status, 201, shared.text);
     expectError(await create(client(kiln.base, await keyFor(['templates:read', 'templates:write'])), 'private'), 422, 'VALIDATION_FAILED');
-    assert.equal((await alice('GET', `/v1/templates/${encodeURIComponent('benchmark/secret-recipe')}`)).json.data.description, 'alice', 'own first, then the team’s');
+    assert.equal(
+      (await alice('GET', `/v1/templates/${encodeURIComponent('benchmark/secret-recipe')}`)).json.data.description,
+      'alice',
+      'own first, then the team’s',
+    );
   });
 
   test("a token minted from a key acts as that key: it sees and deletes the key's private template", async () => {
@@ -346,7 +358,12 @@ describe('ownership', () => {
     assert.equal(seen.json.data.can_delete, true);
     assert.ok(((await token('GET', '/v1/templates?per_page=100')).json.data as { id: string }[]).some((t) => t.id === created.json.data.id));
     // a template the token creates belongs to the key too
-    const byToken = await token('POST', '/v1/templates', { name: 'Token Made', description: '', mdl: { ...zdt1Mdl(), domain: 'benchmark' }, visibility: 'private' });
+    const byToken = await token('POST', '/v1/templates', {
+      name: 'Token Made',
+      description: '',
+      mdl: { ...zdt1Mdl(), domain: 'benchmark' },
+      visibility: 'private',
+    });
     assert.equal(byToken.status, 201, byToken.text);
     assert.equal((await client(kiln.base, key)('GET', `/v1/templates/${byToken.json.data.id}`)).status, 200);
     assert.equal((await token('DELETE', `/v1/templates/${created.json.data.id}`)).status, 200);

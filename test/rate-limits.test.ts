@@ -150,7 +150,7 @@ test('fair counting: a credential pays for its own requests, valid or refused; g
     await kiln.runtime.db('api_keys').where({ id: revokedRow.id }).update({ revoked_at: new Date() });
     const revoked = await client(kiln.base, revokedKey)('GET', '/v1/campaigns');
     assert.equal(revoked.status, 401);
-    assert.deepEqual(window(revoked), [100, 99], 'a revoked key: its own window, not its address\'s or its former counter');
+    assert.deepEqual(window(revoked), [100, 99], "a revoked key: its own window, not its address's or its former counter");
     assert.ok(row.id !== revokedRow.id);
 
     // none of that touched the address's guest allowance
@@ -158,7 +158,10 @@ test('fair counting: a credential pays for its own requests, valid or refused; g
     // a guest's refusals (401: needs credentials; 404: no such route) count apart from its allowance
     const refusals: number[] = [];
     for (let i = 0; i < 120; i++) refusals.push((await guest('GET', i % 2 === 0 ? '/v1/campaigns' : '/v1/nothing-here')).status);
-    assert.deepEqual(refusals.slice(0, 100), Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? 401 : 404)));
+    assert.deepEqual(
+      refusals.slice(0, 100),
+      Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? 401 : 404)),
+    );
     assert.deepEqual(refusals.slice(100), Array(20).fill(429), 'past 100 refusals an hour, refusals are 429');
     const served = await guest('GET', '/v1/templates');
     assert.equal(served.status, 200, 'the guest is still served');

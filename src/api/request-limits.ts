@@ -52,12 +52,16 @@ export interface RequestLimitDependencies {
 export function requestLimits(deps: RequestLimitDependencies) {
   return async (ctx: Context, next: Next): Promise<void> => {
     const limits = deps.limits;
-    if (!limits?.enabled || !ctx.path.startsWith('/v1/')) return next();
-    let failure: unknown;
+    if (!limits?.enabled || !ctx.path.startsWith('/v1/')) {
+      await next();
+      return;
+    }
+    let failure: Error | undefined;
     try {
       await next();
     } catch (error) {
-      failure = error;
+      // held while the request is counted, then thrown on to the error envelope
+      failure = error instanceof Error ? error : new Error(String(error));
     }
     const mark = ctx.state.rateLimit as LimitMark | undefined;
     if (mark !== 'counted') {

@@ -120,7 +120,8 @@ export class TemplateCatalog {
     if (!kebab) errors.push({ path: 'name', message: 'needs at least one letter or digit (it makes the slug)' });
     if (errors.length > 0 || !mdl) throw validationFailed(errors);
     const slug = `${mdl.domain}/${kebab}`;
-    const taken = () => validationFailed([{ path: 'name', message: `the slug ${slug} is already used by a built-in, team or your own template; choose another name` }]);
+    const taken = () =>
+      validationFailed([{ path: 'name', message: `the slug ${slug} is already used by a built-in, team or your own template; choose another name` }]);
     if (this.builtins.some((t) => t.slug === slug) || (await slugTaken(this.db, principal.organizationId, principal.keyId, slug))) throw taken();
     const row = await insertTemplate(this.db, {
       id: newId('tmpl_'),
