@@ -185,6 +185,19 @@ describe('WebSocket', { timeout: 20_000 }, () => {
     console.log(`# websocket close after a revocation found by the periodic check: ${Math.round(close.at - revokedAt)} ms`);
   });
 
+  test('a key whose allowlist no longer includes the client closes its socket with 4003', async () => {
+    const id = await campaign(admin);
+    const created = await apiKey(admin, { scopes: ['campaigns:read'], allowed_ips: ['127.0.0.1'] });
+    const ws = await socket(created.key);
+    assert.equal((await ws.ask({ type: 'subscribe', campaign_id: id })).type, 'subscribed');
+    const changedAt = performance.now();
+    assert.equal((await admin('PATCH', `/v1/api-keys/${created.id}`, { allowed_ips: ['10.9.8.7'] })).status, 200);
+    const close = await ws.closed;
+    assert.equal(close.code, 4003);
+    assert.equal(close.reason, 'address no longer allowed for this credential');
+    assert.ok(close.at - changedAt < 5000);
+  });
+
   test('a key that expires while subscribed closes its socket with 4002 within 5 s of its expiry', async () => {
     const id = await campaign(admin);
     const expiresAt = new Date(Date.now() + 1500);
