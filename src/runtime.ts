@@ -5,9 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { createApp, type HealthReport } from './api/app.js';
-import { bearerAuthenticator } from './api/auth.js';
+import { bearerAuthenticator, type CredentialSubscriber } from './api/auth.js';
 import { clientIp } from './api/client-ip.js';
-import { attachEventHub, type EventHub, type Subscriber } from './api/event-hub.js';
+import { attachEventHub, type EventHub } from './api/event-hub.js';
 import { RateLimits } from './api/rate-limit.js';
 import { ConfigError, type Config } from './config.js';
 import { initTensorBackend } from './engine/tensor/backend.js';
@@ -19,14 +19,13 @@ import { bootstrapAdminKey, KeyUsageRecorder } from './service/api-keys.js';
 import { loadBuiltinTemplates } from './service/builtin-templates.js';
 import { TemplateCatalog } from './service/templates.js';
 import { TokenService } from './service/tokens.js';
-import type { Principal } from './service/principal.js';
 import { findCampaign } from './store/campaigns.js';
 import { createDb, databaseReachable, type Db } from './store/db.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './store/embedded-postgres.js';
 import { findJob } from './store/jobs.js';
 import { PgListener } from './store/listener.js';
 import { migrate } from './store/migrate.js';
-import { EVENTS_CHANNEL } from './store/notify.js';
+import { CREDENTIALS_CHANNEL, EVENTS_CHANNEL } from './store/notify.js';
 import { liveWorkers } from './store/workers.js';
 
 export interface KilnOptions {
@@ -189,18 +188,11 @@ async function startApi(
           deliver(JSON.parse(payload) as KilnEvent);
         }),
     },
-    authenticate: async (token, request) => {
-      try {
-        const principal = await auth.resolve(token, clientIp(request, config.KILN_TRUSTED_PROXIES));
-        const subscriber: Subscriber & { principal: Principal } = { organizationId: principal.organizationId, principal };
-        return subscriber;
-      } catch {
-        return null;
-      }
-    },
+    authenticate: (token, request) => auth.websocket.authenticate(token, clientIp(request, config.KILN_TRUSTED_PROXIES)),
+    recheck: auth.websocket.recheck,
     // a WebSocket connection counts as one request against the caller's limits, at connection time
     onConnection: async (subscriber) => {
-      const { principal } = subscriber as Subscriber & { principal: Principal };
+      const { principal } = subscriber as CredentialSubscriber;
       if (rateLimits.enabled) await rateLimits.consume(principal.keyId, principal.plan);
     },
     resolve: async (subscriber, target) => {
@@ -212,6 +204,8 @@ async function startApi(
       return campaign ? { job_id: null, campaign_id: campaign.id } : null;
     },
   });
+  // a key revoked or changed on any node: every socket's credential is checked again at once
+  listener.on(CREDENTIALS_CHANNEL, () => hub.recheckCredentials());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, () => resolve());

@@ -29,8 +29,9 @@ const tokens: Record<string, string> = { 'token-a': 'org_a', 'token-b': 'org_b' 
 const campaigns: Record<string, string> = { camp_1: 'org_a', camp_2: 'org_a', camp_9: 'org_b' };
 const jobs: Record<string, string> = { job_1: 'camp_1', job_2: 'camp_1', job_3: 'camp_2', job_9: 'camp_9' };
 
-const fixtures: Pick<EventHubDependencies, 'authenticate' | 'resolve'> = {
-  authenticate: async (token) => (token && tokens[token] ? { organizationId: tokens[token] } : null),
+const fixtures: Pick<EventHubDependencies, 'authenticate' | 'resolve' | 'recheck'> = {
+  authenticate: async (token) => (token && tokens[token] ? { organizationId: tokens[token], canRead: true, expiresAt: null } : null),
+  recheck: async () => null,
   resolve: async (subscriber, target) => {
     if ('job_id' in target) {
       const campaign = jobs[target.job_id];
@@ -131,6 +132,71 @@ test('handshakes without a valid token are refused with 401 in the error envelop
       assert.ok(attempt.body.error.message);
     }
     assert.equal(hub.hub.connections(), 0);
+  } finally {
+    await hub.stop();
+  }
+});
+
+test('a credential without campaigns:read is refused every subscription with INSUFFICIENT_SCOPE', options, async () => {
+  const hub = await start({ authenticate: async () => ({ organizationId: 'org_a', canRead: false, expiresAt: null }) });
+  try {
+    const client = await connect(`${hub.base}/v1/ws?token=token-a`);
+    for (const target of [{ campaign_id: 'camp_1' }, { job_id: 'job_1' }]) {
+      const answer = (await client.request({ type: 'subscribe', ...target })) as { type: string; error: { code: string; details: unknown } };
+      assert.equal(answer.type, 'error');
+      assert.equal(answer.error.code, 'INSUFFICIENT_SCOPE');
+      assert.deepEqual(answer.error.details, { required_scope: 'campaigns:read' });
+    }
+    hub.events.emit(event('job.progress', 'job_1', 'camp_1'));
+    client.ws.send(JSON.stringify({ type: 'unsubscribe', campaign_id: 'camp_1' }));
+    assert.equal((await client.next()).type, 'unsubscribed', 'no event came before the answer');
+    client.ws.close();
+  } finally {
+    await hub.stop();
+  }
+});
+
+test('a credential found revoked closes the socket with 4001, and an event waiting on that check is never sent', options, async () => {
+  let revoked = false;
+  let checks = 0;
+  let answer: (why: 'revoked' | null) => void = () => {};
+  const hub = await start({
+    credentialCheckMs: 50,
+    recheck: () => {
+      checks++;
+      // the check after the revocation hangs until the test answers it, with an event waiting
+      return revoked ? new Promise((done) => (answer = done)) : Promise.resolve(null);
+    },
+  });
+  try {
+    const client = await connect(`${hub.base}/v1/ws?token=token-a`);
+    assert.equal((await client.request({ type: 'subscribe', campaign_id: 'camp_1' })).type, 'subscribed');
+    hub.events.emit(event('job.progress', 'job_1', 'camp_1'));
+    assert.equal(((await client.next()).data as { marker: string }).marker, 'job.progress:job_1:camp_1');
+    const seen = checks;
+    revoked = true;
+    const closed = new Promise<[number, string]>((done) => client.ws.once('close', (code, reason) => done([code, reason.toString()])));
+    while (checks === seen) await new Promise((r) => setTimeout(r, 5));
+    hub.events.emit(event('job.log', 'job_1', 'camp_1'));
+    answer('revoked');
+    assert.deepEqual(await closed, [4001, 'credential revoked']);
+    assert.equal(await Promise.race([client.next().then(() => 'message'), new Promise((r) => setTimeout(() => r('none'), 50))]), 'none');
+  } finally {
+    await hub.stop();
+  }
+});
+
+test('a credential past its expiry closes the socket with 4002 and gets no event', options, async () => {
+  const expiresAt = Date.now() + 300;
+  const hub = await start({ credentialCheckMs: 60_000, authenticate: async () => ({ organizationId: 'org_a', canRead: true, expiresAt }) });
+  try {
+    const client = await connect(`${hub.base}/v1/ws?token=token-a`);
+    assert.equal((await client.request({ type: 'subscribe', campaign_id: 'camp_1' })).type, 'subscribed');
+    const closed = new Promise<[number, string]>((done) => client.ws.once('close', (code, reason) => done([code, reason.toString()])));
+    await new Promise((r) => setTimeout(r, expiresAt - Date.now() + 10));
+    // no sweep runs in this test: the event itself finds the credential expired
+    hub.events.emit(event('job.progress', 'job_1', 'camp_1'));
+    assert.deepEqual(await closed, [4002, 'credential expired']);
   } finally {
     await hub.stop();
   }

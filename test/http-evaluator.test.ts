@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import test, { after, before } from 'node:test';
 import { mdlSchema } from '../src/engine/mdl/schema.js';
 import { createEvaluator } from '../src/evaluators/create.js';
+import ipaddr from 'ipaddr.js';
+import { embeddedIpv4 } from '../src/evaluators/http-host-policy.js';
 import { HttpEvaluator, type HttpEvaluatorSettings } from '../src/evaluators/http.js';
 import { EvaluatorError } from '../src/evaluators/types.js';
 
@@ -313,6 +315,52 @@ test('internal addresses are refused under wildcards and allowed when listed exa
   });
   assert.equal((await evaluator({ url: `http://localhost:${port}/evaluate`, allowHosts: ['localhost'] }).evaluate(one))[0].ok, true);
   assert.equal(host, `localhost:${port}`, 'the request goes to the checked address under the original host name');
+});
+
+test('every IPv6 form that carries an IPv4 address is refused under wildcards, naming the address it carries', async () => {
+  serve((_received, response) => reply(response, 200, { results: [{ objectives: { f1: 1, f2: 2 } }] }));
+  const one = batch.slice(0, 1);
+  // each form written around 127.0.0.1 (or 10.1.2.3), with the address the refusal must name
+  const forms: [string, string, string][] = [
+    ['IPv4-compatible', `http://[::127.0.0.1]:${port}/evaluate`, '127.0.0.1'],
+    ['IPv4-compatible, hex', `http://[::7f00:1]:${port}/evaluate`, '127.0.0.1'],
+    ['IPv4-compatible, private', 'http://[::10.1.2.3]/', '10.1.2.3'],
+    ['IPv4-mapped', `http://[::ffff:127.0.0.1]:${port}/`, '127.0.0.1'],
+    ['SIIT ::ffff:0:0:0/96', 'http://[::ffff:0:7f00:1]/', '127.0.0.1'],
+    ['NAT64 well-known', 'http://[64:ff9b::7f00:1]/', '127.0.0.1'],
+    ['NAT64 local-use /48', 'http://[64:ff9b:1:7f00:0:100::]/', '127.0.0.1'],
+    ['6to4', 'http://[2002:7f00:1::1]/', '127.0.0.1'],
+    ['Teredo', 'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/', '127.0.0.1'],
+    ['ISATAP', 'http://[2001:470:1f0b::5efe:a01:203]/', '10.1.2.3'],
+  ];
+  for (const [form, url, carried] of forms) {
+    await assert.rejects(
+      evaluator({ url, allowHosts: ['*'] }).evaluate(one),
+      rejectsWith('refused', new RegExp(`an IPv6 form of the IPv4 address ${carried.replace(/\./g, '\\.')}\\), an internal address`)),
+      form,
+    );
+  }
+  assert.equal(hits, 0, 'no form reached the server');
+  // listed exactly, an administrator's choice stands
+  await assert.rejects(evaluator({ url: `http://[::127.0.0.1]:${port}/evaluate`, allowHosts: ['[::7f00:1]'] }).evaluate(one), (error: unknown) => {
+    return error instanceof EvaluatorError && error.code !== 'refused';
+  });
+});
+
+test('embeddedIpv4 reads the carried address of each form, and none from ordinary addresses', () => {
+  const carried = (text: string) => embeddedIpv4(ipaddr.IPv6.parse(text))?.toString() ?? null;
+  assert.equal(carried('::7f00:1'), '127.0.0.1');
+  assert.equal(carried('::808:808'), '8.8.8.8');
+  assert.equal(carried('::ffff:a01:203'), '10.1.2.3');
+  assert.equal(carried('::ffff:0:c0a8:101'), '192.168.1.1');
+  assert.equal(carried('64:ff9b::c0a8:101'), '192.168.1.1');
+  // RFC 6052 /48: octets 1-2 in bits 48-63, the u octet 64-71 zero, octets 3-4 in bits 72-87
+  assert.equal(carried('64:ff9b:1:c000:2:2100::'), '192.0.2.33');
+  assert.equal(carried('2002:c000:221::1'), '192.0.2.33');
+  // RFC 4380's example: client 192.0.2.45 obfuscated as 3fff:fdd2
+  assert.equal(carried('2001:0:4136:e378:8000:63bf:3fff:fdd2'), '192.0.2.45');
+  assert.equal(carried('fe80::200:5efe:c000:221'), '192.0.2.33');
+  for (const plain of ['::', '::1', '2606:4700:4700::1111', '2a00:1450:4001:82a::200e', 'fd00::1']) assert.equal(carried(plain), null, plain);
 });
 
 test('aborting rejects with code cancelled, also during a backoff', async () => {

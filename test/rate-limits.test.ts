@@ -101,23 +101,6 @@ test('plan limits: per-endpoint minute windows, headers for the binding window, 
     // the enterprise bootstrap admin has its own counters
     const admin = await client(kiln.base, kiln.adminKey)('GET', '/v1/campaigns');
     assert.equal(admin.headers.get('x-ratelimit-limit'), '1000');
-    // refusals before any route's limiter count in the guest window of the address, and say so
-    const refusals = [
-      await client(kiln.base, 'svc_live_not_a_real_key_at_all_000000')('GET', '/v1/campaigns'),
-      await client(kiln.base, '')('GET', '/v1/campaigns'),
-      await api('GET', '/v1/no-such-route'),
-    ];
-    assert.deepEqual(
-      refusals.map((r) => r.status),
-      [401, 401, 404],
-    );
-    const remaining = refusals.map((r) => Number(r.headers.get('x-ratelimit-remaining')));
-    for (const r of refusals) {
-      assert.equal(r.headers.get('x-ratelimit-limit'), '100', 'the guest window: 100 per hour per address');
-      assert.ok(Number(r.headers.get('x-ratelimit-reset')) > Date.now() / 1000);
-      assert.equal(r.headers.get('retry-after'), null, 'Retry-After only on 429');
-    }
-    assert.deepEqual(remaining, [remaining[0], remaining[0] - 1, remaining[0] - 2], 'each refusal counted once');
   } finally {
     await kiln.stop();
   }
@@ -128,6 +111,72 @@ test('plan limits: per-endpoint minute windows, headers for the binding window, 
     assert.equal(res.headers.get('x-ratelimit-limit'), null, 'no headers when limiting is disabled');
   } finally {
     await open.stop();
+  }
+});
+
+test('fair counting: a credential pays for its own requests, valid or refused; guests pay only for what guests are served; headers everywhere', async () => {
+  const kiln = await planLimitedKiln();
+  try {
+    await ensureOrganization(kiln.runtime.db, { id: 'org_free', name: 'Free lab', plan: 'free' });
+    const { key, row } = await createApiKey(kiln.runtime.db, { organizationId: 'org_free', name: 'free', scopes: ['admin'] });
+    const api = client(kiln.base, key);
+    const guest = client(kiln.base, null);
+    const window = (res: { headers: Headers }) => [Number(res.headers.get('x-ratelimit-limit')), Number(res.headers.get('x-ratelimit-remaining'))];
+
+    assert.deepEqual(window(await api('GET', '/v1/campaigns')), [60, 59]);
+    // a valid key on a path or method no route serves: counted against the key, not as a guest
+    const unknown = await api('GET', '/v1/no-such-route');
+    assert.equal(unknown.status, 404);
+    assert.deepEqual(window(unknown), [60, 58]);
+    const wrongMethod = await api('PUT', '/v1/campaigns');
+    assert.ok(wrongMethod.status === 404 || wrongMethod.status === 405, String(wrongMethod.status));
+    assert.deepEqual(window(wrongMethod), [60, 57]);
+
+    // a token minted from the key shares the key's counter
+    assert.deepEqual(window(await api('POST', '/v1/auth/tokens')), [60, 56]);
+    const token = client(kiln.base, (await api('POST', '/v1/auth/tokens')).json.data.token);
+    assert.deepEqual(window(await token('GET', '/v1/campaigns')), [60, 54]);
+    assert.deepEqual(window(await api('GET', '/v1/campaigns')), [60, 53]);
+
+    // refused credentials: each one its own window of 100 per hour, whatever it is
+    const mistyped = client(kiln.base, 'svc_live_not_a_real_key_at_all_000000');
+    const first = await mistyped('GET', '/v1/campaigns');
+    assert.equal(first.status, 401);
+    assert.deepEqual(window(first), [100, 99]);
+    assert.equal(first.headers.get('retry-after'), null, 'Retry-After only on 429');
+    assert.deepEqual(window(await mistyped('GET', '/v1/no-such-route')), [100, 98]);
+    assert.deepEqual(window(await client(kiln.base, 'Bearer-less nonsense')('GET', '/v1/campaigns')), [100, 99]);
+    const { key: revokedKey, row: revokedRow } = await createApiKey(kiln.runtime.db, { organizationId: 'org_free', name: 'gone', scopes: ['admin'] });
+    await kiln.runtime.db('api_keys').where({ id: revokedRow.id }).update({ revoked_at: new Date() });
+    const revoked = await client(kiln.base, revokedKey)('GET', '/v1/campaigns');
+    assert.equal(revoked.status, 401);
+    assert.deepEqual(window(revoked), [100, 99], "a revoked key: its own window, not its address's or its former counter");
+    assert.ok(row.id !== revokedRow.id);
+
+    // none of that touched the address's guest allowance
+    assert.deepEqual(window(await guest('GET', '/v1/templates')), [100, 99]);
+    // a guest's refusals (401: needs credentials; 404: no such route) count apart from its allowance
+    const refusals: number[] = [];
+    for (let i = 0; i < 120; i++) refusals.push((await guest('GET', i % 2 === 0 ? '/v1/campaigns' : '/v1/nothing-here')).status);
+    assert.deepEqual(
+      refusals.slice(0, 100),
+      Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? 401 : 404)),
+    );
+    assert.deepEqual(refusals.slice(100), Array(20).fill(429), 'past 100 refusals an hour, refusals are 429');
+    const served = await guest('GET', '/v1/templates');
+    assert.equal(served.status, 200, 'the guest is still served');
+    assert.deepEqual(window(served), [100, 98]);
+
+    // routes that count nothing still report the caller's window, and leave it as it was
+    for (const path of ['/v1/health', '/v1/openapi.json', '/v1/auth/providers']) {
+      const asGuest = [await guest('GET', path), await guest('GET', path)];
+      for (const res of asGuest) assert.deepEqual(window(res), [100, 98], `${path} as a guest`);
+      const asKey = [await api('GET', path), await api('GET', path)];
+      for (const res of asKey) assert.deepEqual(window(res), [60, 53], `${path} with a key`);
+      assert.ok(Number(asKey[0].headers.get('x-ratelimit-reset')) > Date.now() / 1000);
+    }
+  } finally {
+    await kiln.stop();
   }
 });
 

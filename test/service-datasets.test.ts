@@ -89,7 +89,7 @@ describe('datasets', () => {
       },
     );
     assert.equal(d.size_bytes, Buffer.byteLength(csvOf(withGap)));
-    assert.deepEqual(d.warnings, [{ row: 4, column: 'x1', message: '1.5 is outside the bounds [0, 1]' }]);
+    assert.deepEqual(d.warnings, [{ row: 4, column: 'x1', message: 'is outside the bounds [0, 1]' }]);
     assert.deepEqual(d.flagged_rows, [{ row: 6, reason: 'no value for f2' }]);
 
     const detail = (await api('GET', `/v1/datasets/${d.id}`)).json.data;
@@ -150,6 +150,12 @@ describe('datasets', () => {
         [3, 'f1'],
       ],
     );
+    // messages name the row and column and what was expected, never what the cell holds
+    assert.deepEqual(
+      unparseable.json.error.details.errors.map((e: { message: string }) => e.message),
+      ['is not a number', 'is not a number'],
+    );
+    assert.ok(!/abc|lots/.test(unparseable.text), unparseable.text);
 
     const ragged = await api('POST', '/v1/datasets', form('x1,x2,f1,f2\n0.1,0.2,0.3,0.4\n0.5,0.6\n', 'ragged.csv', 'text/csv'));
     assert.equal(ragged.status, 422);

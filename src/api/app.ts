@@ -2,7 +2,6 @@ import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import type { Logger } from 'pino';
 import { KilnError } from '../errors.js';
-import { GUEST_PLAN } from './auth.js';
 import type { DatasetServices } from '../service/datasets.js';
 import type { Principal } from '../service/principal.js';
 import type { SocialLoginServices } from '../service/social-login.js';
@@ -18,7 +17,8 @@ import { errorEnvelope } from './error-envelope.js';
 import { dashboard } from './web.js';
 import { openApiDocument } from './openapi.js';
 import { requestId } from './request-id.js';
-import { setRateLimitHeaders, type RateLimits, type RateLimitState } from './rate-limit.js';
+import type { RateLimits } from './rate-limit.js';
+import { requestLimits, routeLimiter, type LimitMark } from './request-limits.js';
 import { RouteTable, type RouteDefinition } from './route.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { authRoutes } from './routes/auth.js';
@@ -51,7 +51,7 @@ export interface AppDependencies {
   rateLimits?: RateLimits;
   /** the node's buffered key usage: written out before keys are listed */
   keyUsage?: { flush(): Promise<void> };
-  /** the caller's address (behind the configured proxies): the guest window a refused request counts in */
+  /** the caller's address (behind the configured proxies): the window a refused request without credentials counts in */
   clientIp?: (ctx: Context) => string;
   version: string;
 }
@@ -87,6 +87,7 @@ export function createApp(deps: AppDependencies): { app: Koa; routes: RouteTable
 
   const router = new Router({ prefix: '/v1' });
   router.get('/health', async (ctx) => {
+    ctx.state.rateLimit = 'report' satisfies LimitMark;
     const report = await deps.health();
     ctx.status = report.status === 'ok' ? 200 : 503;
     ctx.body = { data: report };
@@ -94,13 +95,14 @@ export function createApp(deps: AppDependencies): { app: Koa; routes: RouteTable
   let document: Record<string, unknown> | null = null;
   const openapi = () => (document ??= openApiDocument(table, { version: deps.version }));
   router.get('/openapi.json', (ctx) => {
+    ctx.state.rateLimit = 'report' satisfies LimitMark;
     ctx.body = openapi();
   });
-  table.mount(router, { authenticate: deps.authenticate, parseBody, limit: limiter(deps.rateLimits) });
+  table.mount(router, { authenticate: deps.authenticate, parseBody, limit: routeLimiter(deps.rateLimits) });
 
   app.use(requestId);
-  app.use(refusalLimits(deps));
   app.use(errorEnvelope(deps.logger));
+  app.use(requestLimits({ limits: deps.rateLimits, authenticate: deps.authenticate, clientIp: deps.clientIp, logger: deps.logger }));
   app.use(async (ctx, next) => {
     if (ctx.method === 'GET' && (ctx.path === '/docs' || ctx.path === '/docs/')) {
       ctx.type = 'text/html; charset=utf-8';
@@ -120,41 +122,6 @@ export function createApp(deps: AppDependencies): { app: Koa; routes: RouteTable
     }),
   );
   return { app, routes: table };
-}
-
-/**
- * Every API response carries the rate-limit headers, refusals included: a request that never
- * reached a route's limiter (no or bad credentials: 401; a path no route serves: 404; a bad
- * method or body before authentication) counts in the guest window of its address, and that
- * window is reported. It only reports: the refusal's own status stands.
- */
-function refusalLimits(deps: AppDependencies) {
-  return async (ctx: Context, next: () => Promise<unknown>): Promise<void> => {
-    await next();
-    const limits = deps.rateLimits;
-    if (!limits?.enabled || !deps.clientIp || !ctx.path.startsWith('/v1/') || ctx.status < 400 || ctx.response.get('X-RateLimit-Limit')) return;
-    try {
-      setRateLimitHeaders(ctx, await limits.consume(`ip:${deps.clientIp(ctx)}`, GUEST_PLAN));
-    } catch (error) {
-      if (error instanceof KilnError && error.status === 429) setRateLimitHeaders(ctx, error.cause as RateLimitState);
-      else deps.logger.warn({ err: error }, 'could not count a refused request against its guest window');
-    }
-  };
-}
-
-function limiter(limits: RateLimits | undefined) {
-  return async (ctx: Context, principal: Principal, route: RouteDefinition): Promise<void> => {
-    if (!limits?.enabled) return;
-    try {
-      const endpoint = route.rateLimit ? { name: route.operationId, perMinute: route.rateLimit.perMinute } : undefined;
-      setRateLimitHeaders(ctx, await limits.consume(principal.keyId, principal.plan, endpoint));
-    } catch (error) {
-      if (error instanceof KilnError && error.status === 429) {
-        setRateLimitHeaders(ctx, error.cause as RateLimitState, error.details?.retry_after as number);
-      }
-      throw error;
-    }
-  };
 }
 
 /** JSON for every body route; multipart/form-data where the route documents it; anything else is 400. */

@@ -15,7 +15,24 @@ export interface EventSource {
 
 export interface Subscriber {
   organizationId: string;
+  /** whether the credential may read campaigns and jobs (campaigns:read), as subscribing reads them */
+  canRead: boolean;
+  /** when the credential stops working by itself (ms since the epoch); null when it does not */
+  expiresAt: number | null;
 }
+
+/** Why a credential stopped working while its socket was open. */
+export type CredentialEnd = 'revoked' | 'expired' | 'ip_not_allowed';
+
+/**
+ * The close codes of a socket whose credential stopped working (4000-4999 is the range RFC 6455
+ * leaves to applications); a client should sign in again rather than reconnect with the same one.
+ */
+export const CREDENTIAL_CLOSE: Record<CredentialEnd, { code: number; reason: string }> = {
+  revoked: { code: 4001, reason: 'credential revoked' },
+  expired: { code: 4002, reason: 'credential expired' },
+  ip_not_allowed: { code: 4003, reason: 'address no longer allowed for this credential' },
+};
 
 export interface EventHubDependencies {
   logger: Logger;
@@ -24,6 +41,13 @@ export interface EventHubDependencies {
   authenticate(token: string | null, request: IncomingMessage): Promise<Subscriber | null>;
   /** whether the subscriber may see that job/campaign; returns its ids, or null when unknown or of another organization */
   resolve(subscriber: Subscriber, target: { job_id: string } | { campaign_id: string }): Promise<{ job_id: string | null; campaign_id: string } | null>;
+  /**
+   * Checks the subscriber's credential again as it stands now (revoked, expired, its key's
+   * allowlist); null while it holds. Must not count as a request or as key usage.
+   */
+  recheck(subscriber: Subscriber): Promise<CredentialEnd | null>;
+  /** how often every open socket's credential is checked again (default 2 s, so a revoked one closes within 5 s) */
+  credentialCheckMs?: number;
   /** called once per accepted connection (a connection counts as one request for rate limiting); may throw a KilnError-like object with status 429 to refuse */
   onConnection?(subscriber: Subscriber, request: IncomingMessage): Promise<void>;
   /** how often sockets are pinged; one that has not answered the previous ping by then is dropped */
@@ -33,6 +57,8 @@ export interface EventHubDependencies {
 export interface EventHub {
   close(): Promise<void>;
   connections(): number;
+  /** checks every open socket's credential now (a key was revoked or changed somewhere) */
+  recheckCredentials(): void;
 }
 
 const PATH = '/v1/ws';
@@ -52,6 +78,10 @@ interface Connection {
   /** messages are handled one at a time so that a subscribe and the unsubscribe after it cannot swap */
   queue: Promise<void>;
   pending: number;
+  /** a credential check under way: events wait for it, so none is sent on a credential found revoked */
+  checking: Promise<boolean> | null;
+  /** the credential stopped working; the socket is closing */
+  ended: boolean;
 }
 
 type Target = { job_id: string } | { campaign_id: string };
@@ -130,6 +160,8 @@ export function attachEventHub(server: Server, deps: EventHubDependencies): Even
       alive: true,
       queue: Promise.resolve(),
       pending: 0,
+      checking: null,
+      ended: false,
     };
     sockets.set(ws, connection);
     ws.on('pong', () => {
@@ -173,6 +205,11 @@ export function attachEventHub(server: Server, deps: EventHubDependencies): Even
       send(ws, { type: 'unsubscribed', ...unsubscribe(connection, target) });
       return;
     }
+    if (!connection.subscriber.canRead) {
+      const message = 'Subscribing reads the campaign and its jobs: that needs the campaigns:read scope, which this key does not have.';
+      send(ws, { type: 'error', error: { code: 'INSUFFICIENT_SCOPE', message, details: { required_scope: 'campaigns:read' } }, request });
+      return;
+    }
     const ids = await deps.resolve(connection.subscriber, target);
     if (!ids) {
       const message = 'job_id' in target ? `No job ${target.job_id}.` : `No campaign ${target.campaign_id}.`;
@@ -203,17 +240,65 @@ export function attachEventHub(server: Server, deps: EventHubDependencies): Even
     ws.send(text);
   }
 
+  /** Closes a socket whose credential stopped working, with the code that says why. */
+  function end(ws: WebSocket, connection: Connection, why: CredentialEnd): void {
+    if (connection.ended) return;
+    connection.ended = true;
+    const { code, reason } = CREDENTIAL_CLOSE[why];
+    ws.close(code, reason);
+  }
+
+  /** Whether the connection's credential still holds by what is known without asking (its expiry). */
+  function current(ws: WebSocket, connection: Connection): boolean {
+    if (connection.ended) return false;
+    const expiresAt = connection.subscriber.expiresAt;
+    if (expiresAt !== null && Date.now() >= expiresAt) {
+      end(ws, connection, 'expired');
+      return false;
+    }
+    return true;
+  }
+
+  /** Asks again whether the connection's credential holds; one check at a time per connection. */
+  function recheck(ws: WebSocket, connection: Connection): void {
+    if (connection.checking || !current(ws, connection)) return;
+    connection.checking = deps
+      .recheck(connection.subscriber)
+      .then(
+        (why) => {
+          if (why) end(ws, connection, why);
+          return why === null;
+        },
+        (error: unknown) => {
+          // the check itself failed (the database is away): the credential is not known to be bad
+          deps.logger.warn({ err: error }, 'could not check a websocket credential again');
+          return true;
+        },
+      )
+      .finally(() => {
+        connection.checking = null;
+      });
+  }
+
   const stopListening = deps.events.subscribe((event) => {
     let text: string | undefined;
     for (const [ws, connection] of sockets) {
       if (connection.subscriber.organizationId !== event.organization_id) continue;
       const wanted = (event.job_id !== null && connection.jobs.has(event.job_id)) || connection.campaigns.has(event.campaign_id);
-      if (!wanted) continue;
+      if (!wanted || !current(ws, connection)) continue;
       // The organization stays on the node: clients only ever see what they subscribed by.
-      text ??= JSON.stringify(eventMessage(event));
-      sendRaw(ws, text);
+      const message = (text ??= JSON.stringify(eventMessage(event)));
+      // While the credential is being checked, the event waits for the answer.
+      if (connection.checking) void connection.checking.then((holds) => holds && !connection.ended && sendRaw(ws, message));
+      else sendRaw(ws, message);
     }
   });
+
+  const recheckAll = (): void => {
+    for (const [ws, connection] of sockets) recheck(ws, connection);
+  };
+  const credentialSweep = setInterval(recheckAll, deps.credentialCheckMs ?? 2_000);
+  credentialSweep.unref();
 
   const keepalive = setInterval(() => {
     for (const [ws, connection] of sockets) {
@@ -231,10 +316,12 @@ export function attachEventHub(server: Server, deps: EventHubDependencies): Even
 
   return {
     connections: () => sockets.size,
+    recheckCredentials: recheckAll,
     async close() {
       server.off('upgrade', onUpgrade);
       stopListening();
       clearInterval(keepalive);
+      clearInterval(credentialSweep);
       const closed = [...sockets.keys()].map(
         (ws) =>
           new Promise<void>((done) => {

@@ -80,6 +80,7 @@ export function extraPaths(): Record<string, Json> {
         summary: 'WebSocket: live job and campaign events',
         description: [
           'A WebSocket alternative to polling GET /v1/jobs/{job_id}. Authenticate the handshake like any request: the Authorization header, or `?token=` where a client cannot set headers. The connection counts as one request, at connection time.',
+          "Subscribing reads the campaign and its jobs, so it needs the campaigns:read scope (otherwise an `error` message with code INSUFFICIENT_SCOPE). The credential is checked again while the socket is open (every 2 s, and at once when a key is revoked or changed); one that stops working closes the socket within 5 s with close code 4001 (revoked), 4002 (expired) or 4003 (outside the key's allowed_ips).",
           'Client messages: `{"type": "subscribe", "job_id": "..."}` or `{"type": "subscribe", "campaign_id": "..."}`, and the same with `"type": "unsubscribe"` to stop.',
           'Server messages: `{"type", "job_id", "campaign_id", "data", "timestamp"}` where type is `job.status`, `job.progress`, `job.log` or `campaign.status`. `job.progress` comes once per stored iteration and its `data.summary` holds what the iteration added (new rows, ids pushed off the Pareto front, failures, the campaign figures), so a client can append instead of re-reading the results. Subscribing to a resource of another organization answers an `error` message and no data.',
         ].join('\n\n'),
@@ -138,6 +139,13 @@ const ERRORS: Record<number, ErrorDoc> = {
 const HEADERS: Record<string, Json> = {
   XRequestId: { description: "the request's id (echoed from the request's X-Request-Id, or generated); logs carry it too", schema: { type: 'string' } },
   RetryAfter: { description: 'seconds to wait before retrying', schema: { type: 'integer' } },
+  XRateLimitLimit: {
+    description:
+      "the requests the binding window allows (the window with the fewest left: the caller's key, a guest's address, or a refusal window); absent when rate limiting is off",
+    schema: { type: 'integer' },
+  },
+  XRateLimitRemaining: { description: 'the requests left in that window', schema: { type: 'integer' } },
+  XRateLimitReset: { description: 'when that window resets, in Unix seconds', schema: { type: 'integer' } },
 };
 
 function operation(route: RouteDefinition): Json {
@@ -244,8 +252,14 @@ function errorResponse(status: number, error: ErrorDoc): Json {
   };
 }
 
+/** On every response: the request id, and the rate-limit headers (routes that count nothing report the caller's window). */
 function responseHeaders(): Json {
-  return { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } };
+  return {
+    'X-Request-Id': { $ref: '#/components/headers/XRequestId' },
+    'X-RateLimit-Limit': { $ref: '#/components/headers/XRateLimitLimit' },
+    'X-RateLimit-Remaining': { $ref: '#/components/headers/XRateLimitRemaining' },
+    'X-RateLimit-Reset': { $ref: '#/components/headers/XRateLimitReset' },
+  };
 }
 
 /** JSON Schema 2020-12 is OpenAPI 3.1's own dialect, so only the root `$schema` marker goes. */

@@ -8,6 +8,13 @@ import { GUEST_PLAN } from './auth.js';
 
 const GUEST_REQUESTS_PER_HOUR = 100;
 
+/**
+ * The plan of a window that counts refusals: a credential that was refused (each presented
+ * credential its own window) or an address's requests without credentials that no guest can be
+ * served. Each such window holds 100 requests per hour, like a guest's, but apart from it.
+ */
+export const REFUSED_PLAN = 'refused';
+
 export type WindowName = 'minute' | 'hour';
 
 const WINDOW_SECONDS: Record<WindowName, number> = { minute: 60, hour: 3600 };
@@ -87,9 +94,25 @@ export class RateLimits {
     return outcomes.map((o) => stateOf(o.w, o.res)).reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.reset > a.reset) ? b : a));
   }
 
+  /**
+   * The binding window's state for `subject` without counting a request: what the responses of
+   * uncounted routes (health, the OpenAPI document, sign-in) report.
+   */
+  async peek(subject: string, plan: string): Promise<RateLimitState> {
+    const states = await Promise.all(
+      this.windowsFor(plan).map(async (w) => {
+        const res = await this.limiter(w).get(`${subject}:${w.scope}`);
+        if (res) return stateOf(w, res);
+        return { limit: w.limit, remaining: w.limit, reset: Math.ceil(Date.now() / 1000) + WINDOW_SECONDS[w.window], window: w.window };
+      }),
+    );
+    return states.reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.reset > a.reset) ? b : a));
+  }
+
   private windowsFor(plan: string, endpoint?: { name: string; perMinute: number }): Window[] {
-    // guests have their own fixed allowance: 100 requests per hour per client address
-    if (plan === GUEST_PLAN) return [{ scope: 'hour', window: 'hour', limit: GUEST_REQUESTS_PER_HOUR }];
+    // guests have their own fixed allowance: 100 requests per hour per client address; refusals
+    // are counted in windows of the same size, apart from it
+    if (plan === GUEST_PLAN || plan === REFUSED_PLAN) return [{ scope: 'hour', window: 'hour', limit: GUEST_REQUESTS_PER_HOUR }];
     const limits = planLimits(plan);
     const perMinute = this.settings.perMinute ?? limits.requestsPerMinute;
     const perHour = this.settings.perHour ?? limits.requestsPerHour;

@@ -95,6 +95,8 @@ export class RouteTable {
     for (const route of this.routes) {
       const koaPath = route.path.replace(/\{(\w+)\}/g, ':$1');
       router[route.method](koaPath, async (ctx) => {
+        // a route open to all counts nothing; its answer reports the caller's window (request-limits.ts)
+        if (route.scope === 'public') ctx.state.rateLimit = 'report';
         const principal = route.scope === 'public' ? PUBLIC : await hooks.authenticate(ctx, { guests: route.guests });
         if (route.scope !== 'public') await hooks.limit(ctx, principal, route);
         if (route.scope !== 'none' && route.scope !== 'public' && !hasScope(principal, route.scope)) {

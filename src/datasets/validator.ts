@@ -9,6 +9,9 @@ const MAX_LISTED = 200;
  * outcome column, when the MDL declares outcomes), (2) values parse as the declared parameter
  * types, (3) values outside the bounds are warnings, (4) rows with NaN or empty objective or
  * outcome values are flagged and excluded from training.
+ *
+ * Messages name the row and column and what the MDL expects, never the cell's content: they
+ * reach callers who may not read the dataset (a campaign's warm-start summary, a 422).
  */
 export class DatasetValidator {
   readonly errors: DatasetIssue[] = [];
@@ -39,7 +42,7 @@ export class DatasetValidator {
       const value = row[objective.name];
       if (value === null || (typeof value === 'number' && Number.isNaN(value))) missing.push(objective.name);
       else if (typeof value !== 'number' || !Number.isFinite(value)) {
-        this.error({ row: rowNumber, column: objective.name, message: `${JSON.stringify(value)} is not a number` });
+        this.error({ row: rowNumber, column: objective.name, message: 'is not a number' });
       }
     }
     if (missing.length > 0) this.flagged.push({ row: rowNumber, reason: `no value for ${missing.join(', ')}` });
@@ -61,23 +64,22 @@ export class DatasetValidator {
       return;
     }
     if (parameter.type === 'categorical') {
-      const text = String(value);
-      if (!parameter.values.map(String).includes(text)) {
-        this.error({ ...at, message: `"${text}" is not one of ${parameter.values.join(', ')}` });
+      if (!parameter.values.map(String).includes(String(value))) {
+        this.error({ ...at, message: `is not one of the parameter's values (${parameter.values.join(', ')})` });
       }
       return;
     }
     if (typeof value !== 'number' || !Number.isFinite(value)) {
-      this.error({ ...at, message: `${JSON.stringify(value)} is not a number` });
+      this.error({ ...at, message: 'is not a number' });
       return;
     }
     if (parameter.type === 'integer' && !Number.isInteger(value)) {
-      this.error({ ...at, message: `${value} is not a whole number (the parameter is an integer)` });
+      this.error({ ...at, message: 'is not a whole number (the parameter is an integer)' });
       return;
     }
     const [low, high] = parameter.bounds;
     if (value < low || value > high) {
-      this.warning({ ...at, message: `${value} is outside the bounds [${low}, ${high}]` });
+      this.warning({ ...at, message: `is outside the bounds [${low}, ${high}]` });
     }
   }
 

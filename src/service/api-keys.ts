@@ -6,7 +6,7 @@ import type { Db } from '../store/db.js';
 import { ensureOrganization, findOrganization } from '../store/organizations.js';
 import { ipAllowed } from './ip-allowlist.js';
 import { generateApiKey, hashApiKey, isWellFormedKey, keyDisplayPrefix, type KeyPrefix } from './api-key-format.js';
-import { SCOPES, type Principal, type Scope } from './principal.js';
+import { SCOPES, testOrganizationId, type Principal, type Scope } from './principal.js';
 
 /** The organization of a self-hosted installation; created on first start. */
 export const DEFAULT_ORGANIZATION = { id: 'org_default', name: 'Default organization', plan: 'enterprise' };
@@ -33,16 +33,16 @@ export async function authenticateKey(db: Db, key: string, context: { ip?: strin
       `This key may be used only from ${row.allowed_ips.join(', ')}; this request came from ${context.ip ?? 'an unknown address'}.`,
     );
   }
+  // Test-mode data lives in a shadow organization of its own: a `svc_test_` key works on it and
+  // never sees live data (every query is scoped by organization), and live keys never see it.
   const organizationId = key.startsWith('svc_test_') ? testOrganizationId(row.organization_id) : row.organization_id;
-  return { organizationId, plan: row.plan, keyId: row.id, scopes: row.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s)) };
-}
-
-/**
- * Test-mode data lives in a shadow organization of its own: a `svc_test_` key works on it and
- * never sees live data (every query is scoped by organization), and live keys never see it.
- */
-export function testOrganizationId(organizationId: string): string {
-  return `${organizationId}__test`;
+  return {
+    organizationId,
+    plan: row.plan,
+    keyId: row.id,
+    scopes: row.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s)),
+    expiresAt: row.expires_at,
+  };
 }
 
 export interface CreatedKey {

@@ -29,9 +29,9 @@ import type { Db } from '../store/db.js';
 import { activeJob, findJobById, insertJob, latestJob, updateJob, type JobRow } from '../store/jobs.js';
 import { announceJobs } from '../store/notify.js';
 import { planLimits } from './plans.js';
-import type { Principal } from './principal.js';
+import { hasScope, type Principal } from './principal.js';
 import { campaignDetail, campaignListItem, campaignSummary, jobDetail } from './presenters.js';
-import { invalidState, notFound, validationFailed, type FieldError } from './validation.js';
+import { insufficientScope, invalidState, notFound, validationFailed, type FieldError } from './validation.js';
 
 /** The three creation forms (a JSON MDL, a template with overrides, an uploaded file), as the API hands them over. */
 export type CreateCampaignInput =
@@ -43,6 +43,10 @@ const DOMAIN_PATTERN = /^[a-z][a-z0-9_-]*$/;
 const DEFAULT_TIMEOUT_HOURS = 24;
 
 export async function createCampaign(db: Db, templates: TemplateCatalog, principal: Principal, input: CreateCampaignInput) {
+  // the campaign holds the dataset's rows, and its results and export show them
+  if (input.dataset_id !== undefined && !hasScope(principal, 'datasets:read')) {
+    throw insufficientScope('datasets:read', 'Warm-starting from a dataset copies its rows into the campaign, where its results and export show them');
+  }
   if (input.form === 'template') return createFromTemplate(db, templates, principal, input);
   const errors: FieldError[] = [];
   const options: ValidateOptions = { builtins: builtinEvaluators, warmStart: input.dataset_id !== undefined };

@@ -1,10 +1,11 @@
 import { KilnError } from '../errors.js';
-import { findKey, listKeys, updateKey, type ApiKeyRow } from '../store/api-keys.js';
+import { findKey, listKeys, updateKey, type ApiKeyRow, type KeyReach } from '../store/api-keys.js';
 import type { Db } from '../store/db.js';
+import { announceCredentialChange } from '../store/notify.js';
 import type { KeyPrefix } from './api-key-format.js';
 import { createApiKey } from './api-keys.js';
 import { allowListErrors, normalizeAllowList } from './ip-allowlist.js';
-import type { Principal, Scope } from './principal.js';
+import { inTestMode, liveOrganizationOf, type Principal, type Scope } from './principal.js';
 import { notFound, validationFailed } from './validation.js';
 
 /** The stored record of a key as lists and PATCH show it: usage, allowlist and revocation, never its secret. */
@@ -24,9 +25,12 @@ export function keyRecord(row: ApiKeyRow) {
   };
 }
 
-/** Keys belong to the live organization; a test-mode admin key manages the same keys. */
-function organizationOf(principal: Principal): string {
-  return principal.organizationId.replace(/__test$/, '');
+/**
+ * Keys are rows of the live organization. A live admin manages all of them (it creates the
+ * test keys); a test-mode admin only the test keys: it never sees, changes or creates a live one.
+ */
+function reachOf(principal: Principal): KeyReach {
+  return inTestMode(principal) ? 'test' : 'all';
 }
 
 function checkAllowList(principal: Principal, allowedIps: string[] | undefined): string[] {
@@ -48,13 +52,20 @@ export async function createKeyFor(
 ) {
   const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
   if (expiresAt && expiresAt.getTime() <= Date.now()) throw validationFailed([{ path: 'expires_at', message: 'must be in the future' }]);
+  // a test-mode key makes test keys only, by default too
+  const prefix = input.prefix ?? (inTestMode(principal) ? 'svc_test_' : undefined);
+  if (inTestMode(principal) && prefix !== 'svc_test_') {
+    throw validationFailed([
+      { path: 'prefix', message: `is ${prefix}; a test-mode key creates svc_test_ keys only (create live and CI keys with a live admin key)` },
+    ]);
+  }
   const allowedIps = checkAllowList(principal, input.allowed_ips);
   const { row, key } = await createApiKey(db, {
-    organizationId: organizationOf(principal),
+    organizationId: liveOrganizationOf(principal),
     name: input.name,
     scopes: input.scopes,
     expiresAt,
-    prefix: input.prefix,
+    prefix,
     allowedIps,
   });
   const record = keyRecord(row);
@@ -71,23 +82,28 @@ export async function createKeyFor(
 }
 
 export async function listKeysFor(db: Db, principal: Principal, page: number, perPage: number) {
-  const { rows, total } = await listKeys(db, organizationOf(principal), page, perPage);
+  const { rows, total } = await listKeys(db, liveOrganizationOf(principal), reachOf(principal), page, perPage);
   return { data: rows.map(keyRecord), total };
 }
 
 export async function setAllowedIps(db: Db, principal: Principal, id: string, allowedIps: string[]) {
-  const row = await findKey(db, organizationOf(principal), id);
+  const row = await findKey(db, liveOrganizationOf(principal), reachOf(principal), id);
   if (!row) throw notFound('API key', id);
   const normalized = allowedIps.length === 0 ? [] : checkAllowList(principal, allowedIps);
-  return keyRecord(await updateKey(db, row.id, { allowed_ips: normalized }));
+  const updated = keyRecord(await updateKey(db, row.id, { allowed_ips: normalized }));
+  await announceCredentialChange(db);
+  return updated;
 }
 
 export async function revokeKey(db: Db, principal: Principal, id: string) {
-  const row = await findKey(db, organizationOf(principal), id);
+  const row = await findKey(db, liveOrganizationOf(principal), reachOf(principal), id);
   if (!row) throw notFound('API key', id);
   if (row.id === principal.keyId) {
     throw new KilnError('INVALID_STATE', 'A key cannot revoke itself; revoke it with another admin key.', { status: 'active' });
   }
-  if (!row.revoked_at) await updateKey(db, row.id, { revoked_at: new Date() });
+  if (!row.revoked_at) {
+    await updateKey(db, row.id, { revoked_at: new Date() });
+    await announceCredentialChange(db);
+  }
   return { id: row.id, revoked: true };
 }

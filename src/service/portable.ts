@@ -26,9 +26,9 @@ import { documentProblems } from './export-checks.js';
 import { planLimits } from './plans.js';
 import { exportedEvaluations, stateFromDocument } from './export-document.js';
 import { EXPORT_VERSION, type ExportDocument } from './export-schema.js';
-import type { Principal } from './principal.js';
+import { hasScope, type Principal } from './principal.js';
 import { campaignDetail } from './presenters.js';
-import { notFound, validationFailed, type FieldError } from './validation.js';
+import { insufficientScope, notFound, validationFailed, type FieldError } from './validation.js';
 
 const DOMAIN_PATTERN = /^[a-z][a-z0-9_-]*$/;
 
@@ -43,6 +43,10 @@ export async function exportCampaign(db: Db, principal: Principal, id: string): 
       const campaign = await findCampaign(trx, principal.organizationId, id);
       if (!campaign) throw notFound('campaign', id);
       const [told, iterations, posted] = [await loadEvaluations(trx, id), await loadIterations(trx, id), await allPostedResults(trx, id)];
+      // warm-start rows are a dataset's rows: only a caller who may read datasets takes them away
+      if (told.some((e) => e.iteration === 0) && !hasScope(principal, 'datasets:read')) {
+        throw insufficientScope('datasets:read', "This campaign was warm-started from a dataset, and its export holds the dataset's rows");
+      }
       const pending = campaign.engine_state?.pending ?? [];
       return {
         kiln_export_version: EXPORT_VERSION,
@@ -116,6 +120,9 @@ export interface ImportInput {
  */
 export async function importCampaign(db: Db, principal: Principal, input: ImportInput) {
   const { document: doc } = input;
+  if (doc.evaluations.some((e) => e.iteration === 0) && !hasScope(principal, 'datasets:read')) {
+    throw insufficientScope('datasets:read', 'The document holds warm-start rows (iteration 0), which make the campaign a warm-started one');
+  }
   const result = validateMdl(doc.campaign.mdl, { builtins: builtinEvaluators, warmStart: doc.evaluations.some((e) => e.iteration === 0) });
   if (!result.ok) {
     throw validationFailed(

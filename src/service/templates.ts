@@ -120,9 +120,9 @@ export class TemplateCatalog {
     if (!kebab) errors.push({ path: 'name', message: 'needs at least one letter or digit (it makes the slug)' });
     if (errors.length > 0 || !mdl) throw validationFailed(errors);
     const slug = `${mdl.domain}/${kebab}`;
-    if (this.builtins.some((t) => t.slug === slug) || (await slugTaken(this.db, principal.organizationId, slug))) {
-      throw validationFailed([{ path: 'name', message: `the slug ${slug} is already used in your organization; choose another name` }]);
-    }
+    const taken = () =>
+      validationFailed([{ path: 'name', message: `the slug ${slug} is already used by a built-in, team or your own template; choose another name` }]);
+    if (this.builtins.some((t) => t.slug === slug) || (await slugTaken(this.db, principal.organizationId, principal.keyId, slug))) throw taken();
     const row = await insertTemplate(this.db, {
       id: newId('tmpl_'),
       organization_id: principal.organizationId,
@@ -134,6 +134,10 @@ export class TemplateCatalog {
       tags: mdl.tags ?? [],
       mdl,
       visibility: input.visibility,
+    }).catch((error: unknown) => {
+      // a concurrent creation took the slug between the check and the insert
+      if ((error as { code?: string }).code === '23505') throw taken();
+      throw error;
     });
     return fromRow(row);
   }

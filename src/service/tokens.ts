@@ -3,6 +3,7 @@ import { errors, jwtVerify, SignJWT } from 'jose';
 import { KilnError } from '../errors.js';
 import { keyValidity } from '../store/api-keys.js';
 import type { Db } from '../store/db.js';
+import { announceCredentialChange } from '../store/notify.js';
 import { isTokenRevoked, revokeToken, sweepRevokedTokens } from '../store/revoked-tokens.js';
 import { ipAllowed } from './ip-allowlist.js';
 import { SCOPES, type Principal, type Scope } from './principal.js';
@@ -79,11 +80,23 @@ export class TokenService {
     if (await isTokenRevoked(this.db, payload.jti!)) {
       throw unauthenticated('The token has been replaced by a refresh or revoked; use the newer token.');
     }
-    if (payload.sub!.startsWith('key_')) await this.checkIssuingKey(payload.sub!, context.ip);
-    return { organizationId: payload.org, plan: payload.plan, keyId: `jwt:${payload.sub}`, scopes, jti: payload.jti!, exp: payload.exp!, sub: payload.sub! };
+    const keyExpiry = payload.sub!.startsWith('key_') ? await this.checkIssuingKey(payload.sub!, context.ip) : null;
+    const tokenExpiry = new Date(payload.exp! * 1000);
+    // the token acts as its subject: the key it was minted from, or the signed-in user
+    return {
+      organizationId: payload.org,
+      plan: payload.plan,
+      keyId: payload.sub!,
+      scopes,
+      expiresAt: keyExpiry && keyExpiry < tokenExpiry ? keyExpiry : tokenExpiry,
+      jti: payload.jti!,
+      exp: payload.exp!,
+      sub: payload.sub!,
+    };
   }
 
-  private async checkIssuingKey(keyId: string, ip: string | undefined): Promise<void> {
+  /** Throws unless the key a token was minted from still holds; returns the key's expiry. */
+  private async checkIssuingKey(keyId: string, ip: string | undefined): Promise<Date | null> {
     const key = await keyValidity(this.db, keyId);
     if (!key || key.revoked_at) throw unauthenticated('The API key this token was made from has been revoked.');
     if (key.expires_at && key.expires_at <= new Date()) throw unauthenticated('The API key this token was made from has expired.');
@@ -93,6 +106,7 @@ export class TokenService {
         `The key this token was made from may be used only from ${key.allowed_ips.join(', ')}; this request came from ${ip ?? 'an unknown address'}.`,
       );
     }
+    return key.expires_at;
   }
 
   /** The longest a new token for this key may live: not past the key's own expiry. */
@@ -109,6 +123,7 @@ export class TokenService {
     if (!(await revokeToken(this.db, { jti: claims.jti, expires_at: new Date(claims.exp * 1000) }))) {
       throw unauthenticated('The token has already been refreshed; use the newer token.');
     }
+    await announceCredentialChange(this.db);
     await sweepRevokedTokens(this.db);
     return this.issue({ sub: claims.sub, organizationId: claims.organizationId, plan: claims.plan, scopes: claims.scopes });
   }

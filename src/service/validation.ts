@@ -15,6 +15,11 @@ export function notFound(kind: string, id: string): KilnError {
   return new KilnError('NOT_FOUND', `No ${kind} with id ${id}.`);
 }
 
+/** 403 INSUFFICIENT_SCOPE for a request whose reach goes past its route's scope (`what` says why, as a sentence). */
+export function insufficientScope(scope: string, what: string): KilnError {
+  return new KilnError('INSUFFICIENT_SCOPE', `${what}: that needs the ${scope} scope, which this key does not have.`, { required_scope: scope });
+}
+
 export function invalidState(message: string, status: string): KilnError {
   return new KilnError('INVALID_STATE', message, { status });
 }

@@ -52,12 +52,27 @@ export async function addKeyUsage(db: Executor, usage: ReadonlyMap<string, { cou
   }
 }
 
-export async function listKeys(db: Executor, organizationId: string, page: number, perPage: number): Promise<{ rows: ApiKeyRow[]; total: number }> {
-  return pageOf<ApiKeyRow>(db('api_keys').where({ organization_id: organizationId }), { sort: { column: 'created_at', descending: true }, page, perPage });
+/** Which of an organization's keys a caller manages: all of them, or its test-mode (`svc_test_`) keys only. */
+export type KeyReach = 'all' | 'test';
+
+function keysOf(db: Executor, organizationId: string, reach: KeyReach) {
+  const query = db('api_keys').where({ organization_id: organizationId });
+  if (reach === 'test') query.andWhereLike('key_prefix', 'svc\\_test\\_%');
+  return query;
 }
 
-export async function findKey(db: Executor, organizationId: string, id: string): Promise<ApiKeyRow | undefined> {
-  return db('api_keys').where({ organization_id: organizationId, id }).first();
+export async function listKeys(
+  db: Executor,
+  organizationId: string,
+  reach: KeyReach,
+  page: number,
+  perPage: number,
+): Promise<{ rows: ApiKeyRow[]; total: number }> {
+  return pageOf<ApiKeyRow>(keysOf(db, organizationId, reach), { sort: { column: 'created_at', descending: true }, page, perPage });
+}
+
+export async function findKey(db: Executor, organizationId: string, reach: KeyReach, id: string): Promise<ApiKeyRow | undefined> {
+  return keysOf(db, organizationId, reach).andWhere({ id }).first();
 }
 
 /** What decides whether a token made from this key still holds; by id alone, as the token names its key. */

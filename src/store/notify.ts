@@ -8,6 +8,9 @@ export const JOBS_CHANNEL = 'kiln_jobs';
 /** Results of an external (ask/tell) campaign arrived: wakes the job waiting for them. */
 export const RESULTS_CHANNEL = 'kiln_results';
 
+/** A credential was revoked or changed: API nodes check their open WebSockets' credentials again. */
+export const CREDENTIALS_CHANNEL = 'kiln_credentials';
+
 /** Postgres refuses NOTIFY payloads of 8000 bytes or more. */
 const MAX_PAYLOAD = 7900;
 
@@ -28,4 +31,8 @@ export async function announceJobs(db: Executor): Promise<void> {
 
 export async function announceResults(db: Executor, campaignId: string): Promise<void> {
   await db.raw('select pg_notify(?, ?)', [RESULTS_CHANNEL, campaignId]);
+}
+
+export async function announceCredentialChange(db: Executor): Promise<void> {
+  await db.raw('select pg_notify(?, ?)', [CREDENTIALS_CHANNEL, '']);
 }

@@ -39,14 +39,29 @@ export async function listCustomTemplates(db: Executor, viewer: TemplateViewer, 
   return query.orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(1000);
 }
 
+/**
+ * A template by id or slug. Slugs are unique per owner (see slugTaken), so a slug can name several
+ * templates the viewer sees: its own private one first, then the team's, then (for an admin)
+ * another member's private one, oldest first.
+ */
 export async function findCustomTemplate(db: Executor, viewer: TemplateViewer, idOrSlug: string): Promise<TemplateRow | undefined> {
   return visibleTo(db, viewer)
     .andWhere((q) => void q.where({ id: idOrSlug }).orWhere({ slug: idOrSlug }))
+    .orderByRaw(`case when created_by = ? and visibility = 'private' then 0 when visibility = 'team' then 1 else 2 end, created_at, id`, [viewer.creator])
     .first();
 }
 
-export async function slugTaken(db: Executor, organizationId: string, slug: string): Promise<boolean> {
-  return (await db('templates').where({ organization_id: organizationId, slug }).first('id')) !== undefined;
+/**
+ * Whether `slug` is taken for a new template of `creator`: by a team template of the
+ * organization or by one of the creator's own private ones. Other members' private templates
+ * do not count, so the answer never reveals them.
+ */
+export async function slugTaken(db: Executor, organizationId: string, creator: string, slug: string): Promise<boolean> {
+  const taken = await db('templates')
+    .where({ organization_id: organizationId, slug })
+    .andWhere((q) => void q.where({ visibility: 'team' }).orWhere({ created_by: creator, visibility: 'private' }))
+    .first('id');
+  return taken !== undefined;
 }
 
 export async function insertTemplate(db: Executor, row: Omit<TemplateRow, 'created_at'>): Promise<TemplateRow> {

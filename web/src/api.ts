@@ -141,6 +141,7 @@ export type { Campaign, ResultRow, Results } from './contract.js';
  * Live events of a campaign over the WebSocket; returns a function that closes it. A dropped
  * connection (a restarted server, a laptop waking up) is opened again with growing pauses, and
  * `onResync` is called once it is back, since events sent in between are gone: the page re-reads.
+ * A socket the server closed because its credential stopped working is not opened again.
  */
 export function subscribe(campaignId: string, onEvent: (event: EventMessage) => void, onResync?: () => void): () => void {
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
@@ -159,8 +160,9 @@ export function subscribe(campaignId: string, onEvent: (event: EventMessage) => 
       const received = JSON.parse(String(message.data)) as ServerMessage;
       if (received.type !== 'subscribed' && received.type !== 'unsubscribed' && received.type !== 'error') onEvent(received);
     };
-    ws.onclose = () => {
-      if (closed || credential.get() === null) return;
+    ws.onclose = (event) => {
+      // 4001-4003: the credential was revoked, expired or left its allowlist; the same one would be refused
+      if (closed || credential.get() === null || (event.code >= 4001 && event.code <= 4003)) return;
       attempt += 1;
       timer = setTimeout(open, Math.min(30_000, 500 * 2 ** attempt));
     };

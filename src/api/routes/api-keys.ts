@@ -39,7 +39,10 @@ export function apiKeyRoutes(table: RouteTable, db: Db, usage?: { flush(): Promi
       scopes: z.array(z.enum(SCOPES)).min(1),
       expires_at: z.iso.datetime({ offset: true }).optional(),
       allowed_ips: allowedIps.optional(),
-      prefix: z.enum(KEY_PREFIXES).optional().describe('svc_live_ (default), svc_test_ (test-mode data only) or svc_ci_'),
+      prefix: z
+        .enum(KEY_PREFIXES)
+        .optional()
+        .describe('svc_live_ (default), svc_test_ (test-mode data only) or svc_ci_; a test-mode caller creates svc_test_ keys only, also by default'),
     }),
     responses: {
       201: {
@@ -64,7 +67,7 @@ export function apiKeyRoutes(table: RouteTable, db: Db, usage?: { flush(): Promi
     path: '/api-keys',
     operationId: 'listApiKeys',
     tag,
-    summary: "List the organization's keys with usage (request count, last used)",
+    summary: "List the organization's keys with usage (request count, last used); a test-mode caller sees its test keys only",
     scope: 'admin',
     query: z.object(pageQuery),
     responses: { 200: { description: 'a page of keys', data: record, list: true } },

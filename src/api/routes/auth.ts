@@ -35,7 +35,7 @@ export function authRoutes(table: RouteTable, tokens: TokenService): void {
     body: z.strictObject({ expires_in_days: z.number().positive().max(366).optional().describe('default 30') }),
     responses: { 201: { description: 'the token', data: tokenSchema } },
     handle: async ({ body, principal }) => {
-      const sub = principal.keyId.startsWith('jwt:') ? principal.keyId.slice(4) : principal.keyId;
+      const sub = principal.keyId;
       const requested = Math.round((body.expires_in_days ?? 30) * 86400);
       const seconds = sub.startsWith('key_') ? await tokens.lifetimeFor(sub, requested) : requested;
       return {

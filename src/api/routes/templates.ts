@@ -71,7 +71,8 @@ export function templateRoutes(table: RouteTable, templates: TemplateCatalog): v
     operationId: 'createTemplate',
     tag,
     summary: 'Create a custom template',
-    description: 'The slug is <mdl.domain>/<kebab-case name>, unique in the organization. visibility: private (its creator) or team (the organization).',
+    description:
+      "The slug is <mdl.domain>/<kebab-case name>, unique per owner: among the built-ins, the team templates and your own private ones (another member's private template of the same name is neither revealed nor in the way; a slug lookup prefers your own, then the team's). visibility: private (its creator) or team (the organization).",
     scope: 'templates:write',
     body: createBody,
     bodyDoc: createBody.extend({ mdl: mdlSchema }),
