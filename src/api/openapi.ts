@@ -189,6 +189,7 @@ function requestBody(route: RouteDefinition): Json | undefined {
     content: {
       ...(json ? { 'application/json': { schema: json } } : {}),
       ...(multipart ? { 'multipart/form-data': { schema: multipart } } : {}),
+      ...(route.csv ? { 'text/csv': { schema: { type: 'string', description: route.csv.description } } } : {}),
     },
   };
 }

@@ -11,6 +11,7 @@ import {
   updateCampaign,
   type CampaignRow,
   type WarmStartSummary,
+  loadEvaluations,
 } from '../store/campaigns.js';
 import { relaxedCommit, type Db, type Transaction } from '../store/db.js';
 import { deleteTakenResults, postedResults } from '../store/external-results.js';
@@ -160,6 +161,8 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
     const evaluating = performance.now();
     const results = external ? await awaitExternal(ctx, campaign.id, lease, proposals) : await evaluateBatch(ctx, claimed, evaluator!, proposals);
     const evaluateSeconds = (performance.now() - evaluating) / 1000;
+    // results told earlier may have been corrected while the batch was out: the stored rows win
+    if (external) state = { ...state, evaluations: await loadEvaluations(ctx.db, campaign.id) };
     const told = tell(mdl, state, results);
     const fresh = told.state.evaluations.slice(told.state.evaluations.length - results.length);
     state = told.state;

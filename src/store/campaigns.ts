@@ -56,6 +56,8 @@ export interface EvaluationRow {
   objectives: Record<string, number> | null;
   outcomes: Record<string, number> | null;
   error: string | null;
+  /** never measured: given up by whoever measures */
+  abandoned: boolean;
   created_at: Date;
 }
 
@@ -169,7 +171,7 @@ export async function loadEvaluations(db: Executor, campaignId: string): Promise
   const rows = await db('evaluations')
     .where({ campaign_id: campaignId })
     .orderBy('position')
-    .select('id', 'iteration', 'parameters', 'objectives', 'outcomes', 'error');
+    .select('id', 'iteration', 'parameters', 'objectives', 'outcomes', 'error', 'abandoned');
   return rows.map((r) => ({
     id: r.id,
     iteration: r.iteration,
@@ -177,6 +179,7 @@ export async function loadEvaluations(db: Executor, campaignId: string): Promise
     objectives: r.objectives,
     ...(r.outcomes !== null ? { outcomes: r.outcomes } : {}),
     ...(r.error !== null ? { error: r.error } : {}),
+    ...(r.abandoned ? { abandoned: true as const } : {}),
   }));
 }
 
@@ -186,8 +189,32 @@ export async function countEvaluations(db: Executor, campaignId: string): Promis
 }
 
 /** Those of these evaluations that a campaign has stored, with their results. */
-export async function findEvaluations(db: Executor, campaignId: string, ids: readonly string[]): Promise<Pick<EvaluationRow, 'id' | 'objectives' | 'error'>[]> {
-  return db('evaluations').where({ campaign_id: campaignId }).whereIn('id', ids).select('id', 'objectives', 'error');
+export async function findEvaluations(
+  db: Executor,
+  campaignId: string,
+  ids: readonly string[],
+): Promise<Pick<EvaluationRow, 'id' | 'iteration' | 'parameters' | 'objectives' | 'outcomes' | 'error' | 'abandoned'>[]> {
+  return db('evaluations')
+    .where({ campaign_id: campaignId })
+    .whereIn('id', ids)
+    .select('id', 'iteration', 'parameters', 'objectives', 'outcomes', 'error', 'abandoned');
+}
+
+/** Replaces a stored evaluation's measured values (a correction; the caller keeps the history). */
+export async function updateEvaluationResult(
+  db: Executor,
+  campaignId: string,
+  id: string,
+  result: Pick<EvaluationRow, 'objectives' | 'outcomes' | 'error' | 'abandoned'>,
+): Promise<void> {
+  await db('evaluations')
+    .where({ campaign_id: campaignId, id })
+    .update({
+      objectives: result.objectives === null ? null : JSON.stringify(result.objectives),
+      outcomes: result.outcomes === null ? null : JSON.stringify(result.outcomes),
+      error: result.error,
+      abandoned: result.abandoned,
+    });
 }
 
 export async function insertEvaluations(
@@ -208,6 +235,7 @@ export async function insertEvaluations(
       objectives: e.objectives === null ? null : JSON.stringify(e.objectives),
       outcomes: e.outcomes ? JSON.stringify(e.outcomes) : null,
       error: e.error ?? null,
+      abandoned: e.abandoned === true,
     })),
   );
 }

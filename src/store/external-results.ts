@@ -12,6 +12,8 @@ export interface ExternalResultRow {
   objectives: Record<string, number> | null;
   outcomes: Record<string, number> | null;
   error: string | null;
+  /** never measured: given up by whoever measures */
+  abandoned: boolean;
   received_at: Date;
 }
 
@@ -25,8 +27,25 @@ export async function findPostedResult(
   db: Executor,
   campaignId: string,
   candidateId: string,
-): Promise<Pick<ExternalResultRow, 'objectives' | 'error'> | undefined> {
-  return db('external_results').where({ campaign_id: campaignId, candidate_id: candidateId }).first('objectives', 'error');
+): Promise<Pick<ExternalResultRow, 'objectives' | 'outcomes' | 'error' | 'abandoned'> | undefined> {
+  return db('external_results').where({ campaign_id: campaignId, candidate_id: candidateId }).first('objectives', 'outcomes', 'error', 'abandoned');
+}
+
+/** Replaces a posted result that no iteration has taken yet (a correction; the caller keeps the history). */
+export async function updatePostedResult(
+  db: Executor,
+  campaignId: string,
+  candidateId: string,
+  result: Pick<ExternalResultRow, 'objectives' | 'outcomes' | 'error' | 'abandoned'>,
+): Promise<void> {
+  await db('external_results')
+    .where({ campaign_id: campaignId, candidate_id: candidateId })
+    .update({
+      objectives: result.objectives === null ? null : JSON.stringify(result.objectives),
+      outcomes: result.outcomes === null ? null : JSON.stringify(result.outcomes),
+      error: result.error,
+      abandoned: result.abandoned,
+    });
 }
 
 export async function insertPostedResult(db: Executor, row: Omit<ExternalResultRow, 'received_at'>): Promise<void> {
@@ -41,8 +60,8 @@ export async function insertPostedResult(db: Executor, row: Omit<ExternalResultR
 export async function allPostedResults(
   db: Executor,
   campaignId: string,
-): Promise<Pick<ExternalResultRow, 'candidate_id' | 'objectives' | 'outcomes' | 'error'>[]> {
-  return db('external_results').where({ campaign_id: campaignId }).select('candidate_id', 'objectives', 'outcomes', 'error');
+): Promise<Pick<ExternalResultRow, 'candidate_id' | 'objectives' | 'outcomes' | 'error' | 'abandoned'>[]> {
+  return db('external_results').where({ campaign_id: campaignId }).select('candidate_id', 'objectives', 'outcomes', 'error', 'abandoned');
 }
 
 /** How many of these candidates have a posted result. */
@@ -59,11 +78,11 @@ export async function postedResults(db: Executor, campaignId: string, proposals:
       'candidate_id',
       proposals.map((p) => p.id),
     )
-    .select('candidate_id', 'objectives', 'outcomes', 'error');
+    .select('candidate_id', 'objectives', 'outcomes', 'error', 'abandoned');
   return rows.map((r) =>
     r.objectives !== null
       ? { id: r.candidate_id, objectives: r.objectives, ...(r.outcomes ? { outcomes: r.outcomes } : {}) }
-      : { id: r.candidate_id, error: r.error ?? 'no result' },
+      : { id: r.candidate_id, error: r.error ?? 'no result', ...(r.abandoned ? { abandoned: true as const } : {}) },
   );
 }
 

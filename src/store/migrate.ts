@@ -8,6 +8,7 @@ import * as outcomes from './migrations/005-outcomes.js';
 import * as jobBackoff from './migrations/006-job-backoff.js';
 import * as modelReports from './migrations/007-model-reports.js';
 import * as receipts from './migrations/008-receipts.js';
+import * as resultsFromPeople from './migrations/009-results-from-people.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -27,6 +28,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['006-job-backoff', jobBackoff],
   ['007-model-reports', modelReports],
   ['008-receipts', receipts],
+  ['009-results-from-people', resultsFromPeople],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

@@ -8,7 +8,8 @@ import type { Observations } from '../strategies/types.js';
 /**
  * The campaign's evaluations as every strategy sees them: successful rows encoded into the unit
  * cube (snapped, so a stored value and a proposal of it coincide) with minimization-space
- * objectives and outcome-constraint slacks, and the inputs of failed evaluations apart.
+ * objectives and outcome-constraint slacks, and the inputs of failed evaluations apart. Rows
+ * need every objective: a partial measurement is kept out of both.
  */
 export function observe(mdl: Mdl, state: Readonly<CampaignState>, space: SearchSpace): Observations {
   const { Y, n, m, rows } = objectiveMatrix(mdl, state.evaluations);
@@ -30,11 +31,10 @@ export function observe(mdl: Mdl, state: Readonly<CampaignState>, space: SearchS
     feasible[i] = isFeasible(mdl, state.evaluations[r]) ? 1 : 0;
   });
   boundSlacks(C, n, c);
-  const succeeded = new Set(rows);
+  // a partial measurement is no failure, and an abandoned candidate was never measured: the
+  // failure model sees only evaluations that gave nothing
   const failed: Float64Array[] = [];
-  state.evaluations.forEach((e, i) => {
-    if (!succeeded.has(i)) failed.push(space.snap(space.encode(e.parameters)));
-  });
+  for (const e of state.evaluations) if (e.objectives === null && !e.abandoned) failed.push(space.snap(space.encode(e.parameters)));
   return { d, m, n, X, Y, ids, iterations, c, C, feasible, failed, ref: state.referencePoint ? [...state.referencePoint] : null };
 }
 

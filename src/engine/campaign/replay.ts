@@ -116,7 +116,7 @@ function tellRecorded(mdl: Mdl, stepped: CampaignState, iteration: number, told:
   const pending: Proposal[] = told.map((e) => ({ id: e.id, iteration, parameters: e.parameters }));
   const results: EvaluationResult[] = told.map((e) =>
     e.objectives === null
-      ? { id: e.id, error: e.error ?? 'no result' }
+      ? { id: e.id, error: e.error ?? 'no result', ...(e.abandoned ? { abandoned: true as const } : {}) }
       : { id: e.id, objectives: e.objectives, ...(e.outcomes ? { outcomes: e.outcomes } : {}) },
   );
   return tell(mdl, { ...stepped, pending }, results).state;

@@ -21,12 +21,13 @@ export interface CampaignResults {
 }
 
 /**
- * Results from the stored evaluations: every successful evaluation, whether it meets the outcome
+ * Results from the stored evaluations: every successful evaluation (partial ones too), whether it meets the outcome
  * constraints, and `is_pareto` computed over the feasible ones (warm-start rows included); the
  * current hypervolume and its history.
  */
 export function campaignResults(mdl: Mdl, state: CampaignState): CampaignResults {
-  const { rows } = objectiveMatrix(mdl, state.evaluations);
+  // partial measurements are listed with the values they have; they are never feasible or on the front
+  const rows = state.evaluations.flatMap((e, i) => (e.objectives ? [i] : []));
   const feasible = objectiveMatrix(mdl, state.evaluations, 'feasible');
   const mask = feasible.n > 0 ? paretoMask(feasible.Y, feasible.n, feasible.m) : new Uint8Array(0);
   const onFront = new Set(feasible.rows.filter((_, k) => mask[k] === 1));

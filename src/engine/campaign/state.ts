@@ -98,17 +98,15 @@ export function tell(mdl: Mdl, previous: CampaignState, results: readonly Evalua
     };
     if ('error' in result) {
       record.error = result.error;
+      if (result.abandoned) record.abandoned = true;
     } else {
-      const outcomes = result.outcomes ?? {};
-      const missing = [
-        ...mdl.objectives.filter((o) => !Number.isFinite(result.objectives[o.name])),
-        ...mdl.outcomes.filter((o) => !Number.isFinite(outcomes[o.name])),
-      ];
-      if (missing.length > 0) {
-        record.error = `no finite value for ${missing.map((o) => o.name).join(', ')}`;
+      const objectives = finiteValues(mdl.objectives, result.objectives);
+      const outcomes = finiteValues(mdl.outcomes, result.outcomes ?? {});
+      if (Object.keys(objectives).length + Object.keys(outcomes).length === 0) {
+        record.error = `no finite value for ${[...mdl.objectives, ...mdl.outcomes].map((o) => o.name).join(', ')}`;
       } else {
-        record.objectives = Object.fromEntries(mdl.objectives.map((o) => [o.name, result.objectives[o.name]]));
-        if (mdl.outcomes.length > 0) record.outcomes = Object.fromEntries(mdl.outcomes.map((o) => [o.name, outcomes[o.name]]));
+        record.objectives = objectives;
+        if (mdl.outcomes.length > 0) record.outcomes = outcomes;
       }
     }
     state.evaluations.push(record);
@@ -196,7 +194,9 @@ function applyStopRules(mdl: Mdl, state: CampaignState): void {
   const recent = Array.from({ length: limit }, (_, k) => state.iteration - k);
   const allFailed = recent.every((i) => {
     const evals = state.evaluations.filter((e) => e.iteration === i);
-    return evals.length > 0 && evals.every((e) => e.objectives === null);
+    // abandoned candidates were never measured: they neither fail an iteration nor save it
+    const measured = evals.filter((e) => !e.abandoned);
+    return measured.length > 0 && measured.every((e) => e.objectives === null);
   });
   if (allFailed) {
     const last = [...state.evaluations].reverse().find((e) => e.error)?.error ?? 'unknown error';
@@ -204,6 +204,11 @@ function applyStopRules(mdl: Mdl, state: CampaignState): void {
     state.stopReason = 'error';
     state.stopMessage = `Every evaluation failed in the last ${limit} iterations (optimizer.max_failed_iterations); the last error: ${last}`;
   }
+}
+
+/** The finite values posted for these names, in MDL order; the others were not measured. */
+function finiteValues(wanted: readonly { name: string }[], posted: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(wanted.filter((w) => Number.isFinite(posted[w.name])).map((w) => [w.name, posted[w.name]]));
 }
 
 function formatShare(share: number): string {

@@ -1,0 +1,149 @@
+import Papa from 'papaparse';
+import type { Mdl } from '../engine/mdl/schema.js';
+import type { ResultValues } from '../store/corrections.js';
+import { validationFailed, type FieldError } from './validation.js';
+
+/**
+ * One result as a client tells it (JSON entry or CSV row), before it is checked against the
+ * campaign: measured values (some may be null: not measured), a failure with its reason, or an
+ * abandoned candidate (never measured).
+ */
+export interface ResultEntry {
+  id: string;
+  status?: 'measured' | 'failed' | 'abandoned';
+  objectives?: Record<string, unknown>;
+  outcomes?: Record<string, unknown>;
+  error?: string | null | false;
+  reason?: string;
+  /** the CSV line it came from (the header is line 1) */
+  line?: number;
+}
+
+/**
+ * What an entry means for this campaign's MDL, or field errors under `path`. A value that is not
+ * a number is the client's mistake; null or a non-finite number (NaN, Infinity, 1e400) is a value
+ * not measured. A measured entry with no finite objective or outcome left is a failure naming
+ * what was missing; with some, a partial measurement keeping what was measured.
+ */
+export function resultValues(mdl: Mdl, entry: Omit<ResultEntry, 'id'>, path: string, errors: FieldError[]): ResultValues | null {
+  const failure = typeof entry.error === 'string' && entry.error !== '' ? entry.error : undefined;
+  const status = entry.status ?? (failure !== undefined && entry.objectives === undefined ? 'failed' : 'measured');
+  const start = errors.length;
+  if (status !== 'measured') {
+    for (const member of ['objectives', 'outcomes'] as const) {
+      if (entry[member] !== undefined) errors.push({ path: `${path}.${member}`, message: `a result with status ${status} carries no values` });
+    }
+    if (errors.length > start) return null;
+    if (status === 'abandoned') {
+      return { objectives: null, outcomes: null, error: `abandoned: ${entry.reason ?? failure ?? 'never measured'}`, abandoned: true };
+    }
+    return { objectives: null, outcomes: null, error: entry.reason ?? failure ?? 'marked failed', abandoned: false };
+  }
+  if (failure !== undefined) errors.push({ path: `${path}.error`, message: 'a measured result carries no error; give status "failed" with a reason instead' });
+  if (entry.objectives === undefined) {
+    errors.push({ path: `${path}.objectives`, message: 'is required: give the measured values, or status "failed" or "abandoned"' });
+    return null;
+  }
+  const missing: string[] = [];
+  const objectives = measuredValues(entry.objectives, mdl.objectives, `${path}.objectives`, 'objective', errors, missing);
+  const outcomes = measuredValues(entry.outcomes ?? {}, mdl.outcomes, `${path}.outcomes`, 'outcome', errors, missing);
+  if (errors.length > start) return null;
+  if (Object.keys(objectives).length + Object.keys(outcomes).length === 0) {
+    return { objectives: null, outcomes: null, error: missing.join('; '), abandoned: false };
+  }
+  return { objectives, outcomes: mdl.outcomes.length > 0 ? outcomes : null, error: null, abandoned: false };
+}
+
+function measuredValues(
+  posted: Record<string, unknown>,
+  wanted: readonly { name: string }[],
+  path: string,
+  noun: 'objective' | 'outcome',
+  errors: FieldError[],
+  missing: string[],
+): Record<string, number> {
+  const names = wanted.map((w) => w.name);
+  const values: Record<string, number> = {};
+  for (const name of names) {
+    const v = posted[name];
+    if (v === null) missing.push(`${noun} '${name}' not measured`);
+    else if (typeof v !== 'number') errors.push({ path: `${path}.${name}`, message: 'must be a number, or null when it was not measured' });
+    else if (!Number.isFinite(v)) missing.push(`${noun} '${name}' is ${v}, not a finite number`);
+    else values[name] = v;
+  }
+  for (const extra of Object.keys(posted).filter((k) => !names.includes(k))) {
+    const known = names.length > 0 ? names.join(', ') : 'none';
+    errors.push({ path: `${path}.${extra}`, message: `is not an ${noun} of this campaign (${known})` });
+  }
+  return values;
+}
+
+/** Cells read as "not measured". */
+const UNMEASURED = new Set(['', 'nan', 'na', 'n/a', 'null', 'none', '-']);
+const STATUSES = new Set(['measured', 'failed', 'abandoned']);
+
+/**
+ * Results from a CSV worklist: a header row naming `id`, the objectives (and outcomes), and
+ * optionally `status` (measured, failed, abandoned) and `error` or `reason`; other columns (the
+ * parameters, units, iteration) are ignored. A row whose values and status are all empty is not
+ * measured yet and is left out, so a half-filled worklist posts only what was measured. Paths of
+ * problems are `rows[<line>].<column>`, counting the header as line 1.
+ */
+export function entriesFromCsv(mdl: Mdl, text: string): ResultEntry[] {
+  const parsed = Papa.parse<Record<string, string>>(text.replace(/^\uFEFF/, ''), { header: true, skipEmptyLines: 'greedy', transformHeader: (h) => h.trim() });
+  const fields = parsed.meta.fields ?? [];
+  const errors: FieldError[] = parsed.errors.filter((e) => e.type !== 'FieldMismatch').map((e) => ({ path: `rows[${(e.row ?? 0) + 2}]`, message: e.message }));
+  const valueColumns = [...mdl.objectives.map((o) => o.name), ...mdl.outcomes.map((o) => o.name)];
+  if (!fields.includes('id'))
+    errors.push({ path: 'id', message: 'the CSV needs an id column naming each candidate (as the worklist and GET candidates give it)' });
+  const absent = mdl.objectives.map((o) => o.name).filter((n) => !fields.includes(n));
+  if (absent.length === mdl.objectives.length && mdl.objectives.length > 0) {
+    errors.push({ path: absent[0], message: `the CSV has no column for any objective (${absent.join(', ')})` });
+  }
+  if (errors.length > 0) throw validationFailed(errors);
+  const entries: ResultEntry[] = [];
+  parsed.data.forEach((row, k) => {
+    const path = `rows[${k + 2}]`;
+    const cell = (name: string) => (row[name] ?? '').trim();
+    const status = cell('status').toLowerCase();
+    const reason = cell('reason') || cell('error');
+    const hasValues = valueColumns.some((n) => fields.includes(n) && !UNMEASURED.has(cell(n).toLowerCase()));
+    if (!hasValues && status === '' && reason === '') return;
+    if (cell('id') === '') {
+      errors.push({ path: `${path}.id`, message: 'is empty: every measured row needs the id of its candidate' });
+      return;
+    }
+    if (status !== '' && !STATUSES.has(status)) {
+      errors.push({ path: `${path}.status`, message: `is ${status}; use measured, failed or abandoned (or leave it empty)` });
+      return;
+    }
+    const entry: ResultEntry = { id: cell('id'), line: k + 2 };
+    if (status !== '') entry.status = status as ResultEntry['status'];
+    if (status === 'failed' || status === 'abandoned' || (status === '' && !hasValues)) {
+      entry.status ??= 'failed';
+      if (reason !== '') entry.reason = reason;
+      entries.push(entry);
+      return;
+    }
+    const numbers = (names: string[]) =>
+      Object.fromEntries(
+        names
+          .filter((n) => fields.includes(n))
+          .map((n) => {
+            const text = cell(n);
+            if (UNMEASURED.has(text.toLowerCase())) return [n, null];
+            const value = Number(text);
+            if (Number.isNaN(value)) errors.push({ path: `${path}.${n}`, message: `is "${text}", not a number (leave it empty when it was not measured)` });
+            return [n, value];
+          }),
+      );
+    entry.objectives = { ...Object.fromEntries(mdl.objectives.map((o) => [o.name, null])), ...numbers(mdl.objectives.map((o) => o.name)) };
+    if (mdl.outcomes.length > 0)
+      entry.outcomes = { ...Object.fromEntries(mdl.outcomes.map((o) => [o.name, null])), ...numbers(mdl.outcomes.map((o) => o.name)) };
+    entries.push(entry);
+  });
+  if (errors.length > 0) throw validationFailed(errors);
+  if (entries.length === 0)
+    throw validationFailed([{ path: 'rows', message: 'no row carries a result: fill in measured values, or a status of failed or abandoned' }]);
+  return entries;
+}

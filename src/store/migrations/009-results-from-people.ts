@@ -1,0 +1,33 @@
+import type { Knex } from 'knex';
+
+/**
+ * Results entered by people: a candidate may be abandoned (never measured), on a posted result
+ * and on the evaluation it becomes; a measured value may be corrected, and every correction is
+ * kept with the values it replaced, who made it and when, so the old value stays visible.
+ */
+export async function up(knex: Knex): Promise<void> {
+  await knex.schema.alterTable('evaluations', (t) => {
+    t.boolean('abandoned').notNullable().defaultTo(false);
+  });
+  await knex.schema.alterTable('external_results', (t) => {
+    t.boolean('abandoned').notNullable().defaultTo(false);
+  });
+  await knex.schema.createTable('evaluation_corrections', (t) => {
+    t.bigIncrements('id');
+    t.text('organization_id').notNullable();
+    t.text('campaign_id').notNullable().references('campaigns.id').onDelete('CASCADE');
+    t.text('evaluation_id').notNullable();
+    t.jsonb('previous').notNullable();
+    t.jsonb('corrected').notNullable();
+    t.text('reason');
+    t.text('corrected_by').notNullable();
+    t.timestamp('corrected_at', { useTz: true }).notNullable().defaultTo(knex.raw('clock_timestamp()'));
+    t.index(['campaign_id', 'evaluation_id', 'id']);
+  });
+}
+
+export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTable('evaluation_corrections');
+  await knex.schema.alterTable('external_results', (t) => t.dropColumn('abandoned'));
+  await knex.schema.alterTable('evaluations', (t) => t.dropColumn('abandoned'));
+}
