@@ -29,7 +29,11 @@ function labMdl(overrides: Record<string, unknown> = {}): Mdl {
 /** The initial design of 4, told with the given results in proposal order. */
 function firstBatch(mdl: Mdl, results: (id: string) => Parameters<typeof tell>[2][number]): CampaignState {
   const stepped = step(mdl, initialState(mdl, { seed: 3 })).state;
-  return tell(mdl, stepped, stepped.pending.map((p) => results(p.id))).state;
+  return tell(
+    mdl,
+    stepped,
+    stepped.pending.map((p) => results(p.id)),
+  ).state;
 }
 
 test('a partial measurement keeps what was measured and is no failure', () => {

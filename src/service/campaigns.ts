@@ -283,7 +283,13 @@ export async function resultsOf(db: Db, principal: Principal, id: string): Promi
   const receipts = new Map((await loadIterations(db, campaign.id)).map((row) => [row.iteration, row.receipt]));
   const failed = state.evaluations
     .filter((e) => e.objectives === null)
-    .map((e) => ({ id: e.id, iteration: e.iteration, parameters: e.parameters, error: e.error ?? 'no result', ...(e.abandoned ? { abandoned: true as const } : {}) }));
+    .map((e) => ({
+      id: e.id,
+      iteration: e.iteration,
+      parameters: e.parameters,
+      error: e.error ?? 'no result',
+      ...(e.abandoned ? { abandoned: true as const } : {}),
+    }));
   const iterations = iterationReceipts(state, (iteration) => receipts.get(iteration));
   return { mdl: campaign.mdl, results: { ...campaignResults(campaign.mdl, state), failed_evaluations: failed, iterations } };
 }
