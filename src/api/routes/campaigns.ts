@@ -224,7 +224,7 @@ export function campaignRoutes(table: RouteTable, db: Db, templates: TemplateCat
       const form = ctx.state.multipart as MultipartForm | undefined;
       const csvText = form ? csvPart(form) : (ctx.state.csvText as string | undefined);
       if (csvText !== undefined) return { data: await postEvaluationsCsv(db, principal, params.campaign_id, csvText) };
-      return { data: await postEvaluations(db, principal, params.campaign_id, (body as z.output<typeof s.postEvaluationsBody>).evaluations as ResultEntry[]) };
+      return { data: await postEvaluations(db, principal, params.campaign_id, body.evaluations) };
     },
   });
 
@@ -241,13 +241,7 @@ export function campaignRoutes(table: RouteTable, db: Db, templates: TemplateCat
     nonFiniteNumbers: true,
     responses: { 200: { description: 'corrected (or already so)', data: s.correctedResultSchema } },
     handle: async ({ params, body, principal }) => ({
-      data: await correctResult(
-        db,
-        principal,
-        params.campaign_id,
-        params.evaluation_id,
-        body as z.output<typeof s.correctResultBody> as Omit<ResultEntry, 'id'>,
-      ),
+      data: await correctResult(db, principal, params.campaign_id, params.evaluation_id, body as Omit<ResultEntry, 'id'>),
     }),
   });
 
