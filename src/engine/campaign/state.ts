@@ -3,7 +3,7 @@ import { paretoIndices } from '../pareto.js';
 import type { Mdl, ParameterValue } from '../mdl/schema.js';
 import { isFeasible } from './feasibility.js';
 import { objectiveMatrix, referencePoint } from './objective-space.js';
-import type { CampaignState, EvaluationRecord, EvaluationResult, IterationSummary } from './types.js';
+import type { CampaignState, EvaluationRecord, EvaluationResult, IterationSummary, Proposal } from './types.js';
 
 /** A warm-start row: an evaluation made before the campaign (e.g. an uploaded dataset). */
 export interface WarmStartRow {
@@ -90,25 +90,7 @@ export function tell(mdl: Mdl, previous: CampaignState, results: readonly Evalua
       throw new Error(`Evaluation ${result.id} does not match any pending candidate of this campaign.`);
     }
     pending.delete(result.id);
-    const record: EvaluationRecord = {
-      id: proposal.id,
-      iteration: proposal.iteration,
-      parameters: proposal.parameters,
-      objectives: null,
-    };
-    if ('error' in result) {
-      record.error = result.error;
-      if (result.abandoned) record.abandoned = true;
-    } else {
-      const objectives = finiteValues(mdl.objectives, result.objectives);
-      const outcomes = finiteValues(mdl.outcomes, result.outcomes ?? {});
-      if (Object.keys(objectives).length + Object.keys(outcomes).length === 0) {
-        record.error = `no finite value for ${[...mdl.objectives, ...mdl.outcomes].map((o) => o.name).join(', ')}`;
-      } else {
-        record.objectives = objectives;
-        if (mdl.outcomes.length > 0) record.outcomes = outcomes;
-      }
-    }
+    const record = evaluationRecord(mdl, proposal, result);
     state.evaluations.push(record);
   }
   state.pending = state.pending.filter((p) => pending.has(p.id));
@@ -204,6 +186,29 @@ function applyStopRules(mdl: Mdl, state: CampaignState): void {
     state.stopReason = 'error';
     state.stopMessage = `Every evaluation failed in the last ${limit} iterations (optimizer.max_failed_iterations); the last error: ${last}`;
   }
+}
+
+/**
+ * The evaluation a result makes of its proposal: the finite values measured (a partial
+ * measurement keeps what it has), a failure when nothing finite is left, or the failure or
+ * abandonment the result reports.
+ */
+export function evaluationRecord(mdl: Mdl, proposal: Proposal, result: EvaluationResult): EvaluationRecord {
+  const record: EvaluationRecord = { id: proposal.id, iteration: proposal.iteration, parameters: proposal.parameters, objectives: null };
+  if ('error' in result) {
+    record.error = result.error;
+    if (result.abandoned) record.abandoned = true;
+    return record;
+  }
+  const objectives = finiteValues(mdl.objectives, result.objectives);
+  const outcomes = finiteValues(mdl.outcomes, result.outcomes ?? {});
+  if (Object.keys(objectives).length + Object.keys(outcomes).length === 0) {
+    record.error = `no finite value for ${[...mdl.objectives, ...mdl.outcomes].map((o) => o.name).join(', ')}`;
+  } else {
+    record.objectives = objectives;
+    if (mdl.outcomes.length > 0) record.outcomes = outcomes;
+  }
+  return record;
 }
 
 /** The finite values posted for these names, in MDL order; the others were not measured. */
