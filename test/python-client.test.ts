@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,6 +45,9 @@ function run(command: string, args: string[], env: Record<string, string> = {}):
 
 test('the Python client installs with pip and its lab and cluster loops run against a real Kiln', { timeout: 600_000 }, async () => {
   // no index is reached: the package needs nothing beyond the standard library and setuptools
+  // built from a copy, so setuptools' build folders never land in the checkout
+  const source = join(site, 'source');
+  cpSync(join(root, 'clients', 'python'), source, { recursive: true, filter: (path) => !/(__pycache__|build|egg-info)$/.test(path) });
   const install = await run(python, [
     '-m',
     'pip',
@@ -54,14 +57,14 @@ test('the Python client installs with pip and its lab and cluster loops run agai
     '--no-build-isolation',
     '--no-index',
     '--target',
-    site,
-    './clients/python',
+    join(site, 'lib'),
+    source,
   ]);
   assert.equal(install.code, 0, install.output);
-  assert.ok(existsSync(join(site, 'kiln', 'client.py')), 'pip put the kiln package in the target folder');
+  assert.ok(existsSync(join(site, 'lib', 'kiln', 'client.py')), 'pip put the kiln package in the target folder');
 
   const tests = await run(python, ['-m', 'unittest', 'discover', '-v', '-s', 'clients/python/tests', '-p', 'test_*.py'], {
-    PYTHONPATH: site,
+    PYTHONPATH: join(site, 'lib'),
     PYTHONDONTWRITEBYTECODE: '1',
     KILN_URL: kiln.base,
     KILN_KEY: kiln.adminKey,
