@@ -117,6 +117,8 @@ test('the checks name each evaluation that does not fit the MDL, and an engine s
     outcomes: { cost: 1 },
     error: null,
     feasible: true,
+    abandoned: false,
+    external_id: null,
     ...over,
   });
   const base: ExportDocument = { ...doc, campaign: { ...doc.campaign, seed: 1 }, iterations: [], engine_state: null, evaluations: [] };

@@ -102,3 +102,26 @@ test('a campaign with partial and abandoned results proposes its next batch', ()
   assert.equal(next.proposals.length, 2);
   for (const p of next.proposals) for (const v of Object.values(p.parameters)) assert.ok(Number(v) >= 0 && Number(v) <= 1);
 });
+
+test('a warm-start row that failed is a failure for the failure model, and replaces no initial design alone', () => {
+  const mdl = labMdl();
+  const failedOnly = initialState(mdl, {
+    seed: 3,
+    warmStart: [{ parameters: { x: 0.9, y: 0.9 }, objectives: null, error: 'crucible cracked', externalId: 'S-03' }],
+  });
+  assert.deepEqual(failedOnly.evaluations[0], {
+    id: 'warm_1',
+    iteration: 0,
+    parameters: { x: 0.9, y: 0.9 },
+    objectives: null,
+    error: 'crucible cracked',
+    externalId: 'S-03',
+  });
+  const space = new SearchSpace(mdl);
+  const o = observe(mdl, failedOnly, space);
+  assert.equal(o.n, 0);
+  assert.deepEqual([...o.failed[0]], [...space.snap(space.encode({ x: 0.9, y: 0.9 }))]);
+  const first = step(mdl, failedOnly);
+  assert.equal(first.proposals.length, 4, 'with no measured warm-start row, the initial design (initial_samples 4) still runs');
+  assert.equal(first.strategy, 'initial-design');
+});

@@ -229,3 +229,74 @@ describe('results entered by people', () => {
     assert.equal(exported.iterations[1].receipt.evaluations_seen, 4, 'the second batch was proposed from the four first evaluations');
   });
 });
+
+describe('warm starts from a lab notebook', () => {
+  test('the id column is kept as each evaluation external id, and rows marked failed are failures of iteration 0', async () => {
+    const form = new FormData();
+    const lines = [
+      'sample,x1,x2,f1,f2,status,reason',
+      'S-01,0.1,0.2,0.1,2.5,,',
+      'S-02,0.5,0.1,0.5,1.2,,',
+      'S-03,0.9,0.9,,,failed,crucible cracked',
+      'S-04,0.3,0.6,0.3,4.1,,',
+    ];
+    form.append('file', new Blob([lines.join('\n') + '\n'], { type: 'text/csv' }), 'notebook.csv');
+    form.append('name', 'notebook');
+    const uploaded = await api('POST', '/v1/datasets', form);
+    assert.equal(uploaded.status, 201, uploaded.text);
+    const datasetId = uploaded.json.data.id as string;
+
+    const mdl = zdt1Mdl({ evaluator: null, budget: 6, batch: 2 });
+    const wrongColumn = await api('POST', '/v1/campaigns', { name: 'warm', domain: 'benchmark', mdl, dataset_id: datasetId, id_column: 'sample_id' });
+    assert.equal(wrongColumn.status, 422, wrongColumn.text);
+    assert.deepEqual(
+      wrongColumn.json.error.details.errors.map((e: { path: string }) => e.path),
+      ['id_column'],
+    );
+    const alone = await api('POST', '/v1/campaigns', { name: 'warm', domain: 'benchmark', mdl, id_column: 'sample' });
+    assert.equal(alone.status, 422, alone.text);
+
+    const created = await api('POST', '/v1/campaigns', { name: 'warm', domain: 'benchmark', mdl, dataset_id: datasetId, id_column: 'sample' });
+    assert.equal(created.status, 201, created.text);
+    const id = created.json.data.id as string;
+    const r = (await api('GET', `/v1/campaigns/${id}/results`)).json.data;
+    assert.deepEqual(
+      r.evaluations.map((e: { external_id: string; iteration: number; objectives: unknown }) => [e.external_id, e.iteration, e.objectives]),
+      [
+        ['S-01', 0, { f1: 0.1, f2: 2.5 }],
+        ['S-02', 0, { f1: 0.5, f2: 1.2 }],
+        ['S-04', 0, { f1: 0.3, f2: 4.1 }],
+      ],
+    );
+    assert.deepEqual(
+      r.failed_evaluations.map((e: { external_id: string; iteration: number; error: string }) => [e.external_id, e.iteration, e.error]),
+      [['S-03', 0, 'crucible cracked']],
+    );
+    const csv = await api('GET', `/v1/campaigns/${id}/results?format=csv`);
+    assert.equal(csv.text.split('\n')[0], 'id,iteration,is_pareto,x1,x2,f1,f2,external_id');
+    assert.match(csv.text, /,S-01\n/);
+    const exported = (await api('GET', `/v1/campaigns/${id}/export`)).json;
+    assert.deepEqual(
+      exported.evaluations.map((e: { external_id: string; status: string }) => [e.external_id, e.status]),
+      [
+        ['S-01', 'completed'],
+        ['S-02', 'completed'],
+        ['S-03', 'failed'],
+        ['S-04', 'completed'],
+      ],
+    );
+
+    // the failed row is model data: the campaign skips the initial design and its first batch is proposed from all four
+    assert.equal((await api('POST', `/v1/campaigns/${id}/start`)).status, 202);
+    const batch = await eventually(
+      async () => {
+        const data = (await api('GET', `/v1/campaigns/${id}/candidates`)).json.data as Candidate[];
+        return data.length > 0 ? data : undefined;
+      },
+      30_000,
+      'the first batch after the warm start',
+    );
+    assert.equal(batch.length, 2, 'a warm start replaces the initial design: one batch of batch_size');
+    await api('POST', `/v1/campaigns/${id}/stop`);
+  });
+});

@@ -79,6 +79,12 @@ export const createCampaignBody = z
       .max(100)
       .optional()
       .describe('warm-start dataset (ds_...)'),
+    id_column: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("with dataset_id: the dataset's column of sample ids, kept as each warm-start evaluation's external_id"),
   })
   .describe('Form 1 {name, domain, mdl, dataset_id?} or form 2 {template_id, name, overrides?, dataset_id?}; form 3 is multipart with an mdl_file part.');
 
@@ -89,6 +95,7 @@ export const multipartCampaignBody = z.object({
   name: z.string().optional(),
   domain: z.string().optional(),
   dataset_id: z.string().optional(),
+  id_column: z.string().optional(),
 });
 
 export const startCampaignBody = z.strictObject({

@@ -35,6 +35,10 @@ export interface WarmStartSummary {
   dataset_id: string;
   rows: number;
   flagged: number;
+  /** rows marked failed in the data (counted as failures by the failure model) */
+  failed?: number;
+  /** the dataset column whose values became the evaluations' external ids */
+  id_column?: string;
   warnings: { row: number | null; column: string | null; message: string }[];
   warning_count: number;
 }
@@ -58,6 +62,8 @@ export interface EvaluationRow {
   error: string | null;
   /** never measured: given up by whoever measures */
   abandoned: boolean;
+  /** the id it had where it came from (a warm-start row's sample id) */
+  external_id: string | null;
   created_at: Date;
 }
 
@@ -171,7 +177,7 @@ export async function loadEvaluations(db: Executor, campaignId: string): Promise
   const rows = await db('evaluations')
     .where({ campaign_id: campaignId })
     .orderBy('position')
-    .select('id', 'iteration', 'parameters', 'objectives', 'outcomes', 'error', 'abandoned');
+    .select('id', 'iteration', 'parameters', 'objectives', 'outcomes', 'error', 'abandoned', 'external_id');
   return rows.map((r) => ({
     id: r.id,
     iteration: r.iteration,
@@ -180,6 +186,7 @@ export async function loadEvaluations(db: Executor, campaignId: string): Promise
     ...(r.outcomes !== null ? { outcomes: r.outcomes } : {}),
     ...(r.error !== null ? { error: r.error } : {}),
     ...(r.abandoned ? { abandoned: true as const } : {}),
+    ...(r.external_id !== null ? { externalId: r.external_id } : {}),
   }));
 }
 
@@ -236,6 +243,7 @@ export async function insertEvaluations(
       outcomes: e.outcomes ? JSON.stringify(e.outcomes) : null,
       error: e.error ?? null,
       abandoned: e.abandoned === true,
+      external_id: e.externalId ?? null,
     })),
   );
 }

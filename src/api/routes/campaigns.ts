@@ -281,6 +281,7 @@ function creationInput(ctx: Context, body: unknown): CreateCampaignInput {
       name: str('name'),
       domain: str('domain'),
       dataset_id: str('dataset_id'),
+      id_column: str('id_column'),
     };
   }
   const b = body as z.output<typeof s.createCampaignBody>;
@@ -290,10 +291,14 @@ function creationInput(ctx: Context, body: unknown): CreateCampaignInput {
       { path: 'template_id', message: 'give either mdl or template_id, not both' },
     ]);
   }
-  if (b.template_id !== undefined) return { form: 'template', template_id: b.template_id, name: b.name, overrides: b.overrides, dataset_id: b.dataset_id };
+  if (b.id_column !== undefined && b.dataset_id === undefined)
+    throw validationFailed([{ path: 'id_column', message: 'names a column of the dataset: give dataset_id too' }]);
+  if (b.template_id !== undefined) {
+    return { form: 'template', template_id: b.template_id, name: b.name, overrides: b.overrides, dataset_id: b.dataset_id, id_column: b.id_column };
+  }
   if (b.overrides !== undefined) throw validationFailed([{ path: 'overrides', message: 'overrides apply to a template_id only' }]);
   if (b.mdl === undefined) {
     throw validationFailed([{ path: 'mdl', message: 'is required: give mdl (the MDL document), template_id, or upload an mdl_file as multipart' }]);
   }
-  return { form: 'mdl', name: b.name, domain: b.domain, mdl: b.mdl, dataset_id: b.dataset_id };
+  return { form: 'mdl', name: b.name, domain: b.domain, mdl: b.mdl, dataset_id: b.dataset_id, id_column: b.id_column };
 }

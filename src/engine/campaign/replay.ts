@@ -1,6 +1,6 @@
 import type { Mdl } from '../mdl/schema.js';
 import { canonicalJson, type IterationReceipt, type Receipt, type ReceiptEnvironment } from './receipt.js';
-import { initialState, tell } from './state.js';
+import { initialState, tell, warmStartRow } from './state.js';
 import { step } from './step.js';
 import type { CampaignState, EvaluationRecord, EvaluationResult, Proposal } from './types.js';
 
@@ -41,9 +41,7 @@ export function replayCampaign(recorded: RecordedCampaign, environment: ReceiptE
   const seed = recorded.iterations.find((i) => i.receipt)?.receipt?.seed.campaign;
   if (seed === undefined) throw new Error('the results carry no receipts: they were made before Kiln recorded them, so there is nothing to replay against');
   const byId = new Map(recorded.evaluations.map((e) => [e.id, e]));
-  const warmStart = recorded.evaluations
-    .filter((e) => e.iteration === 0 && e.objectives !== null)
-    .map((e) => ({ id: e.id, parameters: e.parameters, objectives: e.objectives!, ...(e.outcomes ? { outcomes: e.outcomes } : {}) }));
+  const warmStart = recorded.evaluations.filter((e) => e.iteration === 0).map((e) => warmStartRow(e));
   let state = initialState(mdl, { seed, warmStart, idPrefix: idPrefixOf(recorded.iterations) });
   const replays: IterationReplay[] = [];
   for (const entry of recorded.iterations) {

@@ -12,4 +12,6 @@ export interface ResultRow {
   feasible: boolean;
   /** on the Pareto front of the feasible evaluations */
   is_pareto: boolean;
+  /** the id it had where it came from (a warm-start row's sample id), when it had one */
+  external_id?: string;
 }

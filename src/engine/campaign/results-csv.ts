@@ -5,12 +5,14 @@ import type { ResultRow } from './results.js';
 /**
  * Results as CSV: header `id,iteration,is_pareto,<parameters...>,<objectives...>` in MDL order;
  * a campaign with outcomes or outcome constraints adds `<outcomes...>,feasible` at the end, so
- * the columns of an unconstrained campaign never move. String cells beginning with = + - @ are
+ * the columns of an unconstrained campaign never move; rows that kept a warm start's own ids add
+ * `external_id` last. String cells beginning with = + - @ are
  * prefixed with a quote so a spreadsheet never runs them as formulas; numbers are written as
  * numbers.
  */
 export function resultsCsv(mdl: Mdl, rows: readonly ResultRow[]): string {
   const constrained = mdl.outcomes.length > 0 || mdl.outcome_constraints.length > 0;
+  const withExternal = rows.some((r) => r.external_id !== undefined);
   const fields = [
     'id',
     'iteration',
@@ -18,6 +20,7 @@ export function resultsCsv(mdl: Mdl, rows: readonly ResultRow[]): string {
     ...mdl.parameters.map((p) => p.name),
     ...mdl.objectives.map((o) => o.name),
     ...(constrained ? [...mdl.outcomes.map((o) => o.name), 'feasible'] : []),
+    ...(withExternal ? ['external_id'] : []),
   ];
   const data = rows.map((r) => [
     r.id,
@@ -26,6 +29,7 @@ export function resultsCsv(mdl: Mdl, rows: readonly ResultRow[]): string {
     ...mdl.parameters.map((p) => r.parameters[p.name]),
     ...mdl.objectives.map((o) => r.objectives[o.name]),
     ...(constrained ? [...mdl.outcomes.map((o) => r.outcomes?.[o.name]), r.feasible] : []),
+    ...(withExternal ? [r.external_id ?? ''] : []),
   ]);
   return Papa.unparse({ fields, data }, { escapeFormulae: true, newline: '\n' }) + '\n';
 }

@@ -42,6 +42,7 @@ export function campaignResults(mdl: Mdl, state: CampaignState): CampaignResults
       iteration: e.iteration,
       feasible: feasibleRows.has(r),
       is_pareto: onFront.has(r),
+      ...(e.externalId !== undefined ? { external_id: e.externalId } : {}),
     };
   });
   const history = state.convergenceHistory;

@@ -5,13 +5,31 @@ import { isFeasible } from './feasibility.js';
 import { objectiveMatrix, referencePoint } from './objective-space.js';
 import type { CampaignState, EvaluationRecord, EvaluationResult, IterationSummary, Proposal } from './types.js';
 
-/** A warm-start row: an evaluation made before the campaign (e.g. an uploaded dataset). */
+/**
+ * A warm-start row: an evaluation made before the campaign (e.g. an uploaded dataset), or one that
+ * failed then (`objectives` null, `error` why), which the failure model counts like any failure.
+ */
 export interface WarmStartRow {
   id?: string;
   parameters: Record<string, ParameterValue>;
-  objectives: Record<string, number>;
+  objectives: Record<string, number> | null;
   /** measured outcomes, for campaigns that declare them */
   outcomes?: Record<string, number>;
+  error?: string;
+  /** the row's own id in the data it came from (a sample id) */
+  externalId?: string;
+}
+
+/** A stored iteration-0 evaluation as the warm-start row it came from (failed ones included). */
+export function warmStartRow(e: EvaluationRecord): WarmStartRow {
+  return {
+    id: e.id,
+    parameters: e.parameters,
+    objectives: e.objectives,
+    ...(e.outcomes ? { outcomes: e.outcomes } : {}),
+    ...(e.objectives === null ? { error: e.error ?? 'failed' } : {}),
+    ...(e.externalId !== undefined ? { externalId: e.externalId } : {}),
+  };
 }
 
 export interface InitialStateOptions {
@@ -31,8 +49,10 @@ export function initialState(mdl: Mdl, options: InitialStateOptions = {}): Campa
     id: row.id ?? `warm_${i + 1}`,
     iteration: 0,
     parameters: { ...row.parameters },
-    objectives: { ...row.objectives },
+    objectives: row.objectives ? { ...row.objectives } : null,
     ...(row.outcomes ? { outcomes: { ...row.outcomes } } : {}),
+    ...(row.objectives === null ? { error: row.error ?? 'failed' } : {}),
+    ...(row.externalId !== undefined ? { externalId: row.externalId } : {}),
   }));
   const state: CampaignState = {
     version: 1,

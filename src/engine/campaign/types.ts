@@ -45,6 +45,8 @@ export interface EvaluationRecord {
   error?: string;
   /** never measured (a lab gave the candidate up): no failure either, so the failure model leaves it out */
   abandoned?: true;
+  /** the id the evaluation had where it came from (a warm-start row's sample id); not part of any hash */
+  externalId?: string;
 }
 
 /** A candidate proposed by `step`, to be evaluated and passed back to `tell`. */

@@ -1,13 +1,15 @@
 import type { Knex } from 'knex';
 
 /**
- * Results entered by people: a candidate may be abandoned (never measured), on a posted result
+ * Results entered by people: an evaluation may keep the id it had in a warm start's data; a candidate may be abandoned (never measured), on a posted result
  * and on the evaluation it becomes; a measured value may be corrected, and every correction is
  * kept with the values it replaced, who made it and when, so the old value stays visible.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('evaluations', (t) => {
     t.boolean('abandoned').notNullable().defaultTo(false);
+    // a warm-start row's own id (its sample id), kept from the dataset's id column
+    t.text('external_id');
   });
   await knex.schema.alterTable('external_results', (t) => {
     t.boolean('abandoned').notNullable().defaultTo(false);
@@ -29,5 +31,8 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTable('evaluation_corrections');
   await knex.schema.alterTable('external_results', (t) => t.dropColumn('abandoned'));
-  await knex.schema.alterTable('evaluations', (t) => t.dropColumn('abandoned'));
+  await knex.schema.alterTable('evaluations', (t) => {
+    t.dropColumn('abandoned');
+    t.dropColumn('external_id');
+  });
 }
