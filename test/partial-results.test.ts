@@ -125,3 +125,21 @@ test('a warm-start row that failed is a failure for the failure model, and repla
   assert.equal(first.proposals.length, 4, 'with no measured warm-start row, the initial design (initial_samples 4) still runs');
   assert.equal(first.strategy, 'initial-design');
 });
+
+test('an off-plan experiment is told beside the batch: an evaluation of that iteration, seen by the models, no proposal', () => {
+  const mdl = labMdl();
+  const stepped = step(mdl, initialState(mdl, { seed: 3 })).state;
+  const batch = stepped.pending;
+  const told = tell(mdl, stepped, [
+    { id: 'lab_1', objectives: { f1: 0.05, f2: 0.9 }, parameters: { x: 0.05, y: 0.5 } },
+    ...batch.map((p, k) => ({ id: p.id, objectives: { f1: 0.2 + 0.2 * k, f2: 1 - 0.2 * k } })),
+  ]);
+  assert.ok(told.summary, 'the batch is complete: the off-plan result neither held nor replaced a candidate');
+  const offPlan = told.state.evaluations.find((e) => e.id === 'lab_1')!;
+  assert.deepEqual(offPlan, { id: 'lab_1', iteration: 1, parameters: { x: 0.05, y: 0.5 }, objectives: { f1: 0.05, f2: 0.9 }, offPlan: true });
+  assert.equal(told.summary.evaluated, 5);
+  const o = observe(mdl, told.state, new SearchSpace(mdl));
+  assert.equal(o.n, 5);
+  assert.ok(o.ids.includes('lab_1'));
+  assert.throws(() => tell(mdl, stepped, [{ id: 'stray', objectives: { f1: 1, f2: 1 } }]), /does not match any pending candidate/);
+});

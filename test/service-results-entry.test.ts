@@ -49,7 +49,7 @@ describe('results entered by people', () => {
     const vb = zdt1(b.parameters.x1, b.parameters.x2);
 
     // problems are listed by line and column, nothing is stored
-    const bad = await api('POST', path, `id,x1,x2,f1,f2\n${a.id},0.1,0.2,abc,1\n,0.3,0.4,1,2\n${b.id},,,1,2\n`, csvHeaders);
+    const bad = await api('POST', path, `id,x1,x2,f1,f2\n${a.id},0.1,0.2,abc,1\n,0.3,,1,2\n${b.id},,,1,2\n`, csvHeaders);
     assert.equal(bad.status, 422, bad.text);
     assert.deepEqual(
       bad.json.error.details.errors.map((e: { path: string }) => e.path),
@@ -297,6 +297,76 @@ describe('warm starts from a lab notebook', () => {
       'the first batch after the warm start',
     );
     assert.equal(batch.length, 2, 'a warm start replaces the initial design: one batch of batch_size');
+    await api('POST', `/v1/campaigns/${id}/stop`);
+  });
+});
+
+describe('off-plan experiments', () => {
+  test('results for inputs Kiln did not propose are stored as evaluations of their own and used', async () => {
+    const { id, first } = await startedExternal('off-plan', 8);
+    const path = `/v1/campaigns/${id}/evaluations`;
+    const bad = await api('POST', path, {
+      evaluations: [
+        { parameters: { x1: 1.5, x2: 0.2 }, objectives: { f1: 1, f2: 1 } },
+        { parameters: { x1: 0.5 }, objectives: { f1: 1, f2: 1 } },
+        { id: first[0].id, parameters: { x1: 0.5, x2: 0.5 }, objectives: { f1: 1, f2: 1 } },
+        { parameters: { x1: 0.5, x2: 0.5 }, objectives: { f1: null, f2: null } },
+      ],
+    });
+    assert.equal(bad.status, 422, bad.text);
+    assert.deepEqual(
+      bad.json.error.details.errors.map((e: { path: string }) => e.path),
+      ['evaluations[0].parameters.x1', 'evaluations[1].parameters.x2', 'evaluations[2].parameters', 'evaluations[3].objectives'],
+    );
+    const offPlan = { x1: 0.02, x2: 0.0 };
+    const posted = await api('POST', path, { evaluations: [{ parameters: offPlan, objectives: zdt1(offPlan.x1, offPlan.x2) }] });
+    assert.equal(posted.status, 200, posted.text);
+    assert.deepEqual(posted.json.data, { accepted: 1, duplicates: 0, awaiting: 4 }, 'the batch still waits for its own candidates');
+    const again = await api('POST', path, { evaluations: [{ parameters: offPlan, objectives: zdt1(offPlan.x1, offPlan.x2) }] });
+    assert.deepEqual(again.json.data, { accepted: 0, duplicates: 1, awaiting: 4 }, 'the same experiment again is a duplicate');
+    // a second one in a CSV row without id, beside the batch's results
+    const rows = ['id,x1,x2,f1,f2', ',0.7,0.1,' + Object.values(zdt1(0.7, 0.1)).join(',')];
+    for (const c of first) rows.push(`${c.id},${c.parameters.x1},${c.parameters.x2},` + Object.values(zdt1(c.parameters.x1, c.parameters.x2)).join(','));
+    const csv = await api('POST', path, rows.join('\n'), csvHeaders);
+    assert.equal(csv.status, 200, csv.text);
+    assert.equal(csv.json.data.accepted, 5);
+    await eventually(
+      async () => ((await api('GET', `/v1/campaigns/${id}`)).json.data.current_iteration >= 1 ? true : undefined),
+      30_000,
+      'the first iteration',
+    );
+    const r = (await api('GET', `/v1/campaigns/${id}/results`)).json.data;
+    const extra = r.evaluations.filter((e: { off_plan?: boolean }) => e.off_plan);
+    assert.deepEqual(
+      extra.map((e: { parameters: unknown; iteration: number }) => [e.parameters, e.iteration]),
+      [
+        [offPlan, 1],
+        [{ x1: 0.7, x2: 0.1 }, 1],
+      ],
+    );
+    assert.ok(extra.every((e: { id: string }) => e.id.startsWith('eval_')));
+    const exported = (await api('GET', `/v1/campaigns/${id}/export`)).json;
+    assert.equal(exported.evaluations.filter((e: { off_plan: boolean }) => e.off_plan).length, 2);
+    // the next batch was proposed from all six evaluations (its receipt, once it is recorded)
+    const second = await eventually(
+      async () => {
+        const data = (await api('GET', `/v1/campaigns/${id}/candidates`)).json.data as Candidate[];
+        return data.length > 0 ? data : undefined;
+      },
+      30_000,
+      'the second batch',
+    );
+    const told = await api('POST', path, { evaluations: second.map((c) => ({ id: c.id, objectives: zdt1(c.parameters.x1, c.parameters.x2) })) });
+    assert.equal(told.status, 200, told.text);
+    const receipt = await eventually(
+      async () => {
+        const doc = (await api('GET', `/v1/campaigns/${id}/export`)).json;
+        return doc.iterations.length >= 2 ? doc.iterations[1].receipt : undefined;
+      },
+      30_000,
+      'the second iteration',
+    );
+    assert.equal(receipt.evaluations_seen, 6);
     await api('POST', `/v1/campaigns/${id}/stop`);
   });
 });

@@ -140,7 +140,16 @@ const resultMembers = {
 
 export const postEvaluationsBody = z.strictObject({
   evaluations: z
-    .array(z.strictObject({ id: z.string().min(1), ...resultMembers }))
+    .array(
+      z.strictObject({
+        id: z.string().min(1).optional().describe('the candidate; leave it out for an off-plan experiment, which gives parameters'),
+        parameters: z
+          .record(z.string(), z.unknown())
+          .optional()
+          .describe('an off-plan experiment: its inputs, every parameter of the MDL (Kiln did not propose it)'),
+        ...resultMembers,
+      }),
+    )
     .min(1)
     .max(10_000),
 });

@@ -218,7 +218,9 @@ async function evaluateBatch(ctx: JobRunContext, job: JobRow, evaluator: Evaluat
 async function awaitExternal(ctx: JobRunContext, campaignId: string, lease: Lease, proposals: readonly Proposal[]): Promise<EvaluationResult[]> {
   for (;;) {
     const results = await postedResults(ctx.db, campaignId, proposals);
-    if (results.length === proposals.length) return results;
+    // off-plan experiments come beside the batch; the batch itself must be complete
+    const proposed = new Set(proposals.map((p) => p.id));
+    if (results.filter((r) => proposed.has(r.id)).length === proposals.length) return results;
     const job = await readFenced(ctx.db, lease);
     if (job.cancel_requested) throw new CancelRequested();
     if (ctx.shutdown.aborted) throw new Released();
@@ -246,7 +248,7 @@ async function latestPosted(trx: Transaction, mdl: Mdl, campaignId: string, fres
   const posted = new Map((await postedResults(trx, campaignId, fresh)).map((r) => [r.id, r]));
   return fresh.map((e) => {
     const result = posted.get(e.id);
-    return result ? evaluationRecord(mdl, e, result) : e;
+    return result ? { ...evaluationRecord(mdl, e, result), ...(e.offPlan ? { offPlan: true as const } : {}) } : e;
   });
 }
 

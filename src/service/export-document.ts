@@ -36,6 +36,7 @@ export function exportedEvaluations(
     feasible: e.objectives === null ? null : isFeasible(mdl, e),
     abandoned: e.abandoned === true,
     external_id: e.externalId ?? null,
+    off_plan: e.offPlan === true,
   }));
   for (const p of pending) {
     const result = posted.get(p.id);
@@ -50,6 +51,7 @@ export function exportedEvaluations(
       feasible: null,
       abandoned: result?.abandoned ?? false,
       external_id: null,
+      off_plan: false,
     });
   }
   return rows;
@@ -68,6 +70,7 @@ export function toldEvaluations(doc: Pick<ExportDocument, 'evaluations'>): Evalu
       ...(e.status === 'failed' ? { error: e.error ?? 'no result' } : {}),
       ...(e.status === 'failed' && e.abandoned ? { abandoned: true as const } : {}),
       ...(e.external_id !== null ? { externalId: e.external_id } : {}),
+      ...(e.off_plan ? { offPlan: true as const } : {}),
     }));
 }
 

@@ -1,11 +1,22 @@
+import { randomBytes } from 'node:crypto';
+import { canonicalJson } from '../engine/campaign/receipt.js';
+import type { ParameterValue } from '../engine/mdl/schema.js';
 import { KilnError } from '../errors.js';
-import { findCampaign, findEvaluations, lockCampaign, updateEvaluationResult } from '../store/campaigns.js';
+import { evaluationIdPrefix } from '../lifecycle/campaign-state.js';
+import { findCampaign, findEvaluations, lockCampaign, updateEvaluationResult, type CampaignRow } from '../store/campaigns.js';
 import { insertCorrection, listCorrections, type CorrectionRow, type ResultValues } from '../store/corrections.js';
 import type { Db, Executor } from '../store/db.js';
-import { countPostedResults, findPostedResult, insertPostedResult, receivedCandidateIds, updatePostedResult } from '../store/external-results.js';
+import {
+  countPostedResults,
+  findPostedResult,
+  insertPostedResult,
+  offPlanResults,
+  receivedCandidateIds,
+  updatePostedResult,
+} from '../store/external-results.js';
 import { announceResults } from '../store/notify.js';
 import type { Principal } from './principal.js';
-import { entriesFromCsv, resultValues, type ResultEntry } from './result-entries.js';
+import { entriesFromCsv, offPlanParameters, resultValues, type ResultEntry } from './result-entries.js';
 import { invalidState, notFound, validationFailed, type FieldError } from './validation.js';
 import type { StoredEngineState } from '../store/campaigns.js';
 
@@ -44,18 +55,27 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
     await lockCampaign(trx, campaign.id);
     const pending = new Map(pendingOf(campaign.engine_state).map((p) => [p.id, p]));
     const errors: FieldError[] = [];
-    const clean: (ResultValues & { id: string })[] = [];
-    const stored = new Map(
-      (
-        await findEvaluations(
-          trx,
-          campaign.id,
-          entries.map((r) => r.id),
-        )
-      ).map((r) => [r.id, r]),
-    );
+    const clean: (ResultValues & { id: string; parameters?: Record<string, ParameterValue> })[] = [];
+    const ids = entries.flatMap((r) => (r.id !== undefined ? [r.id] : []));
+    const stored = new Map((await findEvaluations(trx, campaign.id, ids)).map((r) => [r.id, r]));
+    const offPlanSeen = new Set((await offPlanResults(trx, campaign.id)).map(offPlanKey));
+    let offPlanDuplicates = 0;
     entries.forEach((entry, i) => {
       const path = pathOf(i);
+      if (entry.id === undefined) {
+        const offPlan = offPlanEntry(campaign, entry, path, errors);
+        if (!offPlan) return;
+        if (offPlanSeen.has(offPlanKey(offPlan))) offPlanDuplicates += 1;
+        else {
+          offPlanSeen.add(offPlanKey(offPlan));
+          clean.push({ id: `${evaluationIdPrefix(campaign.id)}x${randomBytes(6).toString('hex')}`, ...offPlan });
+        }
+        return;
+      }
+      if (entry.parameters !== undefined) {
+        errors.push({ path: `${path}.parameters`, message: 'are for an off-plan experiment, which has no id: leave one of the two out' });
+        return;
+      }
       if (!pending.has(entry.id) && !stored.has(entry.id)) {
         errors.push({
           path: `${path}.id`,
@@ -69,9 +89,9 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
     if (errors.length > 0) throw validationFailed(errors);
 
     let accepted = 0;
-    let duplicates = 0;
+    let duplicates = offPlanDuplicates;
     for (const entry of clean) {
-      const previous = stored.get(entry.id) ?? (await findPostedResult(trx, campaign.id, entry.id));
+      const previous = entry.parameters ? undefined : (stored.get(entry.id) ?? (await findPostedResult(trx, campaign.id, entry.id)));
       if (previous) {
         if (!sameResult(previous, entry)) {
           throw new KilnError(
@@ -91,6 +111,7 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
         outcomes: entry.outcomes,
         error: entry.error,
         abandoned: entry.abandoned,
+        parameters: entry.parameters ?? null,
       });
       accepted += 1;
     }
@@ -99,6 +120,37 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
     return { accepted, duplicates, awaiting: Math.max(0, pending.size - received) };
   });
 }
+
+/**
+ * An experiment Kiln did not propose: its parameters (checked against the MDL) and its measured
+ * values. It is told with the batch it arrives beside and becomes an evaluation of that
+ * iteration; nothing takes it once the campaign has ended, so then it is refused.
+ */
+function offPlanEntry(campaign: CampaignRow, entry: ResultEntry, path: string, errors: FieldError[]) {
+  if (entry.parameters === undefined) {
+    errors.push({ path: `${path}.id`, message: 'is required: give the candidate id, or parameters for an experiment Kiln did not propose' });
+    return null;
+  }
+  if (ENDED.includes(campaign.status)) {
+    errors.push({ path, message: `the campaign is ${campaign.status}: an off-plan experiment is taken with a batch, and no batch will come` });
+    return null;
+  }
+  const start = errors.length;
+  const parameters = offPlanParameters(campaign.mdl, entry.parameters, `${path}.parameters`, errors);
+  const values = resultValues(campaign.mdl, entry, path, errors);
+  if (errors.length > start || !values) return null;
+  if (values.objectives === null) {
+    errors.push({ path: `${path}.objectives`, message: 'an off-plan experiment needs at least one measured value (a failed one teaches nothing here)' });
+    return null;
+  }
+  return { ...values, parameters };
+}
+
+function offPlanKey(r: { parameters?: Record<string, unknown> | null; objectives: unknown; outcomes: unknown }): string {
+  return canonicalJson({ parameters: r.parameters ?? null, objectives: r.objectives, outcomes: r.outcomes ?? null });
+}
+
+const ENDED: readonly string[] = ['completed', 'converged', 'failed'];
 
 /** Results from a filled CSV worklist (text/csv, or the file of a multipart post). */
 export async function postEvaluationsCsv(db: Db, principal: Principal, id: string, text: string) {
@@ -131,6 +183,9 @@ export async function correctResult(db: Db, principal: Principal, id: string, ev
         `Candidate ${evaluationId} has no result yet to correct; post it with POST /v1/campaigns/${campaign.id}/evaluations.`,
         campaign.status,
       );
+    }
+    if (posted?.parameters && values.objectives === null) {
+      throw validationFailed([{ path: 'objectives', message: 'an off-plan experiment keeps at least one measured value; it cannot be made a failure' }]);
     }
     const previous: ResultValues = { objectives: before.objectives, outcomes: before.outcomes, error: before.error, abandoned: before.abandoned };
     if (sameResult(previous, values) && sameValues(previous.outcomes, values.outcomes) && previous.abandoned === values.abandoned) {

@@ -1,5 +1,5 @@
 import Papa from 'papaparse';
-import type { Mdl } from '../engine/mdl/schema.js';
+import type { Mdl, ParameterValue } from '../engine/mdl/schema.js';
 import type { ResultValues } from '../store/corrections.js';
 import { validationFailed, type FieldError } from './validation.js';
 
@@ -9,7 +9,9 @@ import { validationFailed, type FieldError } from './validation.js';
  * abandoned candidate (never measured).
  */
 export interface ResultEntry {
-  id: string;
+  /** the candidate; absent for an off-plan experiment, which gives its `parameters` instead */
+  id?: string;
+  parameters?: Record<string, unknown>;
   status?: 'measured' | 'failed' | 'abandoned';
   objectives?: Record<string, unknown>;
   outcomes?: Record<string, unknown>;
@@ -25,7 +27,7 @@ export interface ResultEntry {
  * not measured. A measured entry with no finite objective or outcome left is a failure naming
  * what was missing; with some, a partial measurement keeping what was measured.
  */
-export function resultValues(mdl: Mdl, entry: Omit<ResultEntry, 'id'>, path: string, errors: FieldError[]): ResultValues | null {
+export function resultValues(mdl: Mdl, entry: Omit<ResultEntry, 'id' | 'parameters'>, path: string, errors: FieldError[]): ResultValues | null {
   const failure = typeof entry.error === 'string' && entry.error !== '' ? entry.error : undefined;
   const status = entry.status ?? (failure !== undefined && entry.objectives === undefined ? 'failed' : 'measured');
   const start = errors.length;
@@ -78,6 +80,33 @@ function measuredValues(
   return values;
 }
 
+/**
+ * The inputs of an off-plan experiment, checked against the MDL's parameters (every one given, a
+ * number within its bounds, a whole number for an integer, one of the values of a categorical).
+ */
+export function offPlanParameters(mdl: Mdl, posted: Record<string, unknown>, path: string, errors: FieldError[]): Record<string, ParameterValue> {
+  const out: Record<string, ParameterValue> = {};
+  for (const p of mdl.parameters) {
+    const v = posted[p.name];
+    const at = `${path}.${p.name}`;
+    if (p.type === 'categorical') {
+      if (!p.values.map(String).includes(String(v))) errors.push({ path: at, message: `must be one of ${p.values.join(', ')}` });
+      else out[p.name] = p.values.find((value) => String(value) === String(v))!;
+      continue;
+    }
+    if (typeof v !== 'number' || !Number.isFinite(v))
+      errors.push({ path: at, message: 'must be a number (every parameter of an off-plan experiment is needed)' });
+    else if (p.type === 'integer' && !Number.isInteger(v)) errors.push({ path: at, message: `${v} is not a whole number` });
+    else if (v < p.bounds[0] || v > p.bounds[1]) errors.push({ path: at, message: `${v} is outside the bounds [${p.bounds[0]}, ${p.bounds[1]}]` });
+    else out[p.name] = v;
+  }
+  const names = mdl.parameters.map((p) => p.name);
+  for (const extra of Object.keys(posted).filter((k) => !names.includes(k))) {
+    errors.push({ path: `${path}.${extra}`, message: `is not a parameter of this campaign (${names.join(', ')})` });
+  }
+  return out;
+}
+
 /** Cells read as "not measured". */
 const UNMEASURED = new Set(['', 'nan', 'na', 'n/a', 'null', 'none', '-']);
 const STATUSES = new Set(['measured', 'failed', 'abandoned']);
@@ -85,7 +114,8 @@ const STATUSES = new Set(['measured', 'failed', 'abandoned']);
 /**
  * Results from a CSV worklist: a header row naming `id`, the objectives (and outcomes), and
  * optionally `status` (measured, failed, abandoned) and `error` or `reason`; other columns (the
- * parameters, units, iteration) are ignored. A row whose values and status are all empty is not
+ * parameters, units, iteration) are ignored, but for a row without an id, which is an off-plan
+ * experiment given by its parameter columns. A row whose values and status are all empty is not
  * measured yet and is left out, so a half-filled worklist posts only what was measured. Paths of
  * problems are `rows[<line>].<column>`, counting the header as line 1.
  */
@@ -109,15 +139,21 @@ export function entriesFromCsv(mdl: Mdl, text: string): ResultEntry[] {
     const reason = cell('reason') || cell('error');
     const hasValues = valueColumns.some((n) => fields.includes(n) && !UNMEASURED.has(cell(n).toLowerCase()));
     if (!hasValues && status === '' && reason === '') return;
-    if (cell('id') === '') {
-      errors.push({ path: `${path}.id`, message: 'is empty: every measured row needs the id of its candidate' });
+    const offPlan = cell('id') === '';
+    if (offPlan && !mdl.parameters.every((p) => fields.includes(p.name) && cell(p.name) !== '')) {
+      errors.push({ path: `${path}.id`, message: 'is empty: give the id of the candidate, or every parameter for an experiment Kiln did not propose' });
       return;
     }
     if (status !== '' && !STATUSES.has(status)) {
       errors.push({ path: `${path}.status`, message: `is ${status}; use measured, failed or abandoned (or leave it empty)` });
       return;
     }
-    const entry: ResultEntry = { id: cell('id'), line: k + 2 };
+    const entry: ResultEntry = { line: k + 2 };
+    if (offPlan) {
+      entry.parameters = Object.fromEntries(
+        mdl.parameters.map((p) => [p.name, p.type === 'categorical' || Number.isNaN(Number(cell(p.name))) ? cell(p.name) : Number(cell(p.name))]),
+      );
+    } else entry.id = cell('id');
     if (status !== '') entry.status = status as ResultEntry['status'];
     if (status === 'failed' || status === 'abandoned' || (status === '' && !hasValues)) {
       entry.status ??= 'failed';

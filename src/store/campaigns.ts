@@ -64,6 +64,8 @@ export interface EvaluationRow {
   abandoned: boolean;
   /** the id it had where it came from (a warm-start row's sample id) */
   external_id: string | null;
+  /** an experiment Kiln did not propose */
+  off_plan: boolean;
   created_at: Date;
 }
 
@@ -177,7 +179,7 @@ export async function loadEvaluations(db: Executor, campaignId: string): Promise
   const rows = await db('evaluations')
     .where({ campaign_id: campaignId })
     .orderBy('position')
-    .select('id', 'iteration', 'parameters', 'objectives', 'outcomes', 'error', 'abandoned', 'external_id');
+    .select('id', 'iteration', 'parameters', 'objectives', 'outcomes', 'error', 'abandoned', 'external_id', 'off_plan');
   return rows.map((r) => ({
     id: r.id,
     iteration: r.iteration,
@@ -187,6 +189,7 @@ export async function loadEvaluations(db: Executor, campaignId: string): Promise
     ...(r.error !== null ? { error: r.error } : {}),
     ...(r.abandoned ? { abandoned: true as const } : {}),
     ...(r.external_id !== null ? { externalId: r.external_id } : {}),
+    ...(r.off_plan ? { offPlan: true as const } : {}),
   }));
 }
 
@@ -244,6 +247,7 @@ export async function insertEvaluations(
       error: e.error ?? null,
       abandoned: e.abandoned === true,
       external_id: e.externalId ?? null,
+      off_plan: e.offPlan === true,
     })),
   );
 }

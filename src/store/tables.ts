@@ -34,7 +34,7 @@ declare module 'knex/types/tables.js' {
     campaign_model_reports: Table<ModelReportRow, 'report'>;
     jobs: Table<JobRow, 'progress'>;
     job_logs: Table<JobLogRow>;
-    external_results: Table<ExternalResultRow, 'objectives' | 'outcomes'>;
+    external_results: Table<ExternalResultRow, 'objectives' | 'outcomes' | 'parameters'>;
     evaluation_corrections: Table<CorrectionRow, 'previous' | 'corrected'>;
     workers: Table<WorkerRow>;
     revoked_tokens: Table<RevokedTokenRow>;

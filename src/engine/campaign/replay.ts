@@ -53,7 +53,9 @@ export function replayCampaign(recorded: RecordedCampaign, environment: ReceiptE
     // A retried job runs a campaign the engine had stopped for failing evaluations (jobs/job-runner.ts).
     if (state.status === 'failed') state = { ...state, status: 'running', stopReason: null, stopMessage: undefined };
     const next = step(mdl, state, environment);
-    if (!only || only.has(entry.iteration)) replays.push(compare(entry, told, next.proposals, next.receipt, environment));
+    // off-plan experiments were told beside the batch, never proposed
+    const proposed = told.filter((e) => !e.offPlan);
+    if (!only || only.has(entry.iteration)) replays.push(compare(entry, proposed, next.proposals, next.receipt, environment));
     state = tellRecorded(mdl, next.state, entry.iteration, told);
   }
   return replays;
@@ -111,11 +113,11 @@ function compare(
 
 /** The state after telling the recorded batch, as recorded, in its recorded order. */
 function tellRecorded(mdl: Mdl, stepped: CampaignState, iteration: number, told: readonly EvaluationRecord[]): CampaignState {
-  const pending: Proposal[] = told.map((e) => ({ id: e.id, iteration, parameters: e.parameters }));
+  const pending: Proposal[] = told.filter((e) => !e.offPlan).map((e) => ({ id: e.id, iteration, parameters: e.parameters }));
   const results: EvaluationResult[] = told.map((e) =>
     e.objectives === null
       ? { id: e.id, error: e.error ?? 'no result', ...(e.abandoned ? { abandoned: true as const } : {}) }
-      : { id: e.id, objectives: e.objectives, ...(e.outcomes ? { outcomes: e.outcomes } : {}) },
+      : { id: e.id, objectives: e.objectives, ...(e.outcomes ? { outcomes: e.outcomes } : {}), ...(e.offPlan ? { parameters: e.parameters } : {}) },
   );
   return tell(mdl, { ...stepped, pending }, results).state;
 }

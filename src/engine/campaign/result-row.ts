@@ -14,4 +14,6 @@ export interface ResultRow {
   is_pareto: boolean;
   /** the id it had where it came from (a warm-start row's sample id), when it had one */
   external_id?: string;
+  /** an experiment Kiln did not propose, told with its own parameters */
+  off_plan?: true;
 }

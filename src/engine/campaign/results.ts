@@ -43,6 +43,7 @@ export function campaignResults(mdl: Mdl, state: CampaignState): CampaignResults
       feasible: feasibleRows.has(r),
       is_pareto: onFront.has(r),
       ...(e.externalId !== undefined ? { external_id: e.externalId } : {}),
+      ...(e.offPlan ? { off_plan: true as const } : {}),
     };
   });
   const history = state.convergenceHistory;

@@ -107,6 +107,12 @@ export function tell(mdl: Mdl, previous: CampaignState, results: readonly Evalua
   for (const result of results) {
     const proposal = pending.get(result.id);
     if (!proposal) {
+      if ('parameters' in result && result.parameters && !state.evaluations.some((e) => e.id === result.id)) {
+        // an off-plan experiment joins the iteration it was told with
+        const iteration = state.pending[0]?.iteration ?? state.iteration + 1;
+        state.evaluations.push({ ...evaluationRecord(mdl, { id: result.id, iteration, parameters: result.parameters }, result), offPlan: true });
+        continue;
+      }
       throw new Error(`Evaluation ${result.id} does not match any pending candidate of this campaign.`);
     }
     pending.delete(result.id);

@@ -47,6 +47,8 @@ export interface EvaluationRecord {
   abandoned?: true;
   /** the id the evaluation had where it came from (a warm-start row's sample id); not part of any hash */
   externalId?: string;
+  /** an experiment Kiln did not propose, told with its own parameters alongside a batch */
+  offPlan?: true;
 }
 
 /** A candidate proposed by `step`, to be evaluated and passed back to `tell`. */
@@ -59,10 +61,18 @@ export interface Proposal {
 /**
  * What `tell` receives for each proposal, in any order, matched by id. Objectives or outcomes
  * missing or not finite are unmeasured: the result is partial, and a failure only when nothing
- * finite is left. `abandoned` marks a candidate that was never measured at all.
+ * finite is left. `abandoned` marks a candidate that was never measured at all. A measurement
+ * with `parameters` and an id of its own is an off-plan experiment, recorded in the iteration.
  */
 export type EvaluationResult =
-  { id: string; objectives: Record<string, number>; outcomes?: Record<string, number> } | { id: string; error: string; abandoned?: true };
+  | {
+      id: string;
+      objectives: Record<string, number>;
+      outcomes?: Record<string, number>;
+      /** an off-plan experiment's own inputs: its id is none of the pending candidates' */
+      parameters?: Record<string, ParameterValue>;
+    }
+  | { id: string; error: string; abandoned?: true };
 
 /**
  * Everything the loop needs to continue, as plain JSON: the service stores it per iteration and a
