@@ -4,7 +4,7 @@ import { isComplete, isFeasible } from '../src/engine/campaign/feasibility.js';
 import { observe } from '../src/engine/campaign/observations.js';
 import { campaignResults } from '../src/engine/campaign/results.js';
 import { initialState, tell } from '../src/engine/campaign/state.js';
-import { step } from '../src/engine/campaign/step.js';
+import { planStep, step } from '../src/engine/campaign/step.js';
 import type { CampaignState } from '../src/engine/campaign/types.js';
 import { mdlSchema, type Mdl } from '../src/engine/mdl/schema.js';
 import { SearchSpace } from '../src/engine/space.js';
@@ -142,4 +142,31 @@ test('an off-plan experiment is told beside the batch: an evaluation of that ite
   assert.equal(o.n, 5);
   assert.ok(o.ids.includes('lab_1'));
   assert.throws(() => tell(mdl, stepped, [{ id: 'stray', objectives: { f1: 1, f2: 1 } }]), /does not match any pending candidate/);
+});
+
+test('the global model of each objective learns from the partial measurements that have it', () => {
+  const mdl = labMdl();
+  let k = 0;
+  const state = firstBatch(mdl, (id) => {
+    k += 1;
+    if (k === 1) return { id, objectives: { f1: 0.5, f2: Number.NaN } };
+    if (k === 2) return { id, error: 'sample cracked' };
+    return { id, objectives: { f1: 0.2 * k, f2: 1 - 0.2 * k } };
+  });
+  const partialX = new SearchSpace(mdl).snap(new SearchSpace(mdl).encode(state.evaluations[0].parameters));
+  const fits = planStep(mdl, state);
+  assert.equal(state.strategy?.name ?? 'global', 'global');
+  assert.deepEqual(
+    fits.map((f) => f.n),
+    [3, 2, 3],
+    'f1 on the two complete rows and the partial one, f2 on the complete rows, the failure model on successes and the failure',
+  );
+  assert.deepEqual([...fits[0].X.subarray(2 * 2, 3 * 2)], [...partialX], 'the partial row enters the f1 model with its inputs');
+  // f1's standardized targets: 0.6, 0.8 and the partial 0.5 (mean 0.6333, sd 0.1528)
+  const raw = [0.6, 0.8, 0.5];
+  const mean = raw.reduce((a, b) => a + b) / 3;
+  const sd = Math.sqrt(raw.reduce((a, b) => a + (b - mean) ** 2, 0) / 2);
+  fits[0].y.forEach((v, i) => assert.ok(Math.abs(v - (raw[i] - mean) / sd) < 1e-12, `${v}`));
+  const next = step(mdl, state);
+  assert.equal(next.proposals.length, 2);
 });

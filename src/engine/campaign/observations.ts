@@ -1,5 +1,5 @@
 import { evaluationSlacks, isFeasible } from './feasibility.js';
-import { objectiveMatrix } from './objective-space.js';
+import { directionSigns, objectiveMatrix } from './objective-space.js';
 import type { CampaignState } from './types.js';
 import type { Mdl } from '../mdl/schema.js';
 import type { SearchSpace } from '../space.js';
@@ -35,7 +35,41 @@ export function observe(mdl: Mdl, state: Readonly<CampaignState>, space: SearchS
   // failure model sees only evaluations that gave nothing
   const failed: Float64Array[] = [];
   for (const e of state.evaluations) if (e.objectives === null && !e.abandoned) failed.push(space.snap(space.encode(e.parameters)));
-  return { d, m, n, X, Y, ids, iterations, c, C, feasible, failed, ref: state.referencePoint ? [...state.referencePoint] : null };
+  const partial = partialRows(mdl, state, space);
+  return {
+    d,
+    m,
+    n,
+    X,
+    Y,
+    ids,
+    iterations,
+    c,
+    C,
+    feasible,
+    failed,
+    ...(partial ? { partial } : {}),
+    ref: state.referencePoint ? [...state.referencePoint] : null,
+  };
+}
+
+/** Evaluations with some objectives measured and some not, as encoded inputs and NaN-holed objectives; undefined when none. */
+function partialRows(mdl: Mdl, state: Readonly<CampaignState>, space: SearchSpace): Observations['partial'] {
+  const signs = directionSigns(mdl);
+  const rows = state.evaluations.filter((e) => e.objectives !== null && !mdl.objectives.every((o) => Number.isFinite(e.objectives![o.name])));
+  if (rows.length === 0) return undefined;
+  const d = space.dimension;
+  const m = mdl.objectives.length;
+  const X = new Float64Array(rows.length * d);
+  const Y = new Float64Array(rows.length * m);
+  rows.forEach((e, i) => {
+    X.set(space.snap(space.encode(e.parameters)), i * d);
+    mdl.objectives.forEach((o, j) => {
+      const v = e.objectives![o.name];
+      Y[i * m + j] = Number.isFinite(v) ? signs[j] * v : Number.NaN;
+    });
+  });
+  return { X, Y, n: rows.length };
 }
 
 /**
