@@ -367,6 +367,12 @@ describe('off-plan experiments', () => {
       'the second iteration',
     );
     assert.equal(receipt.evaluations_seen, 6);
+    // the moved campaign keeps them as off-plan evaluations
+    const document = (await api('GET', `/v1/campaigns/${id}/export`)).json;
+    const imported = await api('POST', '/v1/campaigns/import', document);
+    assert.equal(imported.status, 201, imported.text);
+    const moved = (await api('GET', `/v1/campaigns/${imported.json.data.id}/results`)).json.data;
+    assert.equal(moved.evaluations.filter((e: { off_plan?: boolean }) => e.off_plan).length, 2);
     await api('POST', `/v1/campaigns/${id}/stop`);
   });
 });
