@@ -376,3 +376,58 @@ describe('off-plan experiments', () => {
     await api('POST', `/v1/campaigns/${id}/stop`);
   });
 });
+
+describe('the worklist', () => {
+  test('the pending batch downloads as a CSV worklist, which posts back filled in as it is', async () => {
+    const { id, first } = await startedExternal('worklist');
+    const download = await api('GET', `/v1/campaigns/${id}/worklist`);
+    assert.equal(download.status, 200, download.text);
+    assert.match(download.headers.get('content-type') ?? '', /^text\/csv/);
+    assert.match(download.headers.get('content-disposition') ?? '', /attachment; filename=".*-worklist\.csv"/);
+    const bytes = new Uint8Array(
+      await (await fetch(`${kiln.base}/v1/campaigns/${id}/worklist`, { headers: { Authorization: `Bearer ${kiln.adminKey}` } })).arrayBuffer(),
+    );
+    assert.deepEqual([...bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf], 'a byte-order mark, so a spreadsheet reads UTF-8');
+    const lines = download.text
+      .replace(/^\uFEFF/, '')
+      .trimEnd()
+      .split('\r\n');
+    assert.equal(lines[0], 'id,iteration,x1,x2,f1,f2,status,reason');
+    assert.deepEqual(
+      lines.slice(1).map((l) => l.split(',')[0]),
+      first.map((c) => c.id),
+    );
+    assert.deepEqual(lines[1].split(',').slice(1), ['1', String(first[0].parameters.x1), String(first[0].parameters.x2), '', '', '', '']);
+
+    // fill two rows, fail a third, leave the fourth: post the file back as it is
+    const [a, b, c] = first;
+    const filled = download.text
+      .replace(
+        `${a.id},1,${a.parameters.x1},${a.parameters.x2},,,,`,
+        `${a.id},1,${a.parameters.x1},${a.parameters.x2},${Object.values(zdt1(a.parameters.x1, a.parameters.x2)).join(',')},,`,
+      )
+      .replace(
+        `${b.id},1,${b.parameters.x1},${b.parameters.x2},,,,`,
+        `${b.id},1,${b.parameters.x1},${b.parameters.x2},${zdt1(b.parameters.x1, b.parameters.x2).f1},,,`,
+      )
+      .replace(`${c.id},1,${c.parameters.x1},${c.parameters.x2},,,,`, `${c.id},1,${c.parameters.x1},${c.parameters.x2},,,failed,=cmd()`);
+    const posted = await api('POST', `/v1/campaigns/${id}/evaluations`, filled, csvHeaders);
+    assert.equal(posted.status, 200, posted.text);
+    assert.deepEqual(posted.json.data, { accepted: 3, duplicates: 0, awaiting: 1 });
+
+    const again = (await api('GET', `/v1/campaigns/${id}/worklist`)).text
+      .replace(/^\uFEFF/, '')
+      .trimEnd()
+      .split('\r\n');
+    const va = zdt1(a.parameters.x1, a.parameters.x2);
+    assert.deepEqual(again[1].split(',').slice(4), [String(va.f1), String(va.f2), 'measured', '']);
+    assert.deepEqual(again[2].split(',').slice(4, 7), [String(zdt1(b.parameters.x1, b.parameters.x2).f1), '', 'measured']);
+    assert.deepEqual(again[3].split(',').slice(4), ['', '', 'failed', `"'=cmd()"`], 'a formula-like reason is escaped');
+    // and the downloaded file posts back unchanged: the escape is read off again
+    const repost = await api('POST', `/v1/campaigns/${id}/evaluations`, again.join('\r\n'), csvHeaders);
+    assert.equal(repost.status, 200, repost.text);
+    assert.deepEqual(repost.json.data, { accepted: 0, duplicates: 3, awaiting: 1 });
+    assert.deepEqual(again[4].split(',').slice(4), ['', '', '', '']);
+    await api('POST', `/v1/campaigns/${id}/stop`);
+  });
+});

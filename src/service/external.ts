@@ -16,7 +16,7 @@ import {
 } from '../store/external-results.js';
 import { announceResults } from '../store/notify.js';
 import type { Principal } from './principal.js';
-import { entriesFromCsv, offPlanParameters, resultValues, type ResultEntry } from './result-entries.js';
+import { entriesFromCsv, offPlanParameters, resultValues, worklistCsv, type ResultEntry } from './result-entries.js';
 import { invalidState, notFound, validationFailed, type FieldError } from './validation.js';
 import type { StoredEngineState } from '../store/campaigns.js';
 
@@ -34,6 +34,19 @@ async function externalCampaign(db: Executor, principal: Principal, id: string) 
 
 function pendingOf(state: StoredEngineState | null) {
   return state?.pending ?? [];
+}
+
+/** The pending batch with what was posted for it so far, as a CSV worklist (see worklistCsv). */
+export async function worklistOf(db: Db, principal: Principal, id: string): Promise<string> {
+  const campaign = await externalCampaign(db, principal, id);
+  const pending = pendingOf(campaign.engine_state);
+  const rows = await Promise.all(
+    pending.map(async (p) => {
+      const posted = await findPostedResult(db, campaign.id, p.id);
+      return { id: p.id, iteration: p.iteration, parameters: p.parameters, result: posted ?? null };
+    }),
+  );
+  return worklistCsv(campaign.mdl, rows);
 }
 
 /** Candidates proposed and still waiting for results (ask). */

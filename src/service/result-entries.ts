@@ -136,7 +136,8 @@ export function entriesFromCsv(mdl: Mdl, text: string): ResultEntry[] {
     const path = `rows[${k + 2}]`;
     const cell = (name: string) => (row[name] ?? '').trim();
     const status = cell('status').toLowerCase();
-    const reason = cell('reason') || cell('error');
+    // a worklist escapes text that a spreadsheet would run as a formula; the escape is not the reason
+    const reason = (cell('reason') || cell('error')).replace(/^'(?=[=+\-@])/, '');
     const hasValues = valueColumns.some((n) => fields.includes(n) && !UNMEASURED.has(cell(n).toLowerCase()));
     if (!hasValues && status === '' && reason === '') return;
     const offPlan = cell('id') === '';
@@ -182,4 +183,45 @@ export function entriesFromCsv(mdl: Mdl, text: string): ResultEntry[] {
   if (entries.length === 0)
     throw validationFailed([{ path: 'rows', message: 'no row carries a result: fill in measured values, or a status of failed or abandoned' }]);
   return entries;
+}
+
+/** A candidate of the worklist, with the result posted for it so far (if any). */
+export interface WorklistRow {
+  id: string;
+  iteration: number;
+  parameters: Record<string, ParameterValue>;
+  result: ResultValues | null;
+}
+
+/**
+ * The pending batch as a worklist to fill in: `id,iteration,<parameters>,<objectives>,<outcomes>,
+ * status,reason` in MDL order, with a UTF-8 byte-order mark so a spreadsheet reads it as UTF-8. The
+ * filled file posts back as it is (entriesFromCsv ignores the parameter and iteration columns;
+ * rows left empty wait). Text cells starting with = + - @ are escaped against formula injection.
+ */
+export function worklistCsv(mdl: Mdl, rows: readonly WorklistRow[]): string {
+  const fields = [
+    'id',
+    'iteration',
+    ...mdl.parameters.map((p) => p.name),
+    ...mdl.objectives.map((o) => o.name),
+    ...mdl.outcomes.map((o) => o.name),
+    'status',
+    'reason',
+  ];
+  const data = rows.map((r) => {
+    const v = r.result;
+    const status = v === null ? '' : v.abandoned ? 'abandoned' : v.objectives === null ? 'failed' : 'measured';
+    return [
+      r.id,
+      r.iteration,
+      ...mdl.parameters.map((p) => r.parameters[p.name]),
+      ...mdl.objectives.map((o) => v?.objectives?.[o.name] ?? ''),
+      ...mdl.outcomes.map((o) => v?.outcomes?.[o.name] ?? ''),
+      status,
+      // the reason as it was given, so the file posts back unchanged
+      v && v.objectives === null ? (v.error ?? '').replace(v.abandoned ? /^abandoned: / : /^$/, '') : '',
+    ];
+  });
+  return '\uFEFF' + Papa.unparse({ fields, data }, { escapeFormulae: true, newline: '\r\n' }) + '\r\n';
 }

@@ -198,6 +198,15 @@ class Campaign:
             total["awaiting"] = answer["awaiting"]
         return total
 
+    def worklist(self, path: Optional[PathLike] = None) -> str:
+        """The pending batch as a CSV worklist (id, iteration, parameters, empty objective columns,
+        status, reason); saved to ``path`` if given. Fill it in and post it with ``tell_csv``."""
+        text = self._http.request("GET", f"/campaigns/{self.id}/worklist", raw=True).decode("utf-8-sig")
+        if path is not None:
+            with open(path, "w", encoding="utf-8-sig", newline="") as handle:
+                handle.write(text)
+        return text
+
     def tell_csv(self, path_or_text: Union[PathLike, str]) -> Dict[str, int]:
         """Posts a filled worklist CSV (a path, or the CSV text): id, objective columns, optional
         status and reason; unfilled rows are left for later."""

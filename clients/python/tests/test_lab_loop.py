@@ -1,6 +1,7 @@
 """The lab loop of docs/python.md, against a real Kiln: ask a batch, measure it, tell it, correct
 a typo, until the budget is spent; then results, the model report, export and import."""
 
+import csv
 import math
 import os
 import tempfile
@@ -96,8 +97,22 @@ class LabLoop(unittest.TestCase):
         campaign.tell(a, {"f1": zdt1(a["parameters"])["f1"], "f2": math.nan})  # f2 not measured
         campaign.tell(b["id"], error="sample cracked")
         campaign.tell(c["id"], abandoned=True, reason="furnace down")
-        worklist = "id,f1,f2\n{},{},{}\n".format(d["id"], *zdt1(d["parameters"]).values())
-        self.assertEqual(campaign.tell_csv(worklist)["accepted"], 1)
+        # the last one through the downloaded worklist, filled in and posted back as a file
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "worklist.csv")
+            text = campaign.worklist(path)
+            self.assertTrue(text.startswith("id,iteration,x1,x2,f1,f2,status,reason"))
+            with open(path, newline="", encoding="utf-8-sig") as handle:
+                rows = list(csv.DictReader(handle))
+            self.assertEqual([r["id"] for r in rows], [x["id"] for x in batch])
+            for row in rows:
+                if row["id"] == d["id"]:
+                    row.update({k: repr(v) for k, v in zdt1(d["parameters"]).items()})
+            with open(path, "w", newline="", encoding="utf-8-sig") as handle:
+                writer = csv.DictWriter(handle, fieldnames=list(rows[0].keys()))
+                writer.writeheader()
+                writer.writerows(rows)
+            self.assertEqual(campaign.tell_csv(path)["accepted"], 1)
         nxt = campaign.ask(timeout=90)
         self.assertTrue(all(x["iteration"] == 2 for x in nxt))
         records = {r["id"]: r for r in campaign.results()}

@@ -11,7 +11,7 @@ import {
   stopCampaign,
   type CreateCampaignInput,
 } from '../../service/campaigns.js';
-import { correctionsOf, correctResult, listCandidates, postEvaluations, postEvaluationsCsv, type ResultEntry } from '../../service/external.js';
+import { correctionsOf, correctResult, listCandidates, postEvaluations, postEvaluationsCsv, worklistOf, type ResultEntry } from '../../service/external.js';
 import { modelReportOf } from '../../service/model-reports.js';
 import { checkExportVersion, exportCampaign, importCampaign } from '../../service/portable.js';
 import { validationFailed } from '../../service/validation.js';
@@ -204,6 +204,25 @@ export function campaignRoutes(table: RouteTable, db: Db, templates: TemplateCat
     scope: 'campaigns:read',
     responses: { 200: { description: 'proposed candidates without results yet', data: s.candidateSchema, list: true } },
     handle: async ({ params, principal }) => ({ data: await listCandidates(db, principal, params.campaign_id) }),
+  });
+
+  table.add({
+    method: 'get',
+    path: '/campaigns/{campaign_id}/worklist',
+    operationId: 'getWorklist',
+    tag,
+    summary: 'The pending batch as a CSV worklist to fill in (external ask/tell campaigns)',
+    description:
+      'text/csv (UTF-8 with a byte-order mark, which spreadsheets read), as an attachment: id, iteration, the parameters, the objectives and outcomes (empty until posted), status and reason, in MDL order. Fill in the values (or status failed or abandoned with a reason) and post the file back to POST evaluations as it is; rows left empty wait. Results already posted are filled in. An empty batch gives the header alone.',
+    scope: 'campaigns:read',
+    responses: { 200: { description: 'the worklist', content: 'text/csv' } },
+    handle: async ({ ctx, params, principal }) => {
+      const csv = await worklistOf(db, principal, params.campaign_id);
+      ctx.status = 200;
+      ctx.type = 'text/csv; charset=utf-8';
+      ctx.set('Content-Disposition', `attachment; filename="${params.campaign_id}-worklist.csv"`);
+      ctx.body = csv;
+    },
   });
 
   table.add({
