@@ -117,6 +117,9 @@ test('the checks name each evaluation that does not fit the MDL, and an engine s
     outcomes: { cost: 1 },
     error: null,
     feasible: true,
+    abandoned: false,
+    external_id: null,
+    off_plan: false,
     ...over,
   });
   const base: ExportDocument = { ...doc, campaign: { ...doc.campaign, seed: 1 }, iterations: [], engine_state: null, evaluations: [] };

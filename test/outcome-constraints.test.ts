@@ -1,5 +1,6 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import { isFeasible } from '../src/engine/campaign/feasibility.js';
 import { campaignResults } from '../src/engine/campaign/results.js';
 import { resultsCsv } from '../src/engine/campaign/results-csv.js';
 import { initialState, tell } from '../src/engine/campaign/state.js';
@@ -169,7 +170,7 @@ test('outcome constraints reach every strategy: trust regions and NSGA-II propos
   }
 });
 
-test('an evaluation that lacks a declared outcome counts as failed, naming it', () => {
+test('an evaluation that lacks a declared outcome keeps its objectives (a partial measurement) and never counts as feasible', () => {
   const mdl = c2Mdl();
   const next = step(mdl, initialState(mdl));
   const { state } = tell(
@@ -177,5 +178,18 @@ test('an evaluation that lacks a declared outcome counts as failed, naming it', 
     next.state,
     next.proposals.map((p) => ({ id: p.id, objectives: { f1: 0.5, f2: 0.5 } })),
   );
-  assert.ok(state.evaluations.every((e) => e.objectives === null && e.error === 'no finite value for slack'));
+  assert.ok(state.evaluations.every((e) => e.error === undefined && e.objectives!.f1 === 0.5 && Object.keys(e.outcomes!).length === 0));
+  assert.ok(
+    state.evaluations.every((e) => !isFeasible(mdl, e)),
+    'an unmeasured outcome cannot show a constraint holds',
+  );
+  const nothing = tell(
+    mdl,
+    next.state,
+    next.proposals.map((p) => ({ id: p.id, objectives: { f1: Number.NaN, f2: Number.NaN } })),
+  ).state;
+  assert.ok(
+    nothing.evaluations.every((e) => e.objectives === null && e.error === 'no finite value for f1, f2, slack'),
+    'nothing measured is a failure naming it all',
+  );
 });

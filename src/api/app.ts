@@ -8,7 +8,7 @@ import type { SocialLoginServices } from '../service/social-login.js';
 import type { TemplateCatalog } from '../service/templates.js';
 import type { TokenService } from '../service/tokens.js';
 import type { Db } from '../store/db.js';
-import { readJsonBody } from './json-body.js';
+import { readJsonBody, readTextBody } from './json-body.js';
 import { readMultipartForm, type FormLimits } from './multipart-form.js';
 import { join } from 'node:path';
 import { packageRoot } from '../package-root.js';
@@ -124,7 +124,7 @@ export function createApp(deps: AppDependencies): { app: Koa; routes: RouteTable
   return { app, routes: table };
 }
 
-/** JSON for every body route; multipart/form-data where the route documents it; anything else is 400. */
+/** JSON for every body route; multipart/form-data and text/csv where the route documents them; anything else is 400. */
 async function parseBody(ctx: Context, route: RouteDefinition): Promise<void> {
   const hasBody = Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
   if (!hasBody) {
@@ -135,12 +135,17 @@ async function parseBody(ctx: Context, route: RouteDefinition): Promise<void> {
     ctx.request.body = await readJsonBody(ctx, route.jsonLimitBytes ?? JSON_LIMIT, { nonFinite: route.nonFiniteNumbers });
     return;
   }
+  if (route.csv && ctx.is('text/csv', 'text/plain')) {
+    ctx.state.csvText = await readTextBody(ctx, JSON_LIMIT);
+    ctx.request.body = undefined;
+    return;
+  }
   if (route.multipart && ctx.is('multipart/form-data')) {
     const form = await readMultipartForm(ctx, FORM_LIMITS);
     ctx.request.body = form.fields;
     ctx.state.multipart = form;
     return;
   }
-  const accepted = route.multipart ? 'application/json or multipart/form-data' : 'application/json';
+  const accepted = ['application/json', ...(route.multipart ? ['multipart/form-data'] : []), ...(route.csv ? ['text/csv'] : [])].join(' or ');
   throw new KilnError('BAD_REQUEST', `This route takes ${accepted} bodies; the request's Content-Type is ${ctx.get('Content-Type') || 'missing'}.`);
 }

@@ -11,6 +11,19 @@ import { parseJsonWithNonFinite } from '../json-text.js';
  * refusing the whole request.
  */
 export async function readJsonBody(ctx: Context, limitBytes: number, options: { nonFinite?: boolean } = {}): Promise<unknown> {
+  const text = await readTextBody(ctx, limitBytes);
+  try {
+    if (options.nonFinite) return parseJsonWithNonFinite(text);
+    if (text.trim() === '') return {};
+    if (!/^\s*[[{]/.test(text)) throw new Error('only an object or an array is accepted');
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new KilnError('BAD_REQUEST', `The request body could not be parsed: ${(error as Error).message}.`);
+  }
+}
+
+/** A text body (UTF-8), read with the same byte limit and encodings as a JSON one. */
+export async function readTextBody(ctx: Context, limitBytes: number): Promise<string> {
   const encoding = (ctx.get('Content-Encoding') || 'identity').toLowerCase();
   const decoders: Record<string, (() => NodeJS.ReadWriteStream) | undefined> = {
     gzip: createGunzip,
@@ -42,15 +55,7 @@ export async function readJsonBody(ctx: Context, limitBytes: number, options: { 
     if (error instanceof KilnError) throw error;
     throw new KilnError('BAD_REQUEST', `The request body could not be read: ${(error as Error).message}.`);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
-  try {
-    if (options.nonFinite) return parseJsonWithNonFinite(text);
-    if (text.trim() === '') return {};
-    if (!/^\s*[[{]/.test(text)) throw new Error('only an object or an array is accepted');
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new KilnError('BAD_REQUEST', `The request body could not be parsed: ${(error as Error).message}.`);
-  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function tooLarge(limitBytes: number): KilnError {

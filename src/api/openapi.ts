@@ -197,6 +197,7 @@ function requestBody(route: RouteDefinition): Json | undefined {
     content: {
       ...(json ? { 'application/json': { schema: json } } : {}),
       ...(multipart ? { 'multipart/form-data': { schema: multipart } } : {}),
+      ...(route.csv ? { 'text/csv': { schema: { type: 'string', description: route.csv.description } } } : {}),
     },
   };
 }

@@ -5,7 +5,7 @@ import { KilnError } from '../errors.js';
 import { hasScope, type Principal, type Scope } from '../service/principal.js';
 import { validationFailed, type FieldError } from '../service/validation.js';
 
-export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** What a handler answers: `data` (and list `meta`) in the envelope, or nothing when it wrote ctx itself. */
 export interface Reply {
@@ -56,6 +56,8 @@ export interface RouteDefinition<Q = unknown, B = unknown> {
   bodyDoc?: z.ZodType;
   /** documented alternative multipart body */
   multipart?: z.ZodType;
+  /** the route also takes a text/csv body, handed to the handler as text (`ctx.state.csvText`) */
+  csv?: { description: string };
   /**
    * the JSON body may carry bare NaN and Infinity tokens (as Python writes measured values);
    * they arrive as non-finite numbers for the handler to judge
@@ -109,7 +111,7 @@ export class RouteTable {
         if ((route.body || route.multipart) && !route.streamsBody) {
           await hooks.parseBody(ctx, route);
           body = ctx.request.body;
-          if (route.body && !ctx.state.multipart) body = parseOrFail(route.body, body ?? {}, '');
+          if (route.body && !ctx.state.multipart && ctx.state.csvText === undefined) body = parseOrFail(route.body, body ?? {}, '');
         }
         const reply = await route.handle({ query, body, params: ctx.params, principal, ctx });
         if (reply) {

@@ -79,6 +79,12 @@ export const createCampaignBody = z
       .max(100)
       .optional()
       .describe('warm-start dataset (ds_...)'),
+    id_column: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("with dataset_id: the dataset's column of sample ids, kept as each warm-start evaluation's external_id"),
   })
   .describe('Form 1 {name, domain, mdl, dataset_id?} or form 2 {template_id, name, overrides?, dataset_id?}; form 3 is multipart with an mdl_file part.');
 
@@ -89,6 +95,7 @@ export const multipartCampaignBody = z.object({
   name: z.string().optional(),
   domain: z.string().optional(),
   dataset_id: z.string().optional(),
+  id_column: z.string().optional(),
 });
 
 export const startCampaignBody = z.strictObject({
@@ -117,25 +124,70 @@ export const logsQuery = z.object({
 
 const objectiveValues = z.record(z.string(), z.unknown());
 
+const resultMembers = {
+  status: z
+    .enum(['measured', 'failed', 'abandoned'])
+    .optional()
+    .describe('measured (the default when objectives are given), failed (with a reason), or abandoned: never measured'),
+  objectives: objectiveValues.optional().describe('objective name → measured value; null (or NaN) where it was not measured'),
+  outcomes: objectiveValues.optional().describe('outcome name → measured value, for campaigns that declare outcomes; null where not measured'),
+  error: z
+    .union([z.null(), z.literal(false), z.string().max(2000)])
+    .optional()
+    .describe('why the candidate could not be measured (a failure); null, false or "" beside values: no error'),
+  reason: z.string().min(1).max(2000).optional().describe('why the candidate failed or was abandoned'),
+};
+
 export const postEvaluationsBody = z.strictObject({
   evaluations: z
     .array(
-      z.union([
-        z.strictObject({
-          id: z.string().min(1),
-          objectives: objectiveValues.describe('objective name → measured value'),
-          outcomes: objectiveValues.optional().describe('outcome name → measured value, for campaigns that declare outcomes'),
-          error: z
-            .union([z.null(), z.literal(false), z.literal('')])
-            .optional()
-            .describe('null, false or "" beside values: no error'),
-        }),
-        z.strictObject({ id: z.string().min(1), error: z.string().min(1).max(2000).describe('why the candidate could not be measured') }),
-      ]),
+      z.strictObject({
+        id: z.string().min(1).optional().describe('the candidate; leave it out for an off-plan experiment, which gives parameters'),
+        parameters: z
+          .record(z.string(), z.unknown())
+          .optional()
+          .describe('an off-plan experiment: its inputs, every parameter of the MDL (Kiln did not propose it)'),
+        ...resultMembers,
+      }),
     )
     .min(1)
     .max(10_000),
 });
+
+export const postEvaluationsMultipart = z.object({
+  file: z.string().describe('the filled worklist as CSV (binary part): id, then objective (and outcome) columns, optional status and reason'),
+});
+
+export const correctResultBody = z.strictObject({
+  ...resultMembers,
+  comment: z.string().min(1).max(2000).optional().describe('why the value is corrected, kept with the correction'),
+});
+
+const resultValuesSchema = z.object({
+  status: z.enum(['measured', 'failed', 'abandoned']),
+  objectives: z.record(z.string(), z.number()).nullable(),
+  outcomes: z.record(z.string(), z.number()).nullable(),
+  error: z.string().nullable(),
+});
+
+export const correctionSchema = z.object({
+  id: z.int(),
+  evaluation_id: z.string(),
+  previous: resultValuesSchema,
+  corrected: resultValuesSchema,
+  comment: z.string().nullable(),
+  corrected_by: z.string().describe('the API key (or token) id that made it'),
+  corrected_at: z.string(),
+});
+
+export const correctedResultSchema = z.object({
+  evaluation_id: z.string(),
+  changed: z.boolean().describe('false when the values were already these (nothing recorded)'),
+  result: resultValuesSchema,
+  correction: correctionSchema.nullable(),
+});
+
+export const correctionsQuery = z.strictObject({ evaluation_id: z.string().min(1).optional() });
 
 // Response shapes (documentation).
 const parameterValues = z.record(z.string(), z.union([z.number(), z.string()]));

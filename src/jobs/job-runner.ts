@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { bestObjectives } from '../engine/campaign/results.js';
-import { budgetUsed, completedEvaluations, tell } from '../engine/campaign/state.js';
+import { budgetUsed, completedEvaluations, evaluationRecord, tell } from '../engine/campaign/state.js';
 import type { CampaignState, EvaluationResult, IterationSummary, Proposal } from '../engine/campaign/types.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import {
@@ -11,6 +11,8 @@ import {
   updateCampaign,
   type CampaignRow,
   type WarmStartSummary,
+  loadEvaluations,
+  lockCampaign,
 } from '../store/campaigns.js';
 import { relaxedCommit, type Db, type Transaction } from '../store/db.js';
 import { deleteTakenResults, postedResults } from '../store/external-results.js';
@@ -160,6 +162,8 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
     const evaluating = performance.now();
     const results = external ? await awaitExternal(ctx, campaign.id, lease, proposals) : await evaluateBatch(ctx, claimed, evaluator!, proposals);
     const evaluateSeconds = (performance.now() - evaluating) / 1000;
+    // results told earlier may have been corrected while the batch was out: the stored rows win
+    if (external) state = { ...state, evaluations: await loadEvaluations(ctx.db, campaign.id) };
     const told = tell(mdl, state, results);
     const fresh = told.state.evaluations.slice(told.state.evaluations.length - results.length);
     state = told.state;
@@ -170,6 +174,7 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
       evaluateSeconds,
       iterationStarted: started,
       fresh,
+      external,
     });
     stored += fresh.length;
   }
@@ -213,7 +218,9 @@ async function evaluateBatch(ctx: JobRunContext, job: JobRow, evaluator: Evaluat
 async function awaitExternal(ctx: JobRunContext, campaignId: string, lease: Lease, proposals: readonly Proposal[]): Promise<EvaluationResult[]> {
   for (;;) {
     const results = await postedResults(ctx.db, campaignId, proposals);
-    if (results.length === proposals.length) return results;
+    // off-plan experiments come beside the batch; the batch itself must be complete
+    const proposed = new Set(proposals.map((p) => p.id));
+    if (results.filter((r) => proposed.has(r.id)).length === proposals.length) return results;
     const job = await readFenced(ctx.db, lease);
     if (job.cancel_requested) throw new CancelRequested();
     if (ctx.shutdown.aborted) throw new Released();
@@ -231,6 +238,18 @@ interface IterationTiming {
   /** performance.now() when the iteration began, for its wall time */
   iterationStarted: number;
   fresh: CampaignState['evaluations'];
+  /** results came from the API (they may have been corrected since they were read) */
+  external: boolean;
+}
+
+/** The batch's evaluations as their posted results stand now, under the campaign's lock. */
+async function latestPosted(trx: Transaction, mdl: Mdl, campaignId: string, fresh: CampaignState['evaluations']) {
+  await lockCampaign(trx, campaignId);
+  const posted = new Map((await postedResults(trx, campaignId, fresh)).map((r) => [r.id, r]));
+  return fresh.map((e) => {
+    const result = posted.get(e.id);
+    return result ? { ...evaluationRecord(mdl, e, result), ...(e.offPlan ? { offPlan: true as const } : {}) } : e;
+  });
 }
 
 /** ONE transaction per iteration: evaluations, the iteration, campaign figures, job progress, log, events. */
@@ -248,8 +267,11 @@ async function storeIteration(
   const evaluationsCompleted = completedEvaluations(state).length;
   const storeStarted = performance.now();
   await ctx.db.transaction(async (trx) => {
+    // A correction takes the campaign row too: one made after the results were read is in the
+    // rows read here, and one made later finds the stored evaluation. Campaign row before job row.
+    const fresh = timing.external ? await latestPosted(trx, mdl, campaign.id, timing.fresh) : timing.fresh;
     const current = await readFenced(trx, lease);
-    await insertEvaluations(trx, campaign, timing.fresh, timing.stored);
+    await insertEvaluations(trx, campaign, fresh, timing.stored);
     await deleteTakenResults(
       trx,
       campaign.id,

@@ -1,4 +1,4 @@
-import { initialState } from '../engine/campaign/state.js';
+import { initialState, warmStartRow } from '../engine/campaign/state.js';
 import type { CampaignState } from '../engine/campaign/types.js';
 import { loadEvaluations, loadIterations, type CampaignRow, type StoredEngineState } from '../store/campaigns.js';
 import type { Db } from '../store/db.js';
@@ -16,9 +16,7 @@ export function evaluationIdPrefix(campaignId: string): string {
 export async function loadCampaignState(db: Db, campaign: CampaignRow): Promise<CampaignState> {
   const evaluations = await loadEvaluations(db, campaign.id);
   if (campaign.engine_state === null) {
-    const warmStart = evaluations
-      .filter((e) => e.iteration === 0 && e.objectives !== null)
-      .map((e) => ({ id: e.id, parameters: e.parameters, objectives: e.objectives!, ...(e.outcomes ? { outcomes: e.outcomes } : {}) }));
+    const warmStart = evaluations.filter((e) => e.iteration === 0).map((e) => warmStartRow(e));
     return initialState(campaign.mdl, { seed: campaign.seed, warmStart, idPrefix: evaluationIdPrefix(campaign.id) });
   }
   const iterations = await loadIterations(db, campaign.id);

@@ -35,9 +35,9 @@ import { insufficientScope, invalidState, notFound, validationFailed, type Field
 
 /** The three creation forms (a JSON MDL, a template with overrides, an uploaded file), as the API hands them over. */
 export type CreateCampaignInput =
-  | { form: 'mdl'; name?: string; domain?: string; mdl: unknown; dataset_id?: string }
-  | { form: 'template'; template_id: string; name?: string; overrides?: unknown; dataset_id?: string }
-  | { form: 'file'; text: string; filename?: string; name?: string; domain?: string; dataset_id?: string };
+  | { form: 'mdl'; name?: string; domain?: string; mdl: unknown; dataset_id?: string; id_column?: string }
+  | { form: 'template'; template_id: string; name?: string; overrides?: unknown; dataset_id?: string; id_column?: string }
+  | { form: 'file'; text: string; filename?: string; name?: string; domain?: string; dataset_id?: string; id_column?: string };
 
 const DOMAIN_PATTERN = /^[a-z][a-z0-9_-]*$/;
 const DEFAULT_TIMEOUT_HOURS = 24;
@@ -69,7 +69,7 @@ export async function createCampaign(db: Db, templates: TemplateCatalog, princip
     if (mdl) errors.push({ path: 'domain', message: 'is required (or set domain in the MDL), e.g. water or battery' });
   } else if (!DOMAIN_PATTERN.test(domain) || domain.length > 64) errors.push({ path: 'domain', message: 'must be a lower-case slug such as water or battery' });
   if (errors.length > 0 || !mdl) throw validationFailed(errors);
-  const campaign = await storeCampaign(db, principal, { name: name!, domain: domain!, mdl, dataset_id: input.dataset_id });
+  const campaign = await storeCampaign(db, principal, { name: name!, domain: domain!, mdl, dataset_id: input.dataset_id, id_column: input.id_column });
   return { ...campaign, warnings: result.ok ? result.warnings.map(presentWarning) : [] };
 }
 
@@ -86,6 +86,7 @@ async function createFromTemplate(db: Db, templates: TemplateCatalog, principal:
     domain: template.domain,
     mdl: result.mdl,
     dataset_id: input.dataset_id,
+    id_column: input.id_column,
   });
   return { ...campaign, warnings: result.warnings.map(presentWarning) };
 }
@@ -99,9 +100,9 @@ function presentWarning(issue: MdlIssue): { path: string; message: string; line?
   return { path, message, ...(line !== undefined ? { line, column } : {}) };
 }
 
-async function storeCampaign(db: Db, principal: Principal, input: { name: string; domain: string; mdl: Mdl; dataset_id?: string }) {
+async function storeCampaign(db: Db, principal: Principal, input: { name: string; domain: string; mdl: Mdl; dataset_id?: string; id_column?: string }) {
   const { name, domain, mdl } = input;
-  const warm = input.dataset_id !== undefined ? await warmStartFrom(db, principal, input.dataset_id, mdl) : null;
+  const warm = input.dataset_id !== undefined ? await warmStartFrom(db, principal, input.dataset_id, mdl, input.id_column) : null;
 
   const id = newId('camp_');
   const row = await db.transaction(async (trx) => {
@@ -118,7 +119,15 @@ async function storeCampaign(db: Db, principal: Principal, input: { name: string
       objectives_count: mdl.objectives.length,
       dataset_id: warm?.dataset_id ?? null,
       warm_start: warm
-        ? { dataset_id: warm.dataset_id, rows: warm.rows.length, flagged: warm.flagged, warnings: warm.warnings, warning_count: warm.warningCount }
+        ? {
+            dataset_id: warm.dataset_id,
+            rows: warm.rows.length,
+            flagged: warm.flagged,
+            failed: warm.failed,
+            ...(input.id_column !== undefined ? { id_column: input.id_column } : {}),
+            warnings: warm.warnings,
+            warning_count: warm.warningCount,
+          }
         : null,
     });
     // the rows are copied: deleting the dataset later leaves the campaign intact
@@ -133,6 +142,8 @@ async function storeCampaign(db: Db, principal: Principal, input: { name: string
           parameters: r.parameters,
           objectives: r.objectives,
           ...(r.outcomes ? { outcomes: r.outcomes } : {}),
+          ...(r.objectives === null ? { error: r.error ?? 'failed (warm-start data)' } : {}),
+          ...(r.externalId !== undefined ? { externalId: r.externalId } : {}),
         })),
         0,
       );
@@ -275,6 +286,10 @@ export interface FailedEvaluation {
   iteration: number;
   parameters: Record<string, number | string>;
   error: string;
+  /** never measured (given up by whoever measures): no failure for the failure model */
+  abandoned?: true;
+  /** a failed warm-start row's own id */
+  external_id?: string;
 }
 
 export type ServiceResults = CampaignResults & { failed_evaluations: FailedEvaluation[]; iterations: IterationReceipt[] };
@@ -285,7 +300,14 @@ export async function resultsOf(db: Db, principal: Principal, id: string): Promi
   const receipts = new Map((await loadIterations(db, campaign.id)).map((row) => [row.iteration, row.receipt]));
   const failed = state.evaluations
     .filter((e) => e.objectives === null)
-    .map((e) => ({ id: e.id, iteration: e.iteration, parameters: e.parameters, error: e.error ?? 'no result' }));
+    .map((e) => ({
+      id: e.id,
+      iteration: e.iteration,
+      parameters: e.parameters,
+      error: e.error ?? 'no result',
+      ...(e.abandoned ? { abandoned: true as const } : {}),
+      ...(e.externalId !== undefined ? { external_id: e.externalId } : {}),
+    }));
   const iterations = iterationReceipts(state, (iteration) => receipts.get(iteration));
   return { mdl: campaign.mdl, results: { ...campaignResults(campaign.mdl, state), failed_evaluations: failed, iterations } };
 }

@@ -5,7 +5,8 @@ import type { DatasetFormat } from '../datasets/formats.js';
 import { DatasetValidator } from '../datasets/validator.js';
 import { parseMdl } from '../engine/mdl/parse.js';
 import { builtinEvaluators } from '../engine/problems/registry.js';
-import type { Mdl, ParameterValue } from '../engine/mdl/schema.js';
+import type { WarmStartRow } from '../engine/campaign/state.js';
+import type { Mdl } from '../engine/mdl/schema.js';
 import { KilnError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/db.js';
@@ -137,8 +138,10 @@ export function datasetCsv(db: Db, dataset: DatasetRow): Readable {
 /** Rows a campaign starts from: each a known evaluation (parameters, objectives and any outcomes). */
 export interface WarmStart {
   dataset_id: string;
-  rows: { parameters: Record<string, ParameterValue>; objectives: Record<string, number>; outcomes?: Record<string, number> }[];
+  rows: WarmStartRow[];
   flagged: number;
+  /** rows marked failed (a `status` column saying failed): failures for the failure model */
+  failed: number;
   warnings: { row: number | null; column: string | null; message: string }[];
   warningCount: number;
 }
@@ -150,7 +153,7 @@ export const WARM_START_MAX_ROWS = 5_000;
  * Checks a dataset against a campaign's MDL (always at campaign creation, whatever was checked at upload) and
  * returns its usable rows: errors are a 422 DATASET_INVALID, flagged rows are left out.
  */
-export async function warmStartFrom(db: Db, principal: Principal, datasetId: string, mdl: Mdl): Promise<WarmStart> {
+export async function warmStartFrom(db: Db, principal: Principal, datasetId: string, mdl: Mdl, idColumn?: string): Promise<WarmStart> {
   const dataset = await findDataset(db, principal.organizationId, datasetId);
   if (!dataset) throw validationFailed([{ path: 'dataset_id', message: `unknown dataset ${datasetId}` }]);
   if (dataset.rows > WARM_START_MAX_ROWS) {
@@ -158,18 +161,38 @@ export async function warmStartFrom(db: Db, principal: Principal, datasetId: str
       { path: 'dataset_id', message: `a warm start uses at most ${WARM_START_MAX_ROWS} rows and this dataset has ${dataset.rows}; upload a subset` },
     ]);
   }
+  if (idColumn !== undefined && !dataset.columns.includes(idColumn)) {
+    throw validationFailed([{ path: 'id_column', message: `the dataset has no column "${idColumn}" (its columns: ${dataset.columns.join(', ')})` }]);
+  }
   const validator = new DatasetValidator(mdl);
   validator.checkColumns(dataset.columns);
-  const rows: WarmStart['rows'] = [];
+  const rows: WarmStartRow[] = [];
+  let failed = 0;
   if (validator.ok) {
     for (const { row_number: n, data } of await datasetRows(db, dataset.id, 0, WARM_START_MAX_ROWS)) {
       const flaggedBefore = validator.flagged.length;
       validator.checkRow(n, data);
+      const sampleId = idColumn !== undefined && data[idColumn] !== null && String(data[idColumn]).trim() !== '' ? String(data[idColumn]).trim() : undefined;
+      const parameters = Object.fromEntries(mdl.parameters.map((p) => [p.name, p.type === 'categorical' ? String(data[p.name]) : Number(data[p.name])]));
+      if (markedFailed(data.status)) {
+        // a failure of the past is information for the failure model, not a flagged row
+        validator.flagged.splice(flaggedBefore);
+        failed += 1;
+        const reason = [data.error, data.reason].find((v) => v !== null && v !== undefined && String(v).trim() !== '');
+        rows.push({
+          parameters,
+          objectives: null,
+          error: reason !== undefined ? String(reason) : 'failed (warm-start data)',
+          ...(sampleId ? { externalId: sampleId } : {}),
+        });
+        continue;
+      }
       if (validator.flagged.length > flaggedBefore) continue;
       rows.push({
-        parameters: Object.fromEntries(mdl.parameters.map((p) => [p.name, p.type === 'categorical' ? String(data[p.name]) : Number(data[p.name])])),
+        parameters,
         objectives: Object.fromEntries(mdl.objectives.map((o) => [o.name, Number(data[o.name])])),
         ...(mdl.outcomes.length > 0 ? { outcomes: Object.fromEntries(mdl.outcomes.map((o) => [o.name, Number(data[o.name])])) } : {}),
+        ...(sampleId ? { externalId: sampleId } : {}),
       });
     }
   }
@@ -183,5 +206,10 @@ export async function warmStartFrom(db: Db, principal: Principal, datasetId: str
       },
     );
   }
-  return { dataset_id: dataset.id, rows, flagged: validator.flagged.length, warnings: validator.warnings, warningCount: validator.warningCount };
+  return { dataset_id: dataset.id, rows, flagged: validator.flagged.length, failed, warnings: validator.warnings, warningCount: validator.warningCount };
+}
+
+/** A `status` cell that marks a row as a failed evaluation. */
+function markedFailed(status: unknown): boolean {
+  return typeof status === 'string' && ['failed', 'failure', 'error'].includes(status.trim().toLowerCase());
 }

@@ -1,6 +1,6 @@
 import { isFeasible } from '../engine/campaign/feasibility.js';
 import type { Receipt } from '../engine/campaign/receipt.js';
-import { initialState } from '../engine/campaign/state.js';
+import { initialState, warmStartRow } from '../engine/campaign/state.js';
 import type { CampaignState, EvaluationRecord, Proposal } from '../engine/campaign/types.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import type { ExportDocument, ExportedEvaluation } from './export-schema.js';
@@ -12,6 +12,7 @@ export interface PostedForPending {
   objectives: Record<string, number> | null;
   outcomes: Record<string, number> | null;
   error: string | null;
+  abandoned?: boolean;
 }
 
 /**
@@ -33,6 +34,9 @@ export function exportedEvaluations(
     outcomes: e.outcomes ?? null,
     error: e.objectives === null ? (e.error ?? 'no result') : null,
     feasible: e.objectives === null ? null : isFeasible(mdl, e),
+    abandoned: e.abandoned === true,
+    external_id: e.externalId ?? null,
+    off_plan: e.offPlan === true,
   }));
   for (const p of pending) {
     const result = posted.get(p.id);
@@ -45,6 +49,9 @@ export function exportedEvaluations(
       outcomes: result?.outcomes ?? null,
       error: result?.error ?? null,
       feasible: null,
+      abandoned: result?.abandoned ?? false,
+      external_id: null,
+      off_plan: false,
     });
   }
   return rows;
@@ -61,6 +68,9 @@ export function toldEvaluations(doc: Pick<ExportDocument, 'evaluations'>): Evalu
       objectives: e.status === 'completed' ? e.objectives : null,
       ...(e.status === 'completed' && e.outcomes ? { outcomes: e.outcomes } : {}),
       ...(e.status === 'failed' ? { error: e.error ?? 'no result' } : {}),
+      ...(e.status === 'failed' && e.abandoned ? { abandoned: true as const } : {}),
+      ...(e.external_id !== null ? { externalId: e.external_id } : {}),
+      ...(e.off_plan ? { offPlan: true as const } : {}),
     }));
 }
 
@@ -72,9 +82,7 @@ export function toldEvaluations(doc: Pick<ExportDocument, 'evaluations'>): Evalu
 export function stateFromDocument(doc: ExportDocument, mdl: Mdl, idPrefix?: string): CampaignState {
   const evaluations = toldEvaluations(doc);
   if (doc.engine_state === null) {
-    const warmStart = evaluations
-      .filter((e) => e.iteration === 0 && e.objectives !== null)
-      .map((e) => ({ id: e.id, parameters: e.parameters, objectives: e.objectives!, ...(e.outcomes ? { outcomes: e.outcomes } : {}) }));
+    const warmStart = evaluations.filter((e) => e.iteration === 0).map((e) => warmStartRow(e));
     return initialState(mdl, { seed: doc.campaign.seed, warmStart, ...(idPrefix !== undefined ? { idPrefix } : {}) });
   }
   const engine = doc.engine_state as unknown as Omit<CampaignState, 'evaluations' | 'convergenceHistory'>;

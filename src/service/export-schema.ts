@@ -26,6 +26,9 @@ export const exportedEvaluationSchema = z.object({
   outcomes: values.nullable().default(null),
   error: z.string().max(10_000).nullable().default(null),
   feasible: z.boolean().nullable().default(null).describe('meets the outcome constraints; null unless completed'),
+  abandoned: z.boolean().default(false).describe('a failed one that was never measured (given up), which is no failure for the failure model'),
+  external_id: z.string().max(200).nullable().default(null).describe("the id it had where it came from (a warm-start row's sample id)"),
+  off_plan: z.boolean().default(false).describe('an experiment Kiln did not propose, told with its own parameters'),
 });
 
 export const exportedIterationSchema = z.object({

@@ -1,15 +1,26 @@
+import { randomBytes } from 'node:crypto';
+import { canonicalJson } from '../engine/campaign/receipt.js';
+import type { ParameterValue } from '../engine/mdl/schema.js';
 import { KilnError } from '../errors.js';
-import { findCampaign, findEvaluations, lockCampaign } from '../store/campaigns.js';
+import { evaluationIdPrefix } from '../lifecycle/campaign-state.js';
+import { findCampaign, findEvaluations, lockCampaign, updateEvaluationResult, type CampaignRow } from '../store/campaigns.js';
+import { insertCorrection, listCorrections, type CorrectionRow, type ResultValues } from '../store/corrections.js';
 import type { Db, Executor } from '../store/db.js';
-import { countPostedResults, findPostedResult, insertPostedResult, receivedCandidateIds } from '../store/external-results.js';
+import {
+  countPostedResults,
+  findPostedResult,
+  insertPostedResult,
+  offPlanResults,
+  receivedCandidateIds,
+  updatePostedResult,
+} from '../store/external-results.js';
 import { announceResults } from '../store/notify.js';
 import type { Principal } from './principal.js';
+import { entriesFromCsv, offPlanParameters, resultValues, worklistCsv, type ResultEntry } from './result-entries.js';
 import { invalidState, notFound, validationFailed, type FieldError } from './validation.js';
 import type { StoredEngineState } from '../store/campaigns.js';
 
-/** One posted result: objective values, or why the candidate could not be measured. */
-export type PostedResult =
-  { id: string; objectives: Record<string, unknown>; outcomes?: Record<string, unknown>; error?: null | false | '' } | { id: string; error: string };
+export type { ResultEntry } from './result-entries.js';
 
 async function externalCampaign(db: Executor, principal: Principal, id: string) {
   const campaign = await findCampaign(db, principal.organizationId, id);
@@ -25,6 +36,19 @@ function pendingOf(state: StoredEngineState | null) {
   return state?.pending ?? [];
 }
 
+/** The pending batch with what was posted for it so far, as a CSV worklist (see worklistCsv). */
+export async function worklistOf(db: Db, principal: Principal, id: string): Promise<string> {
+  const campaign = await externalCampaign(db, principal, id);
+  const pending = pendingOf(campaign.engine_state);
+  const rows = await Promise.all(
+    pending.map(async (p) => {
+      const posted = await findPostedResult(db, campaign.id, p.id);
+      return { id: p.id, iteration: p.iteration, parameters: p.parameters, result: posted ?? null };
+    }),
+  );
+  return worklistCsv(campaign.mdl, rows);
+}
+
 /** Candidates proposed and still waiting for results (ask). */
 export async function listCandidates(db: Db, principal: Principal, id: string) {
   const campaign = await externalCampaign(db, principal, id);
@@ -34,55 +58,60 @@ export async function listCandidates(db: Db, principal: Principal, id: string) {
 }
 
 /**
- * Results for proposed candidates (tell). Every entry is checked before any is stored; posting the
- * same values again is harmless, posting different values for an already received candidate is 409.
+ * Results for proposed candidates (tell), from JSON entries or CSV rows. Every entry is checked
+ * before any is stored; posting the same result again is harmless, a different one for a
+ * candidate already received is 409 (a correction is its own request: correctResult).
  */
-export async function postEvaluations(db: Db, principal: Principal, id: string, results: readonly PostedResult[]) {
+export async function postEvaluations(db: Db, principal: Principal, id: string, entries: readonly ResultEntry[], pathOf = (i: number) => `evaluations[${i}]`) {
   return db.transaction(async (trx) => {
     const campaign = await externalCampaign(trx, principal, id);
     await lockCampaign(trx, campaign.id);
     const pending = new Map(pendingOf(campaign.engine_state).map((p) => [p.id, p]));
     const errors: FieldError[] = [];
-    const clean: StoredResult[] = [];
-    const stored = new Map(
-      (
-        await findEvaluations(
-          trx,
-          campaign.id,
-          results.map((r) => r.id),
-        )
-      ).map((r) => [r.id, r]),
-    );
-    results.forEach((result, i) => {
-      const path = `evaluations[${i}]`;
-      if (!pending.has(result.id) && !stored.has(result.id)) {
+    const clean: (ResultValues & { id: string; parameters?: Record<string, ParameterValue> })[] = [];
+    const ids = entries.flatMap((r) => (r.id !== undefined ? [r.id] : []));
+    const stored = new Map((await findEvaluations(trx, campaign.id, ids)).map((r) => [r.id, r]));
+    const offPlanSeen = new Set((await offPlanResults(trx, campaign.id)).map(offPlanKey));
+    let offPlanDuplicates = 0;
+    entries.forEach((entry, i) => {
+      const path = pathOf(i);
+      if (entry.id === undefined) {
+        const offPlan = offPlanEntry(campaign, entry, path, errors);
+        if (!offPlan) return;
+        if (offPlanSeen.has(offPlanKey(offPlan))) offPlanDuplicates += 1;
+        else {
+          offPlanSeen.add(offPlanKey(offPlan));
+          clean.push({ id: `${evaluationIdPrefix(campaign.id)}x${randomBytes(6).toString('hex')}`, ...offPlan });
+        }
+        return;
+      }
+      if (entry.parameters !== undefined) {
+        errors.push({ path: `${path}.parameters`, message: 'are for an off-plan experiment, which has no id: leave one of the two out' });
+        return;
+      }
+      if (!pending.has(entry.id) && !stored.has(entry.id)) {
         errors.push({
           path: `${path}.id`,
-          message: `${result.id} is not a candidate of this campaign awaiting results (see GET /v1/campaigns/${campaign.id}/candidates)`,
+          message: `${entry.id} is not a candidate of this campaign awaiting results (see GET /v1/campaigns/${campaign.id}/candidates)`,
         });
         return;
       }
-      if (!('objectives' in result)) {
-        clean.push({ id: result.id, objectives: null, outcomes: null, error: result.error });
-        return;
-      }
-      const failures: string[] = [];
-      const objectives = measuredValues(result.objectives, campaign.mdl.objectives, `${path}.objectives`, 'objective', errors, failures);
-      const outcomes = measuredValues(result.outcomes ?? {}, campaign.mdl.outcomes, `${path}.outcomes`, 'outcome', errors, failures);
-      if (failures.length > 0) clean.push({ id: result.id, objectives: null, outcomes: null, error: failures.join('; ') });
-      else clean.push({ id: result.id, objectives, outcomes: campaign.mdl.outcomes.length > 0 ? outcomes : null, error: null });
+      const values = resultValues(campaign.mdl, entry, path, errors);
+      if (values) clean.push({ id: entry.id, ...values });
     });
     if (errors.length > 0) throw validationFailed(errors);
 
     let accepted = 0;
-    let duplicates = 0;
+    let duplicates = offPlanDuplicates;
     for (const entry of clean) {
-      const previous = stored.get(entry.id) ?? (await findPostedResult(trx, campaign.id, entry.id));
+      const previous = entry.parameters ? undefined : (stored.get(entry.id) ?? (await findPostedResult(trx, campaign.id, entry.id)));
       if (previous) {
         if (!sameResult(previous, entry)) {
-          throw new KilnError('INVALID_STATE', `Candidate ${entry.id} already has a different result; results cannot be changed once posted.`, {
-            status: campaign.status,
-          });
+          throw new KilnError(
+            'INVALID_STATE',
+            `Candidate ${entry.id} already has a different result; correct it with PUT /v1/campaigns/${campaign.id}/evaluations/${entry.id}.`,
+            { status: campaign.status },
+          );
         }
         duplicates += 1;
         continue;
@@ -94,6 +123,8 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
         objectives: entry.objectives,
         outcomes: entry.outcomes,
         error: entry.error,
+        abandoned: entry.abandoned,
+        parameters: entry.parameters ?? null,
       });
       accepted += 1;
     }
@@ -103,40 +134,119 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
   });
 }
 
-interface StoredResult {
-  id: string;
-  objectives: Record<string, number> | null;
-  outcomes: Record<string, number> | null;
-  error: string | null;
+/**
+ * An experiment Kiln did not propose: its parameters (checked against the MDL) and its measured
+ * values. It is told with the batch it arrives beside and becomes an evaluation of that
+ * iteration; nothing takes it once the campaign has ended, so then it is refused.
+ */
+function offPlanEntry(campaign: CampaignRow, entry: ResultEntry, path: string, errors: FieldError[]) {
+  if (entry.parameters === undefined) {
+    errors.push({ path: `${path}.id`, message: 'is required: give the candidate id, or parameters for an experiment Kiln did not propose' });
+    return null;
+  }
+  if (ENDED.includes(campaign.status)) {
+    errors.push({ path, message: `the campaign is ${campaign.status}: an off-plan experiment is taken with a batch, and no batch will come` });
+    return null;
+  }
+  const start = errors.length;
+  const parameters = offPlanParameters(campaign.mdl, entry.parameters, `${path}.parameters`, errors);
+  const values = resultValues(campaign.mdl, entry, path, errors);
+  if (errors.length > start || !values) return null;
+  if (values.objectives === null) {
+    errors.push({ path: `${path}.objectives`, message: 'an off-plan experiment needs at least one measured value (a failed one teaches nothing here)' });
+    return null;
+  }
+  return { ...values, parameters };
 }
 
-/** The finite values `posted` gives for every name in `wanted`; a field error for each missing, non-finite or unknown one. */
+function offPlanKey(r: { parameters?: Record<string, unknown> | null; objectives: unknown; outcomes: unknown }): string {
+  return canonicalJson({ parameters: r.parameters ?? null, objectives: r.objectives, outcomes: r.outcomes ?? null });
+}
+
+const ENDED: readonly string[] = ['completed', 'converged', 'failed'];
+
+/** Results from a filled CSV worklist (text/csv, or the file of a multipart post). */
+export async function postEvaluationsCsv(db: Db, principal: Principal, id: string, text: string) {
+  const campaign = await externalCampaign(db, principal, id);
+  const entries = entriesFromCsv(campaign.mdl, text);
+  const rowOf = entries.map((e) => e.line);
+  return postEvaluations(db, principal, id, entries, (i) => `rows[${rowOf[i]}]`);
+}
+
 /**
- * The posted values of `wanted`, in order. A value that is not a number is the client's mistake
- * (a field error); a non-finite number (NaN, Infinity, 1e400) is a measurement that failed, as
- * for evaluator programs: it goes to `failures`, and the candidate is stored as failed.
+ * Corrects the result of one candidate: a stored evaluation, or a result posted and not yet taken
+ * by its iteration. The values it replaces are kept in the correction with who made it and when;
+ * the model and the next receipts see the corrected values (the campaign state is rebuilt from the
+ * stored rows). The same values again change nothing and record nothing.
  */
-function measuredValues(
-  posted: Record<string, unknown>,
-  wanted: readonly { name: string }[],
-  path: string,
-  noun: 'objective' | 'outcome',
-  errors: FieldError[],
-  failures: string[],
-): Record<string, number> {
-  const names = wanted.map((w) => w.name);
-  const values: Record<string, number> = {};
-  for (const name of names) {
-    const v = posted[name];
-    if (typeof v !== 'number') errors.push({ path: `${path}.${name}`, message: 'must be a finite number' });
-    else if (!Number.isFinite(v)) failures.push(`${noun} '${name}' is ${v}, not a finite number`);
-    else values[name] = v;
-  }
-  for (const extra of Object.keys(posted).filter((k) => !names.includes(k))) {
-    const known = names.length > 0 ? names.join(', ') : 'none';
-    errors.push({ path: `${path}.${extra}`, message: `is not an ${noun} of this campaign (${known})` });
-  }
-  return values;
+export async function correctResult(db: Db, principal: Principal, id: string, evaluationId: string, entry: Omit<ResultEntry, 'id'> & { comment?: string }) {
+  return db.transaction(async (trx) => {
+    const campaign = await externalCampaign(trx, principal, id);
+    await lockCampaign(trx, campaign.id);
+    const errors: FieldError[] = [];
+    const values = resultValues(campaign.mdl, entry, '', errors);
+    if (!values) throw validationFailed(errors.map((e) => ({ ...e, path: e.path.replace(/^\./, '') })));
+    const [evaluation] = await findEvaluations(trx, campaign.id, [evaluationId]);
+    const posted = evaluation ? undefined : await findPostedResult(trx, campaign.id, evaluationId);
+    const before = evaluation ?? posted;
+    if (!before) {
+      const isPending = pendingOf(campaign.engine_state).some((p) => p.id === evaluationId);
+      if (!isPending) throw notFound('evaluation', evaluationId);
+      throw invalidState(
+        `Candidate ${evaluationId} has no result yet to correct; post it with POST /v1/campaigns/${campaign.id}/evaluations.`,
+        campaign.status,
+      );
+    }
+    if (posted?.parameters && values.objectives === null) {
+      throw validationFailed([{ path: 'objectives', message: 'an off-plan experiment keeps at least one measured value; it cannot be made a failure' }]);
+    }
+    const previous: ResultValues = { objectives: before.objectives, outcomes: before.outcomes, error: before.error, abandoned: before.abandoned };
+    if (sameResult(previous, values) && sameValues(previous.outcomes, values.outcomes) && previous.abandoned === values.abandoned) {
+      return { evaluation_id: evaluationId, changed: false, result: presentValues(values), correction: null };
+    }
+    if (evaluation) await updateEvaluationResult(trx, campaign.id, evaluationId, values);
+    else await updatePostedResult(trx, campaign.id, evaluationId, values);
+    const correction = await insertCorrection(trx, {
+      organization_id: campaign.organization_id,
+      campaign_id: campaign.id,
+      evaluation_id: evaluationId,
+      previous,
+      corrected: values,
+      reason: entry.comment ?? null,
+      corrected_by: principal.keyId,
+    });
+    return { evaluation_id: evaluationId, changed: true, result: presentValues(values), correction: presentCorrection(correction) };
+  });
+}
+
+/** The corrections of a campaign's results, oldest first (of one evaluation when it is named). */
+export async function correctionsOf(db: Db, principal: Principal, id: string, evaluationId?: string) {
+  const campaign = await findCampaign(db, principal.organizationId, id);
+  if (!campaign) throw notFound('campaign', id);
+  return (await listCorrections(db, principal.organizationId, campaign.id, evaluationId)).map(presentCorrection);
+}
+
+function presentValues(v: ResultValues) {
+  const status = v.abandoned ? 'abandoned' : v.objectives === null ? 'failed' : 'measured';
+  return { status, objectives: v.objectives, outcomes: v.outcomes, error: v.error };
+}
+
+function presentCorrection(c: CorrectionRow) {
+  return {
+    id: Number(c.id),
+    evaluation_id: c.evaluation_id,
+    previous: presentValues(c.previous),
+    corrected: presentValues(c.corrected),
+    comment: c.reason,
+    corrected_by: c.corrected_by,
+    corrected_at: c.corrected_at.toISOString(),
+  };
+}
+
+function sameValues(a: Record<string, number> | null, b: Record<string, number> | null): boolean {
+  if (a === null || b === null) return a === b;
+  const keys = Object.keys(b);
+  return keys.length === Object.keys(a).length && keys.every((k) => a[k] === b[k]);
 }
 
 function sameResult(
@@ -144,6 +254,5 @@ function sameResult(
   b: { objectives: Record<string, number> | null; error: string | null },
 ): boolean {
   if (a.objectives === null || b.objectives === null) return a.objectives === b.objectives && (a.error ?? '') === (b.error ?? '');
-  const keys = Object.keys(b.objectives);
-  return keys.length === Object.keys(a.objectives).length && keys.every((k) => a.objectives![k] === b.objectives![k]);
+  return sameValues(a.objectives, b.objectives);
 }

@@ -197,6 +197,7 @@ export async function importCampaign(db: Db, principal: Principal, input: Import
         objectives: e.objectives,
         outcomes: e.objectives !== null ? e.outcomes : null,
         error: e.objectives !== null ? null : e.error,
+        abandoned: e.objectives === null && e.abandoned,
       });
     }
     const withIds = { ...state, evaluations: told, pending };

@@ -35,6 +35,10 @@ export interface WarmStartSummary {
   dataset_id: string;
   rows: number;
   flagged: number;
+  /** rows marked failed in the data (counted as failures by the failure model) */
+  failed?: number;
+  /** the dataset column whose values became the evaluations' external ids */
+  id_column?: string;
   warnings: { row: number | null; column: string | null; message: string }[];
   warning_count: number;
 }
@@ -56,6 +60,12 @@ export interface EvaluationRow {
   objectives: Record<string, number> | null;
   outcomes: Record<string, number> | null;
   error: string | null;
+  /** never measured: given up by whoever measures */
+  abandoned: boolean;
+  /** the id it had where it came from (a warm-start row's sample id) */
+  external_id: string | null;
+  /** an experiment Kiln did not propose */
+  off_plan: boolean;
   created_at: Date;
 }
 
@@ -169,7 +179,7 @@ export async function loadEvaluations(db: Executor, campaignId: string): Promise
   const rows = await db('evaluations')
     .where({ campaign_id: campaignId })
     .orderBy('position')
-    .select('id', 'iteration', 'parameters', 'objectives', 'outcomes', 'error');
+    .select('id', 'iteration', 'parameters', 'objectives', 'outcomes', 'error', 'abandoned', 'external_id', 'off_plan');
   return rows.map((r) => ({
     id: r.id,
     iteration: r.iteration,
@@ -177,6 +187,9 @@ export async function loadEvaluations(db: Executor, campaignId: string): Promise
     objectives: r.objectives,
     ...(r.outcomes !== null ? { outcomes: r.outcomes } : {}),
     ...(r.error !== null ? { error: r.error } : {}),
+    ...(r.abandoned ? { abandoned: true as const } : {}),
+    ...(r.external_id !== null ? { externalId: r.external_id } : {}),
+    ...(r.off_plan ? { offPlan: true as const } : {}),
   }));
 }
 
@@ -186,8 +199,32 @@ export async function countEvaluations(db: Executor, campaignId: string): Promis
 }
 
 /** Those of these evaluations that a campaign has stored, with their results. */
-export async function findEvaluations(db: Executor, campaignId: string, ids: readonly string[]): Promise<Pick<EvaluationRow, 'id' | 'objectives' | 'error'>[]> {
-  return db('evaluations').where({ campaign_id: campaignId }).whereIn('id', ids).select('id', 'objectives', 'error');
+export async function findEvaluations(
+  db: Executor,
+  campaignId: string,
+  ids: readonly string[],
+): Promise<Pick<EvaluationRow, 'id' | 'iteration' | 'parameters' | 'objectives' | 'outcomes' | 'error' | 'abandoned'>[]> {
+  return db('evaluations')
+    .where({ campaign_id: campaignId })
+    .whereIn('id', ids)
+    .select('id', 'iteration', 'parameters', 'objectives', 'outcomes', 'error', 'abandoned');
+}
+
+/** Replaces a stored evaluation's measured values (a correction; the caller keeps the history). */
+export async function updateEvaluationResult(
+  db: Executor,
+  campaignId: string,
+  id: string,
+  result: Pick<EvaluationRow, 'objectives' | 'outcomes' | 'error' | 'abandoned'>,
+): Promise<void> {
+  await db('evaluations')
+    .where({ campaign_id: campaignId, id })
+    .update({
+      objectives: result.objectives === null ? null : JSON.stringify(result.objectives),
+      outcomes: result.outcomes === null ? null : JSON.stringify(result.outcomes),
+      error: result.error,
+      abandoned: result.abandoned,
+    });
 }
 
 export async function insertEvaluations(
@@ -208,6 +245,9 @@ export async function insertEvaluations(
       objectives: e.objectives === null ? null : JSON.stringify(e.objectives),
       outcomes: e.outcomes ? JSON.stringify(e.outcomes) : null,
       error: e.error ?? null,
+      abandoned: e.abandoned === true,
+      external_id: e.externalId ?? null,
+      off_plan: e.offPlan === true,
     })),
   );
 }

@@ -9,6 +9,7 @@ import * as jobBackoff from './migrations/006-job-backoff.js';
 import * as modelReports from './migrations/007-model-reports.js';
 import * as receipts from './migrations/008-receipts.js';
 import * as templateOwners from './migrations/009-template-owners.js';
+import * as resultsFromPeople from './migrations/010-results-from-people.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -29,6 +30,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['007-model-reports', modelReports],
   ['008-receipts', receipts],
   ['009-template-owners', templateOwners],
+  ['010-results-from-people', resultsFromPeople],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

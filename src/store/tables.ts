@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { ApiKeyRow } from './api-keys.js';
 import type { Patch } from './db.js';
 import type { CampaignRow, EvaluationRow, IterationRow } from './campaigns.js';
+import type { CorrectionRow } from './corrections.js';
 import type { DatasetRow, StoredRow } from './datasets.js';
 import type { ExternalResultRow } from './external-results.js';
 import type { JobLogRow, JobRow } from './jobs.js';
@@ -33,7 +34,8 @@ declare module 'knex/types/tables.js' {
     campaign_model_reports: Table<ModelReportRow, 'report'>;
     jobs: Table<JobRow, 'progress'>;
     job_logs: Table<JobLogRow>;
-    external_results: Table<ExternalResultRow, 'objectives' | 'outcomes'>;
+    external_results: Table<ExternalResultRow, 'objectives' | 'outcomes' | 'parameters'>;
+    evaluation_corrections: Table<CorrectionRow, 'previous' | 'corrected'>;
     workers: Table<WorkerRow>;
     revoked_tokens: Table<RevokedTokenRow>;
     datasets: Table<DatasetRow, 'columns' | 'mdl' | 'warnings' | 'flagged_rows'>;

@@ -11,7 +11,7 @@ import {
   stopCampaign,
   type CreateCampaignInput,
 } from '../../service/campaigns.js';
-import { listCandidates, postEvaluations, type PostedResult } from '../../service/external.js';
+import { correctionsOf, correctResult, listCandidates, postEvaluations, postEvaluationsCsv, worklistOf, type ResultEntry } from '../../service/external.js';
 import { modelReportOf } from '../../service/model-reports.js';
 import { checkExportVersion, exportCampaign, importCampaign } from '../../service/portable.js';
 import { validationFailed } from '../../service/validation.js';
@@ -209,21 +209,83 @@ export function campaignRoutes(table: RouteTable, db: Db, templates: TemplateCat
   });
 
   table.add({
+    method: 'get',
+    path: '/campaigns/{campaign_id}/worklist',
+    operationId: 'getWorklist',
+    tag,
+    summary: 'The pending batch as a CSV worklist to fill in (external ask/tell campaigns)',
+    description:
+      'text/csv (UTF-8 with a byte-order mark, which spreadsheets read), as an attachment: id, iteration, the parameters, the objectives and outcomes (empty until posted), status and reason, in MDL order. Fill in the values (or status failed or abandoned with a reason) and post the file back to POST evaluations as it is; rows left empty wait. Results already posted are filled in. An empty batch gives the header alone.',
+    scope: 'campaigns:read',
+    responses: { 200: { description: 'the worklist', content: 'text/csv' } },
+    handle: async ({ ctx, params, principal }) => {
+      const csv = await worklistOf(db, principal, params.campaign_id);
+      ctx.status = 200;
+      ctx.type = 'text/csv; charset=utf-8';
+      ctx.set('Content-Disposition', `attachment; filename="${params.campaign_id}-worklist.csv"`);
+      ctx.body = csv;
+    },
+  });
+
+  table.add({
     method: 'post',
     path: '/campaigns/{campaign_id}/evaluations',
     operationId: 'postEvaluations',
     tag,
     summary: 'Post measured results for candidates (external ask/tell campaigns)',
     description:
-      'Each entry names a candidate id and either its objective values or an error. A value that is not a finite number (NaN, Infinity or 1e400; bare NaN and Infinity tokens as Python writes them are read) fails that candidate with a message naming it; the rest of the batch counts. Re-posting the same values is accepted (idempotent); different values for a received candidate are 409.',
+      'JSON, text/csv, or multipart/form-data with the CSV in a file part. Each entry names a candidate id and its objective values (status measured), or status failed with a reason, or status abandoned (never measured; no failure for the failure model). Partial batches are fine: the iteration completes when every candidate has a result. A value that is null or not finite (NaN, Infinity, 1e400; bare NaN and Infinity tokens as Python writes them are read) was not measured: the other values of the candidate are kept (a partial measurement), and only a candidate with no finite value left fails, with a message naming what was missing. CSV: a header row with id, the objective (and outcome) columns and optionally status and reason (or error); other columns such as the parameters are ignored, empty cells are not measured, and rows with nothing filled in are left for later. Re-posting the same result is accepted (idempotent); a different result for a received candidate is 409: correct it with PUT.',
     scope: 'campaigns:write',
     body: s.postEvaluationsBody,
+    multipart: s.postEvaluationsMultipart,
+    csv: { description: 'the filled worklist: id, objective (and outcome) columns, optional status and reason' },
     nonFiniteNumbers: true,
     responses: { 200: { description: 'stored', data: z.object({ accepted: z.int(), duplicates: z.int(), awaiting: z.int() }) } },
+    handle: async ({ ctx, params, body, principal }) => {
+      const form = ctx.state.multipart as MultipartForm | undefined;
+      const csvText = form ? csvPart(form) : (ctx.state.csvText as string | undefined);
+      if (csvText !== undefined) return { data: await postEvaluationsCsv(db, principal, params.campaign_id, csvText) };
+      return { data: await postEvaluations(db, principal, params.campaign_id, body.evaluations) };
+    },
+  });
+
+  table.add({
+    method: 'put',
+    path: '/campaigns/{campaign_id}/evaluations/{evaluation_id}',
+    operationId: 'correctResult',
+    tag,
+    summary: 'Correct the result of a candidate (external ask/tell campaigns)',
+    description:
+      'Replaces the values (or the failure) of a stored evaluation or of a posted result, with the same members as one entry of POST evaluations and an optional comment. The values replaced stay visible in GET corrections with who corrected them and when; results, the front, the models and the receipts of later iterations use the corrected values (the convergence history keeps the hypervolumes of their time). The same values again change nothing. A candidate with no result yet is 409: post it first.',
+    scope: 'campaigns:write',
+    body: s.correctResultBody,
+    nonFiniteNumbers: true,
+    responses: { 200: { description: 'corrected (or already so)', data: s.correctedResultSchema } },
     handle: async ({ params, body, principal }) => ({
-      data: await postEvaluations(db, principal, params.campaign_id, body.evaluations as PostedResult[]),
+      data: await correctResult(db, principal, params.campaign_id, params.evaluation_id, body as Omit<ResultEntry, 'id'>),
     }),
   });
+
+  table.add({
+    method: 'get',
+    path: '/campaigns/{campaign_id}/corrections',
+    operationId: 'listCorrections',
+    tag,
+    summary: "The corrections of a campaign's results, oldest first",
+    description:
+      'Each correction keeps the values it replaced and those it set, with the key that made it and when. evaluation_id narrows the list to one evaluation.',
+    scope: 'campaigns:read',
+    query: s.correctionsQuery,
+    responses: { 200: { description: 'corrections', data: s.correctionSchema, list: true } },
+    handle: async ({ params, query, principal }) => ({ data: await correctionsOf(db, principal, params.campaign_id, query?.evaluation_id) }),
+  });
+}
+
+/** The CSV of a multipart results post: its one file part, whatever its name. */
+function csvPart(form: MultipartForm): string {
+  const [file] = Object.values(form.files);
+  if (!file) throw validationFailed([{ path: 'file', message: 'a multipart results post must carry the CSV in a file part (named file)' }]);
+  return file.content.toString('utf8');
 }
 
 /** Tells the three creation forms apart (JSON with mdl, JSON with template_id, multipart with mdl_file); mixing them is a 422. */
@@ -240,6 +302,7 @@ function creationInput(ctx: Context, body: unknown): CreateCampaignInput {
       name: str('name'),
       domain: str('domain'),
       dataset_id: str('dataset_id'),
+      id_column: str('id_column'),
     };
   }
   const b = body as z.output<typeof s.createCampaignBody>;
@@ -249,10 +312,14 @@ function creationInput(ctx: Context, body: unknown): CreateCampaignInput {
       { path: 'template_id', message: 'give either mdl or template_id, not both' },
     ]);
   }
-  if (b.template_id !== undefined) return { form: 'template', template_id: b.template_id, name: b.name, overrides: b.overrides, dataset_id: b.dataset_id };
+  if (b.id_column !== undefined && b.dataset_id === undefined)
+    throw validationFailed([{ path: 'id_column', message: 'names a column of the dataset: give dataset_id too' }]);
+  if (b.template_id !== undefined) {
+    return { form: 'template', template_id: b.template_id, name: b.name, overrides: b.overrides, dataset_id: b.dataset_id, id_column: b.id_column };
+  }
   if (b.overrides !== undefined) throw validationFailed([{ path: 'overrides', message: 'overrides apply to a template_id only' }]);
   if (b.mdl === undefined) {
     throw validationFailed([{ path: 'mdl', message: 'is required: give mdl (the MDL document), template_id, or upload an mdl_file as multipart' }]);
   }
-  return { form: 'mdl', name: b.name, domain: b.domain, mdl: b.mdl, dataset_id: b.dataset_id };
+  return { form: 'mdl', name: b.name, domain: b.domain, mdl: b.mdl, dataset_id: b.dataset_id, id_column: b.id_column };
 }

@@ -39,9 +39,16 @@ export function evaluationSlacks(mdl: Mdl, record: EvaluationRecord): number[] {
   return outcomeConstraints(mdl).map((c) => c.slack(values));
 }
 
+/** Whether every objective and outcome of the MDL was measured (a finite value). */
+export function isComplete(mdl: Mdl, record: EvaluationRecord): boolean {
+  const objectives = record.objectives;
+  if (!objectives) return false;
+  return mdl.objectives.every((o) => Number.isFinite(objectives[o.name])) && (mdl.outcomes ?? []).every((o) => Number.isFinite(record.outcomes?.[o.name]));
+}
+
 /** Whether an evaluation succeeded and meets every outcome constraint. */
 export function isFeasible(mdl: Mdl, record: EvaluationRecord): boolean {
-  if (!record.objectives) return false;
+  if (!isComplete(mdl, record)) return false;
   // called for every evaluation on every iteration: no merged record when nothing constrains it
   const constraints = outcomeConstraints(mdl);
   if (constraints.length === 0) return true;

@@ -1,6 +1,6 @@
 import { evaluationSlacks, isFeasible } from './feasibility.js';
 import { isNoisy } from './noisy-front.js';
-import { objectiveMatrix } from './objective-space.js';
+import { directionSigns, objectiveMatrix } from './objective-space.js';
 import type { CampaignState } from './types.js';
 import type { Mdl } from '../mdl/schema.js';
 import type { SearchSpace } from '../space.js';
@@ -9,7 +9,8 @@ import type { Observations } from '../strategies/types.js';
 /**
  * The campaign's evaluations as every strategy sees them: successful rows encoded into the unit
  * cube (snapped, so a stored value and a proposal of it coincide) with minimization-space
- * objectives and outcome-constraint slacks, and the inputs of failed evaluations apart.
+ * objectives and outcome-constraint slacks, and the inputs of failed evaluations apart. Rows
+ * need every objective: a partial measurement is kept out of both.
  */
 export function observe(mdl: Mdl, state: Readonly<CampaignState>, space: SearchSpace): Observations {
   const { Y, n, m, rows } = objectiveMatrix(mdl, state.evaluations);
@@ -31,11 +32,11 @@ export function observe(mdl: Mdl, state: Readonly<CampaignState>, space: SearchS
     feasible[i] = isFeasible(mdl, state.evaluations[r]) ? 1 : 0;
   });
   boundSlacks(C, n, c);
-  const succeeded = new Set(rows);
+  // a partial measurement is no failure, and an abandoned candidate was never measured: the
+  // failure model sees only evaluations that gave nothing
   const failed: Float64Array[] = [];
-  state.evaluations.forEach((e, i) => {
-    if (!succeeded.has(i)) failed.push(space.snap(space.encode(e.parameters)));
-  });
+  for (const e of state.evaluations) if (e.objectives === null && !e.abandoned) failed.push(space.snap(space.encode(e.parameters)));
+  const partial = partialRows(mdl, state, space);
   return {
     d,
     m,
@@ -48,9 +49,29 @@ export function observe(mdl: Mdl, state: Readonly<CampaignState>, space: SearchS
     C,
     feasible,
     failed,
+    ...(partial ? { partial } : {}),
     ref: state.referencePoint ? [...state.referencePoint] : null,
     noisy: isNoisy(mdl, state),
   };
+}
+
+/** Evaluations with some objectives measured and some not, as encoded inputs and NaN-holed objectives; undefined when none. */
+function partialRows(mdl: Mdl, state: Readonly<CampaignState>, space: SearchSpace): Observations['partial'] {
+  const signs = directionSigns(mdl);
+  const rows = state.evaluations.filter((e) => e.objectives !== null && !mdl.objectives.every((o) => Number.isFinite(e.objectives![o.name])));
+  if (rows.length === 0) return undefined;
+  const d = space.dimension;
+  const m = mdl.objectives.length;
+  const X = new Float64Array(rows.length * d);
+  const Y = new Float64Array(rows.length * m);
+  rows.forEach((e, i) => {
+    X.set(space.snap(space.encode(e.parameters)), i * d);
+    mdl.objectives.forEach((o, j) => {
+      const v = e.objectives![o.name];
+      Y[i * m + j] = Number.isFinite(v) ? signs[j] * v : Number.NaN;
+    });
+  });
+  return { X, Y, n: rows.length };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Mdl } from '../mdl/schema.js';
 import { canonicalJson, type IterationReceipt, type Receipt, type ReceiptEnvironment } from './receipt.js';
-import { initialState, tell } from './state.js';
+import { initialState, tell, warmStartRow } from './state.js';
 import { step } from './step.js';
 import type { CampaignState, EvaluationRecord, EvaluationResult, Proposal } from './types.js';
 
@@ -41,9 +41,7 @@ export function replayCampaign(recorded: RecordedCampaign, environment: ReceiptE
   const seed = recorded.iterations.find((i) => i.receipt)?.receipt?.seed.campaign;
   if (seed === undefined) throw new Error('the results carry no receipts: they were made before Kiln recorded them, so there is nothing to replay against');
   const byId = new Map(recorded.evaluations.map((e) => [e.id, e]));
-  const warmStart = recorded.evaluations
-    .filter((e) => e.iteration === 0 && e.objectives !== null)
-    .map((e) => ({ id: e.id, parameters: e.parameters, objectives: e.objectives!, ...(e.outcomes ? { outcomes: e.outcomes } : {}) }));
+  const warmStart = recorded.evaluations.filter((e) => e.iteration === 0).map((e) => warmStartRow(e));
   let state = initialState(mdl, { seed, warmStart, idPrefix: idPrefixOf(recorded.iterations) });
   const replays: IterationReplay[] = [];
   for (const entry of recorded.iterations) {
@@ -55,7 +53,9 @@ export function replayCampaign(recorded: RecordedCampaign, environment: ReceiptE
     // A retried job runs a campaign the engine had stopped for failing evaluations (jobs/job-runner.ts).
     if (state.status === 'failed') state = { ...state, status: 'running', stopReason: null, stopMessage: undefined };
     const next = step(mdl, state, environment);
-    if (!only || only.has(entry.iteration)) replays.push(compare(entry, told, next.proposals, next.receipt, environment));
+    // off-plan experiments were told beside the batch, never proposed
+    const proposed = told.filter((e) => !e.offPlan);
+    if (!only || only.has(entry.iteration)) replays.push(compare(entry, proposed, next.proposals, next.receipt, environment));
     state = tellRecorded(mdl, next.state, entry.iteration, told);
   }
   return replays;
@@ -113,11 +113,11 @@ function compare(
 
 /** The state after telling the recorded batch, as recorded, in its recorded order. */
 function tellRecorded(mdl: Mdl, stepped: CampaignState, iteration: number, told: readonly EvaluationRecord[]): CampaignState {
-  const pending: Proposal[] = told.map((e) => ({ id: e.id, iteration, parameters: e.parameters }));
+  const pending: Proposal[] = told.filter((e) => !e.offPlan).map((e) => ({ id: e.id, iteration, parameters: e.parameters }));
   const results: EvaluationResult[] = told.map((e) =>
     e.objectives === null
-      ? { id: e.id, error: e.error ?? 'no result' }
-      : { id: e.id, objectives: e.objectives, ...(e.outcomes ? { outcomes: e.outcomes } : {}) },
+      ? { id: e.id, error: e.error ?? 'no result', ...(e.abandoned ? { abandoned: true as const } : {}) }
+      : { id: e.id, objectives: e.objectives, ...(e.outcomes ? { outcomes: e.outcomes } : {}), ...(e.offPlan ? { parameters: e.parameters } : {}) },
   );
   return tell(mdl, { ...stepped, pending }, results).state;
 }

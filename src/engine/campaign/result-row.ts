@@ -21,4 +21,8 @@ export interface ResultRow {
   design_id?: string;
   /** noisy campaigns: how many measurements the design has (on a front row: pooled into `objectives`, their mean) */
   measurements?: number;
+  /** the id it had where it came from (a warm-start row's sample id), when it had one */
+  external_id?: string;
+  /** an experiment Kiln did not propose, told with its own parameters */
+  off_plan?: true;
 }

@@ -29,7 +29,7 @@ export interface CampaignResults {
 }
 
 /**
- * Results from the stored evaluations: every successful evaluation, whether it meets the outcome
+ * Results from the stored evaluations: every successful evaluation (partial ones too), whether it meets the outcome
  * constraints, and `is_pareto` computed over the feasible ones (warm-start rows included); the
  * current hypervolume and its history. A noisy campaign's front is the model's instead (see
  * noisyResults).
@@ -37,7 +37,8 @@ export interface CampaignResults {
 export function campaignResults(mdl: Mdl, state: CampaignState): CampaignResults {
   const modelled = noisyFront(mdl, state);
   if (modelled) return noisyResults(mdl, state, modelled);
-  const { rows } = objectiveMatrix(mdl, state.evaluations);
+  // partial measurements are listed with the values they have; they are never feasible or on the front
+  const rows = state.evaluations.flatMap((e, i) => (e.objectives ? [i] : []));
   const feasible = objectiveMatrix(mdl, state.evaluations, 'feasible');
   const mask = feasible.n > 0 ? paretoMask(feasible.Y, feasible.n, feasible.m) : new Uint8Array(0);
   const onFront = new Set(feasible.rows.filter((_, k) => mask[k] === 1));
@@ -107,6 +108,8 @@ function resultRow(state: CampaignState, r: number): Omit<ResultRow, 'feasible' 
     objectives: e.objectives!,
     ...(e.outcomes ? { outcomes: e.outcomes } : {}),
     iteration: e.iteration,
+    ...(e.externalId !== undefined ? { external_id: e.externalId } : {}),
+    ...(e.offPlan ? { off_plan: true as const } : {}),
   };
 }
 

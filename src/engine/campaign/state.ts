@@ -4,15 +4,33 @@ import type { Mdl, ParameterValue } from '../mdl/schema.js';
 import { isFeasible } from './feasibility.js';
 import { noisyFront } from './noisy-front.js';
 import { objectiveMatrix, referencePoint } from './objective-space.js';
-import type { CampaignState, EvaluationRecord, EvaluationResult, IterationSummary } from './types.js';
+import type { CampaignState, EvaluationRecord, EvaluationResult, IterationSummary, Proposal } from './types.js';
 
-/** A warm-start row: an evaluation made before the campaign (e.g. an uploaded dataset). */
+/**
+ * A warm-start row: an evaluation made before the campaign (e.g. an uploaded dataset), or one that
+ * failed then (`objectives` null, `error` why), which the failure model counts like any failure.
+ */
 export interface WarmStartRow {
   id?: string;
   parameters: Record<string, ParameterValue>;
-  objectives: Record<string, number>;
+  objectives: Record<string, number> | null;
   /** measured outcomes, for campaigns that declare them */
   outcomes?: Record<string, number>;
+  error?: string;
+  /** the row's own id in the data it came from (a sample id) */
+  externalId?: string;
+}
+
+/** A stored iteration-0 evaluation as the warm-start row it came from (failed ones included). */
+export function warmStartRow(e: EvaluationRecord): WarmStartRow {
+  return {
+    id: e.id,
+    parameters: e.parameters,
+    objectives: e.objectives,
+    ...(e.outcomes ? { outcomes: e.outcomes } : {}),
+    ...(e.objectives === null ? { error: e.error ?? 'failed' } : {}),
+    ...(e.externalId !== undefined ? { externalId: e.externalId } : {}),
+  };
 }
 
 export interface InitialStateOptions {
@@ -32,8 +50,10 @@ export function initialState(mdl: Mdl, options: InitialStateOptions = {}): Campa
     id: row.id ?? `warm_${i + 1}`,
     iteration: 0,
     parameters: { ...row.parameters },
-    objectives: { ...row.objectives },
+    objectives: row.objectives ? { ...row.objectives } : null,
     ...(row.outcomes ? { outcomes: { ...row.outcomes } } : {}),
+    ...(row.objectives === null ? { error: row.error ?? 'failed' } : {}),
+    ...(row.externalId !== undefined ? { externalId: row.externalId } : {}),
   }));
   const state: CampaignState = {
     version: 1,
@@ -88,30 +108,16 @@ export function tell(mdl: Mdl, previous: CampaignState, results: readonly Evalua
   for (const result of results) {
     const proposal = pending.get(result.id);
     if (!proposal) {
+      if ('parameters' in result && result.parameters && !state.evaluations.some((e) => e.id === result.id)) {
+        // an off-plan experiment joins the iteration it was told with
+        const iteration = state.pending[0]?.iteration ?? state.iteration + 1;
+        state.evaluations.push({ ...evaluationRecord(mdl, { id: result.id, iteration, parameters: result.parameters }, result), offPlan: true });
+        continue;
+      }
       throw new Error(`Evaluation ${result.id} does not match any pending candidate of this campaign.`);
     }
     pending.delete(result.id);
-    const record: EvaluationRecord = {
-      id: proposal.id,
-      iteration: proposal.iteration,
-      parameters: proposal.parameters,
-      objectives: null,
-    };
-    if ('error' in result) {
-      record.error = result.error;
-    } else {
-      const outcomes = result.outcomes ?? {};
-      const missing = [
-        ...mdl.objectives.filter((o) => !Number.isFinite(result.objectives[o.name])),
-        ...mdl.outcomes.filter((o) => !Number.isFinite(outcomes[o.name])),
-      ];
-      if (missing.length > 0) {
-        record.error = `no finite value for ${missing.map((o) => o.name).join(', ')}`;
-      } else {
-        record.objectives = Object.fromEntries(mdl.objectives.map((o) => [o.name, result.objectives[o.name]]));
-        if (mdl.outcomes.length > 0) record.outcomes = Object.fromEntries(mdl.outcomes.map((o) => [o.name, outcomes[o.name]]));
-      }
-    }
+    const record = evaluationRecord(mdl, proposal, result);
     state.evaluations.push(record);
   }
   state.pending = state.pending.filter((p) => pending.has(p.id));
@@ -203,7 +209,9 @@ function applyStopRules(mdl: Mdl, state: CampaignState): void {
   const recent = Array.from({ length: limit }, (_, k) => state.iteration - k);
   const allFailed = recent.every((i) => {
     const evals = state.evaluations.filter((e) => e.iteration === i);
-    return evals.length > 0 && evals.every((e) => e.objectives === null);
+    // abandoned candidates were never measured: they neither fail an iteration nor save it
+    const measured = evals.filter((e) => !e.abandoned);
+    return measured.length > 0 && measured.every((e) => e.objectives === null);
   });
   if (allFailed) {
     const last = [...state.evaluations].reverse().find((e) => e.error)?.error ?? 'unknown error';
@@ -211,6 +219,34 @@ function applyStopRules(mdl: Mdl, state: CampaignState): void {
     state.stopReason = 'error';
     state.stopMessage = `Every evaluation failed in the last ${limit} iterations (optimizer.max_failed_iterations); the last error: ${last}`;
   }
+}
+
+/**
+ * The evaluation a result makes of its proposal: the finite values measured (a partial
+ * measurement keeps what it has), a failure when nothing finite is left, or the failure or
+ * abandonment the result reports.
+ */
+export function evaluationRecord(mdl: Mdl, proposal: Proposal, result: EvaluationResult): EvaluationRecord {
+  const record: EvaluationRecord = { id: proposal.id, iteration: proposal.iteration, parameters: proposal.parameters, objectives: null };
+  if ('error' in result) {
+    record.error = result.error;
+    if (result.abandoned) record.abandoned = true;
+    return record;
+  }
+  const objectives = finiteValues(mdl.objectives, result.objectives);
+  const outcomes = finiteValues(mdl.outcomes, result.outcomes ?? {});
+  if (Object.keys(objectives).length + Object.keys(outcomes).length === 0) {
+    record.error = `no finite value for ${[...mdl.objectives, ...mdl.outcomes].map((o) => o.name).join(', ')}`;
+  } else {
+    record.objectives = objectives;
+    if (mdl.outcomes.length > 0) record.outcomes = outcomes;
+  }
+  return record;
+}
+
+/** The finite values posted for these names, in MDL order; the others were not measured. */
+function finiteValues(wanted: readonly { name: string }[], posted: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(wanted.filter((w) => Number.isFinite(posted[w.name])).map((w) => [w.name, posted[w.name]]));
 }
 
 function formatShare(share: number): string {

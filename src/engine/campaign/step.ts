@@ -101,7 +101,8 @@ function prepare(mdl: Mdl, state: CampaignState): PreparedStep | null {
   if (state.status !== 'running' || remaining <= 0 || state.pending.length > 0) return null;
   const space = new SearchSpace(mdl);
   const iteration = state.iteration + 1;
-  const warmRows = state.evaluations.filter((e) => e.iteration === 0).length;
+  // measured warm-start rows: failed ones inform the failure model but replace no initial design
+  const warmRows = state.evaluations.filter((e) => e.iteration === 0 && e.objectives !== null).length;
   const choice = state.strategy ?? chooseStrategy(mdl, space, warmRows);
   const observations = observe(mdl, state, space);
   const modelBased = choice.name === 'global' || choice.name === 'trust-region';

@@ -34,11 +34,21 @@ export interface EvaluationRecord {
   id: string;
   iteration: number;
   parameters: Record<string, ParameterValue>;
-  /** null when the evaluator failed for this candidate (then `error` says why) */
+  /**
+   * null when the evaluator failed for this candidate (then `error` says why). A partial
+   * measurement holds only the objectives that were measured: it is no failure, and each model
+   * can learn from what it has, but it stays off the front until every objective is there.
+   */
   objectives: Record<string, number> | null;
-  /** measured outcomes (MDL `outcomes`) of a successful evaluation, when the campaign has any */
+  /** measured outcomes (MDL `outcomes`) of a successful evaluation, when the campaign has any (a partial one: those measured) */
   outcomes?: Record<string, number>;
   error?: string;
+  /** never measured (a lab gave the candidate up): no failure either, so the failure model leaves it out */
+  abandoned?: true;
+  /** the id the evaluation had where it came from (a warm-start row's sample id); not part of any hash */
+  externalId?: string;
+  /** an experiment Kiln did not propose, told with its own parameters alongside a batch */
+  offPlan?: true;
 }
 
 /** A candidate proposed by `step`, to be evaluated and passed back to `tell`. */
@@ -48,8 +58,21 @@ export interface Proposal {
   parameters: Record<string, ParameterValue>;
 }
 
-/** What `tell` receives for each proposal, in any order, matched by id. */
-export type EvaluationResult = { id: string; objectives: Record<string, number>; outcomes?: Record<string, number> } | { id: string; error: string };
+/**
+ * What `tell` receives for each proposal, in any order, matched by id. Objectives or outcomes
+ * missing or not finite are unmeasured: the result is partial, and a failure only when nothing
+ * finite is left. `abandoned` marks a candidate that was never measured at all. A measurement
+ * with `parameters` and an id of its own is an off-plan experiment, recorded in the iteration.
+ */
+export type EvaluationResult =
+  | {
+      id: string;
+      objectives: Record<string, number>;
+      outcomes?: Record<string, number>;
+      /** an off-plan experiment's own inputs: its id is none of the pending candidates' */
+      parameters?: Record<string, ParameterValue>;
+    }
+  | { id: string; error: string; abandoned?: true };
 
 /**
  * Everything the loop needs to continue, as plain JSON: the service stores it per iteration and a

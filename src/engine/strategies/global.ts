@@ -23,15 +23,19 @@ export const globalStrategy: Strategy = {
     const data = modelData(context.observations);
     const warm = warmStart(context);
     const outputs = data.m + data.c;
-    const fits: FitRequest[] = Array.from({ length: outputs }, (_, o) => ({
-      X: data.X,
-      y: standardizedColumn(data.outputs, data.n, outputs, o),
-      n: data.n,
-      d: data.d,
-      seed: context.random.seed(),
-      ...(warm && o < data.m ? { initial: warm[o] } : {}),
-      ...declaredNoise(context, data, o),
-    }));
+    const partial = hasPartial(context.observations);
+    const fits: FitRequest[] = Array.from({ length: outputs }, (_, o) => {
+      const own = partial && o < data.m ? objectiveData(context.observations, data, o) : null;
+      return {
+        X: own ? own.X : data.X,
+        y: own ? standardizedColumn(own.y, own.n, 1, 0) : standardizedColumn(data.outputs, data.n, outputs, o),
+        n: own ? own.n : data.n,
+        d: data.d,
+        seed: context.random.seed(),
+        ...(warm && o < data.m ? { initial: warm[o] } : {}),
+        ...declaredNoise(context, data, o),
+      };
+    });
     const failures = failureData(context.observations, data);
     if (failures) {
       fits.push({ X: failures.X, y: standardizedColumn(failures.y, failures.n, 1, 0), n: failures.n, d: data.d, seed: context.random.seed() });
@@ -41,7 +45,9 @@ export const globalStrategy: Strategy = {
   propose(context, fitted) {
     const data = modelData(context.observations);
     const outputs = data.m + data.c;
-    const parts: Posterior[] = [Surrogate.build(data.X, data.outputs, data.n, data.d, outputs, fitted.slice(0, outputs))];
+    const parts: Posterior[] = hasPartial(context.observations)
+      ? separateModels(context.observations, data, fitted)
+      : [Surrogate.build(data.X, data.outputs, data.n, data.d, outputs, fitted.slice(0, outputs))];
     const failures = failureData(context.observations, data);
     if (failures) parts.push(FailureModel.fit(failures.X, failures.y, failures.n, data.d, fitted[outputs].lengthscales));
     const batch = proposeBatch({
@@ -73,6 +79,51 @@ function declaredNoise(context: StrategyContext, data: ModelData, o: number): { 
   if (typeof declared !== 'object') return {};
   const { std } = standardization(Float64Array.from({ length: data.n }, (_, i) => data.Y[i * data.m + o]));
   return { noise: (declared.sd / std) ** 2 };
+}
+
+/** Whether some partial measurement holds a value a model of one objective can learn from. */
+function hasPartial(o: Observations): boolean {
+  return o.partial !== undefined && o.partial.Y.some((v) => Number.isFinite(v));
+}
+
+/**
+ * The rows the model of objective `j` sees when some measurements are partial: the model's
+ * complete rows, then every partial measurement that has objective `j`. X: `n x d`; y: `n`.
+ */
+function objectiveData(o: Observations, data: ModelData, j: number): { X: Float64Array; y: Float64Array; n: number } {
+  const { d, m } = data;
+  const partial = o.partial!;
+  const extra: number[] = [];
+  for (let i = 0; i < partial.n; i++) if (Number.isFinite(partial.Y[i * m + j])) extra.push(i);
+  const n = data.n + extra.length;
+  const X = new Float64Array(n * d);
+  X.set(data.X);
+  const y = new Float64Array(n);
+  for (let i = 0; i < data.n; i++) y[i] = data.Y[i * m + j];
+  extra.forEach((r, k) => {
+    X.set(partial.X.subarray(r * d, (r + 1) * d), (data.n + k) * d);
+    y[data.n + k] = partial.Y[r * m + j];
+  });
+  return { X, y, n };
+}
+
+/**
+ * One GP per objective on its own rows (complete ones and the partial measurements that have
+ * it), and one over the complete rows for the outcome-constraint slacks: the outputs in the
+ * order of the single joint surrogate they replace.
+ */
+function separateModels(o: Observations, data: ModelData, fitted: readonly GpHyperparameters[]): Posterior[] {
+  const { m, c, d } = data;
+  const parts: Posterior[] = Array.from({ length: m }, (_, j) => {
+    const own = objectiveData(o, data, j);
+    return Surrogate.build(own.X, own.y, own.n, d, 1, [fitted[j]]);
+  });
+  if (c > 0) {
+    const slacks = new Float64Array(data.n * c);
+    for (let i = 0; i < data.n; i++) slacks.set(data.outputs.subarray(i * (m + c) + m, (i + 1) * (m + c)), i * c);
+    parts.push(Surrogate.build(data.X, slacks, data.n, d, c, fitted.slice(m, m + c)));
+  }
+  return parts;
 }
 
 /** The previous fit, when it fits this model's shape. */

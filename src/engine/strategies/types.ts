@@ -44,6 +44,12 @@ export interface Observations {
   feasible: Uint8Array;
   /** encoded inputs of evaluations that failed, one per row */
   failed: Float64Array[];
+  /**
+   * partial measurements (some objectives missing): `X` `n x d` encoded inputs, `Y` `n x m`
+   * minimization-space objectives with NaN where not measured. Kept out of `X`/`Y` above (the
+   * front needs every objective); a model of one objective may learn from them.
+   */
+  partial?: { X: Float64Array; Y: Float64Array; n: number };
   /** minimization-space reference point; null before any data */
   ref: number[] | null;
   /**

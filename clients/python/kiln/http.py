@@ -1,0 +1,128 @@
+"""The HTTP layer: urllib requests with a bearer key, the error envelope mapped to typed errors,
+and a small multipart/form-data encoder (the standard library has none)."""
+
+import json
+import math
+import os
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from typing import Any, Dict, Iterable, Optional, Tuple, Union
+
+from .errors import ConnectionFailed, error_from_response
+
+# a file part: (filename, content, content type)
+FilePart = Tuple[str, bytes, str]
+
+
+def encode_multipart(fields: Dict[str, str], files: Dict[str, FilePart]) -> Tuple[bytes, str]:
+    """A multipart/form-data body and its Content-Type (with the boundary)."""
+    boundary = "kiln-" + uuid.uuid4().hex
+    lines = []
+    for name, value in fields.items():
+        lines.append(f"--{boundary}\r\nContent-Disposition: form-data; name=\"{_quote(name)}\"\r\n\r\n".encode())
+        lines.append(str(value).encode("utf-8") + b"\r\n")
+    for name, (filename, content, ctype) in files.items():
+        lines.append(
+            f"--{boundary}\r\nContent-Disposition: form-data; name=\"{_quote(name)}\"; filename=\"{_quote(filename)}\"\r\n"
+            f"Content-Type: {ctype}\r\n\r\n".encode())
+        lines.append(content + b"\r\n")
+    lines.append(f"--{boundary}--\r\n".encode())
+    return b"".join(lines), f"multipart/form-data; boundary={boundary}"
+
+
+def _quote(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\r", " ").replace("\n", " ")
+
+
+def file_part(path: Union[str, os.PathLike], ctype: Optional[str] = None) -> FilePart:
+    """A file from disk as a multipart part; the type from its extension unless given."""
+    name = os.path.basename(os.fspath(path))
+    with open(path, "rb") as handle:
+        content = handle.read()
+    if ctype is None:
+        ext = os.path.splitext(name)[1].lower()
+        ctype = {".csv": "text/csv", ".json": "application/json", ".parquet": "application/parquet",
+                 ".yaml": "application/yaml", ".yml": "application/yaml"}.get(ext, "application/octet-stream")
+    return name, content, ctype
+
+
+class Transport:
+    """Requests to one Kiln: ``{url}/v1/...`` with ``Authorization: Bearer {key}``."""
+
+    def __init__(self, url: str, key: Optional[str], timeout: float = 60.0):
+        self.base = url.rstrip("/")
+        if not self.base.endswith("/v1"):
+            self.base += "/v1"
+        self.key = key
+        self.timeout = timeout
+
+    def request(self, method: str, path: str, *, query: Optional[Dict[str, Any]] = None, json_body: Any = None,
+                body: Optional[bytes] = None, content_type: Optional[str] = None, raw: bool = False) -> Any:
+        """The response's ``data`` (or the whole JSON body of a bare document, or bytes when ``raw``)."""
+        url = self.base + path
+        if query:
+            pairs = {k: _query_value(v) for k, v in query.items() if v is not None}
+            if pairs:
+                url += "?" + urllib.parse.urlencode(pairs)
+        headers = {"Accept": "application/json"}
+        if self.key:
+            headers["Authorization"] = f"Bearer {self.key}"
+        if json_body is not None:
+            # measured values may be NaN or Infinity: Kiln's results routes read Python's bare tokens
+            body = json.dumps(json_body, allow_nan=True).encode("utf-8")
+            content_type = "application/json"
+        if content_type:
+            headers["Content-Type"] = content_type
+        req = urllib.request.Request(url, data=body, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as response:
+                payload = response.read()
+                if raw:
+                    return payload
+                if not payload:
+                    return None
+                decoded = json.loads(payload.decode("utf-8"))
+                return decoded["data"] if isinstance(decoded, dict) and "data" in decoded and len(decoded) <= 2 else decoded
+        except urllib.error.HTTPError as error:
+            text = error.read()
+            try:
+                parsed = json.loads(text.decode("utf-8"))
+            except ValueError:
+                parsed = None
+            raise error_from_response(error.code, parsed, error.headers.get("X-Request-Id")) from None
+        except urllib.error.URLError as error:
+            raise ConnectionFailed(f"Kiln at {self.base} could not be reached: {error.reason}") from None
+        except (TimeoutError, ConnectionError) as error:
+            raise ConnectionFailed(f"Kiln at {self.base} could not be reached: {error}") from None
+
+    def request_with_meta(self, method: str, path: str, query: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        """A list response with its ``meta`` (pages)."""
+        url_query = {k: _query_value(v) for k, v in (query or {}).items() if v is not None}
+        payload = self.request(method, path, query=url_query, raw=True)
+        return json.loads(payload.decode("utf-8"))
+
+
+def _query_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def finite_or_none(value: Any) -> Any:
+    """NaN and infinities as None (not measured), for records and frames alike."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def chunks(items: Iterable[Any], size: int):
+    batch = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

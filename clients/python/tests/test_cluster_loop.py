@@ -1,0 +1,53 @@
+"""The cluster loop of docs/python.md, against a real Kiln: each candidate goes to a scheduler
+through a callback (here a thread pool playing the cluster) and is told as soon as it finishes;
+a job that dies is told as a failure."""
+
+import random
+import threading
+import time
+import unittest
+from concurrent.futures import ThreadPoolExecutor
+
+from support import kiln, zdt1, zdt1_mdl
+
+
+class ClusterLoop(unittest.TestCase):
+    def test_cluster_loop(self):
+        k = kiln()
+        campaign = k.create_campaign(zdt1_mdl(budget=8), name="cluster loop", domain="benchmark")
+        campaign.start()
+        scheduler = ThreadPoolExecutor(max_workers=3)
+        order = []
+        lock = threading.Lock()
+        rng = random.Random(1)
+        doomed = []
+
+        def simulate(candidate):
+            time.sleep(rng.uniform(0.05, 0.3))
+            with lock:
+                order.append(candidate["id"])
+            if candidate["id"] in doomed:
+                raise RuntimeError("node lost")
+            return zdt1(candidate["parameters"])
+
+        def submit(candidate):
+            # the first job of the second batch dies on its node
+            if candidate["iteration"] == 2 and not doomed:
+                doomed.append(candidate["id"])
+            return scheduler.submit(simulate, candidate)
+
+        seen = []
+        campaign.run(submit, poll=0.2, timeout=180, progress=lambda detail: seen.append(detail["evaluations_completed"]))
+        scheduler.shutdown()
+        self.assertEqual(campaign.status, "completed")
+        self.assertEqual(campaign.data["evaluations_completed"], 8)
+        self.assertEqual(len(order), 8, "every candidate was submitted once")
+        records = campaign.results(failed=True)
+        failures = [r for r in records if "error" in r]
+        self.assertEqual([(r["id"], r["error"]) for r in failures], [(doomed[0], "RuntimeError: node lost")])
+        self.assertEqual(len(records), 8)
+        self.assertTrue(seen, "progress was reported as results came in")
+
+
+if __name__ == "__main__":
+    unittest.main()
