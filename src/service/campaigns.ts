@@ -3,8 +3,8 @@ import { campaignResults, type CampaignResults } from '../engine/campaign/result
 import { iterationReceipts, type IterationReceipt } from '../engine/campaign/receipt.js';
 import { resultsCsv } from '../engine/campaign/results-csv.js';
 import type { MdlIssue } from '../engine/mdl/issues.js';
-import { parseMdl, validateMdl, type MdlResult, type ValidateOptions } from '../engine/mdl/parse.js';
-import { builtinEvaluators } from '../engine/problems/registry.js';
+import type { MdlResult } from '../engine/mdl/parse.js';
+import { checkMdl } from './mdl-check.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import { KilnError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -49,8 +49,11 @@ export async function createCampaign(db: Db, templates: TemplateCatalog, princip
   }
   if (input.form === 'template') return createFromTemplate(db, templates, principal, input);
   const errors: FieldError[] = [];
-  const options: ValidateOptions = { builtins: builtinEvaluators, warmStart: input.dataset_id !== undefined };
-  const result: MdlResult = input.form === 'mdl' ? validateMdl(input.mdl, options) : parseMdl(input.text, formatOf(input.filename), options);
+  const warmStart = input.dataset_id !== undefined;
+  const result: MdlResult =
+    input.form === 'mdl'
+      ? await checkMdl({ document: input.mdl, warmStart }, 'mdl')
+      : await checkMdl({ text: input.text, format: formatOf(input.filename), warmStart }, 'the MDL file');
   const mdlPath = input.form === 'mdl' ? 'mdl' : 'mdl_file';
   if (!result.ok) {
     for (const issue of result.errors) {
@@ -79,7 +82,7 @@ async function createFromTemplate(db: Db, templates: TemplateCatalog, principal:
   if (!template) throw validationFailed([{ path: 'template_id', message: `unknown template ${input.template_id}` }]);
   const { document, errors } = applyOverrides(template.mdl, (input.overrides ?? {}) as Record<string, unknown>);
   if (errors.length > 0) throw validationFailed(errors);
-  const result = validateMdl(document, { builtins: builtinEvaluators, warmStart: input.dataset_id !== undefined });
+  const result = await checkMdl({ document, warmStart: input.dataset_id !== undefined }, 'overrides');
   if (!result.ok) throw validationFailed(result.errors.map((e) => ({ path: e.path ? `overrides.${e.path}` : 'overrides', message: e.message })));
   const campaign = await storeCampaign(db, principal, {
     name: input.name ?? template.name,

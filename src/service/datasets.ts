@@ -3,8 +3,7 @@ import Papa from 'papaparse';
 import type { IngestPool } from '../datasets/ingest-pool.js';
 import type { DatasetFormat } from '../datasets/formats.js';
 import { DatasetValidator } from '../datasets/validator.js';
-import { parseMdl } from '../engine/mdl/parse.js';
-import { builtinEvaluators } from '../engine/problems/registry.js';
+import { checkMdl } from './mdl-check.js';
 import type { WarmStartRow } from '../engine/campaign/state.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import { KilnError } from '../errors.js';
@@ -87,7 +86,7 @@ async function linkedMdl(services: DatasetServices, principal: Principal, fields
     return mdl;
   }
   if (!fields.mdl) return null;
-  const parsed = parseMdl(fields.mdl, undefined, { builtins: builtinEvaluators });
+  const parsed = await checkMdl({ text: fields.mdl }, 'mdl');
   if (!parsed.ok) throw validationFailed(parsed.errors.map((e) => ({ path: e.path ? `mdl.${e.path}` : 'mdl', message: e.message })));
   return parsed.mdl;
 }

@@ -2,8 +2,7 @@ import { bestObjectives } from '../engine/campaign/results.js';
 import type { Receipt } from '../engine/campaign/receipt.js';
 import { completedEvaluations } from '../engine/campaign/state.js';
 import type { EvaluationRecord } from '../engine/campaign/types.js';
-import { validateMdl } from '../engine/mdl/parse.js';
-import { builtinEvaluators } from '../engine/problems/registry.js';
+import { checkMdl } from './mdl-check.js';
 import { KilnError } from '../errors.js';
 import { newId } from '../ids.js';
 import { evaluationIdPrefix, storedEngineState } from '../lifecycle/campaign-state.js';
@@ -123,7 +122,7 @@ export async function importCampaign(db: Db, principal: Principal, input: Import
   if (doc.evaluations.some((e) => e.iteration === 0) && !hasScope(principal, 'datasets:read')) {
     throw insufficientScope('datasets:read', 'The document holds warm-start rows (iteration 0), which make the campaign a warm-started one');
   }
-  const result = validateMdl(doc.campaign.mdl, { builtins: builtinEvaluators, warmStart: doc.evaluations.some((e) => e.iteration === 0) });
+  const result = await checkMdl({ document: doc.campaign.mdl, warmStart: doc.evaluations.some((e) => e.iteration === 0) }, 'campaign.mdl');
   if (!result.ok) {
     throw validationFailed(
       result.errors.map((e) => ({ path: e.path ? `campaign.mdl.${e.path}` : 'campaign.mdl', message: e.message })),

@@ -1,6 +1,5 @@
 import { stringify } from 'yaml';
-import { validateMdl } from '../engine/mdl/validate.js';
-import { builtinEvaluators } from '../engine/problems/registry.js';
+import { checkMdl } from './mdl-check.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import { KilnError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -108,7 +107,7 @@ export class TemplateCatalog {
 
   async create(principal: Principal, input: NewTemplate): Promise<Template> {
     const errors: FieldError[] = [];
-    const result = validateMdl(input.mdl, { builtins: builtinEvaluators });
+    const result = await checkMdl({ document: input.mdl }, 'mdl');
     if (!result.ok) for (const e of result.errors) errors.push({ path: e.path ? `mdl.${e.path}` : 'mdl', message: e.message });
     const mdl: Mdl | null = result.ok ? result.mdl : null;
     if (mdl && !mdl.domain) errors.push({ path: 'mdl.domain', message: 'is required: a template belongs to a domain, e.g. water or battery' });

@@ -13,3 +13,4 @@ export {
   type LinearForm,
 } from './expression.js';
 export { mdlJsonSchemaText } from './jsonSchema.js';
+export { mdlLimits } from './limits.js';

@@ -21,6 +21,21 @@ export interface PreflightContext {
 
 /** Points sampled to estimate the feasible share: enough for about ±0.2 percentage points at 0.5 %. */
 export const feasibleSamples = 4096;
+/** The fewest points sampled, however large the document: still tells "empty" from "a few percent". */
+export const fewestFeasibleSamples = 256;
+/**
+ * Work allowed for the estimate, in characters of constraint text (plus `parameterCost` per
+ * parameter) times points: about 0.1 s on one core. A document with long constraints gets fewer
+ * points instead of holding a validation thread for seconds.
+ */
+const sampleWork = 16_000_000;
+const parameterCost = 10;
+
+/** How many points `feasibleShare` samples for constraints of `characters` in all over `parameters` numeric parameters. */
+export function feasibleSampleCount(characters: number, parameters: number): number {
+  const perPoint = characters + parameterCost * parameters;
+  return Math.max(fewestFeasibleSamples, Math.min(feasibleSamples, Math.floor(sampleWork / Math.max(1, perPoint))));
+}
 /** Below this share of the box, the initial design and the optimizer work mostly on repairs and rejections. */
 export const smallFeasibleShare = 0.05;
 /** A fixed seed: the same document gets the same estimate every time. */
@@ -64,7 +79,7 @@ function constantParameters(mdl: Mdl): MdlIssue[] {
  * constraints are left out: the engine projects candidates onto them, so their share of the box
  * (zero) says nothing about wasted evaluations.
  */
-export function feasibleShare(mdl: Mdl): { share: number; perConstraint: number[] } | undefined {
+export function feasibleShare(mdl: Mdl): { share: number; perConstraint: number[]; samples: number } | undefined {
   const numeric = mdl.parameters.filter((p): p is ContinuousParameter | IntegerParameter => p.type !== 'categorical');
   const names = numeric.map((p) => p.name);
   const constraints: CompiledConstraint[] = [];
@@ -73,11 +88,13 @@ export function feasibleShare(mdl: Mdl): { share: number; perConstraint: number[
     if (compiled.ok && compiled.constraint.comparison !== '==') constraints.push(compiled.constraint);
   }
   if (constraints.length === 0) return undefined;
+  const characters = constraints.reduce((sum, constraint) => sum + constraint.source.length, 0);
+  const samples = feasibleSampleCount(characters, numeric.length);
   const points = new SamplePoints(numeric.length);
   const met = new Array<number>(constraints.length).fill(0);
   let all = 0;
   const values: Record<string, number> = {};
-  for (let sample = 1; sample <= feasibleSamples; sample++) {
+  for (let sample = 1; sample <= samples; sample++) {
     numeric.forEach((parameter, k) => (values[parameter.name] = valueAt(parameter, points.coordinate(sample, k))));
     let feasible = true;
     constraints.forEach((constraint, j) => {
@@ -86,7 +103,7 @@ export function feasibleShare(mdl: Mdl): { share: number; perConstraint: number[
     });
     if (feasible) all++;
   }
-  return { share: all / feasibleSamples, perConstraint: met.map((count) => count / feasibleSamples) };
+  return { share: all / samples, perConstraint: met.map((count) => count / samples), samples };
 }
 
 /** Coordinates below this many use Halton's sequence; beyond it, its points fall on lines. */
@@ -149,8 +166,8 @@ function feasibleShareWarnings(mdl: Mdl): MdlIssue[] {
       : '';
   const share =
     estimate.share === 0
-      ? `none of ${feasibleSamples} points sampled across the parameter box meets the constraints, so the feasible region is empty or below ${percent(1 / feasibleSamples)} of it`
-      : `only about ${percent(estimate.share)} of the parameter box meets the constraints (estimated from ${feasibleSamples} sampled points)`;
+      ? `none of ${estimate.samples} points sampled across the parameter box meets the constraints, so the feasible region is empty or below ${percent(1 / estimate.samples)} of it`
+      : `only about ${percent(estimate.share)} of the parameter box meets the constraints (estimated from ${estimate.samples} sampled points)`;
   return [
     {
       path: 'constraints',

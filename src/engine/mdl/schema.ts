@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mdlLimits } from './limits.js';
 
 /**
  * The materials definition language (MDL): one zod schema gives the TypeScript types, the runtime
@@ -82,7 +83,7 @@ export const objectiveSchema = z.strictObject({
 });
 
 export const constraintSchema = z.strictObject({
-  expression: z.string().min(1).max(2000).describe('an inequality or equality over parameter names, e.g. "x1 + 2*x2 <= 10"'),
+  expression: z.string().min(1).max(mdlLimits.expressionCharacters).describe('an inequality or equality over parameter names, e.g. "x1 + 2*x2 <= 10"'),
   tolerance: z.number().positive().optional().describe('for == constraints: |left - right| <= tolerance counts as equal (default 1e-6)'),
   description: note,
 });
@@ -97,7 +98,7 @@ export const outcomeSchema = z
 
 export const outcomeConstraintSchema = z
   .strictObject({
-    expression: z.string().min(1).max(2000).describe('an inequality over outcome and objective names, e.g. "cycle_life >= 500"'),
+    expression: z.string().min(1).max(mdlLimits.expressionCharacters).describe('an inequality over outcome and objective names, e.g. "cycle_life >= 500"'),
     description: note,
   })
   .describe('a condition measured results must meet to count: only feasible evaluations enter the Pareto front');

@@ -1,6 +1,7 @@
 import { compileConstraint, functionNames } from './expression.js';
 import { parseConstraint } from './expressionParser.js';
 import { formatPath, type MdlIssue, type PathSegment } from './issues.js';
+import { mdlLimits } from './limits.js';
 
 /**
  * Rules that need more than one member at a time (unique names, bounds, budget arithmetic,
@@ -35,8 +36,17 @@ export function checkSemantics(document: unknown, builtinNames?: readonly string
     }
   }
   parameters.forEach((parameter, index) => checkParameter(parameter, index, errors));
-  checkConstraints(document.constraints, parameters, errors, warnings);
-  checkOutcomeConstraints(document.outcome_constraints, [...objectives, ...outcomes], errors);
+  // Compiling and sampling constraints costs in proportion to their text: over the limit, say so and stop there.
+  const constraintText = expressionCharacters(document.constraints) + expressionCharacters(document.outcome_constraints);
+  if (constraintText > mdlLimits.constraintCharacters) {
+    errors.push({
+      path: 'constraints',
+      message: `the constraint and outcome-constraint expressions total ${constraintText.toLocaleString('en')} characters; at most ${mdlLimits.constraintCharacters.toLocaleString('en')} are allowed in one document (limit: constraint text)`,
+    });
+  } else {
+    checkConstraints(document.constraints, parameters, errors, warnings);
+    checkOutcomeConstraints(document.outcome_constraints, [...objectives, ...outcomes], errors);
+  }
   checkOptimizer(document.optimizer, objectives.length, errors, warnings);
   if (builtinNames) checkBuiltinName(document.evaluator, builtinNames, errors);
   if (isRecord(document.evaluator) && document.evaluator.type === 'command') {
@@ -109,6 +119,13 @@ function checkParameter(parameter: unknown, index: number, errors: MdlIssue[]): 
       }
     });
   }
+}
+
+function expressionCharacters(constraints: unknown): number {
+  if (!Array.isArray(constraints)) return 0;
+  let total = 0;
+  for (const constraint of constraints) if (isRecord(constraint) && typeof constraint.expression === 'string') total += constraint.expression.length;
+  return total;
 }
 
 function checkConstraints(constraints: unknown, parameters: unknown[], errors: MdlIssue[], warnings: MdlIssue[]): void {
