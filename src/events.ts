@@ -1,3 +1,4 @@
+import type { ReferenceDistance } from './engine/campaign/reference-distance.js';
 import type { ResultRow } from './engine/campaign/result-row.js';
 import type { ErrorBody } from './errors.js';
 
@@ -23,6 +24,11 @@ export interface ProgressFigures {
   best_objectives: Record<string, number>;
   /** evaluations that succeeded and meet every outcome constraint (absent in progress saved before outcome constraints) */
   feasible_evaluations?: number;
+  /**
+   * while no feasible evaluation is inside the reference box (hypervolume 0): the evaluation
+   * closest to it and how far it misses each objective's reference; absent otherwise
+   */
+  reference_distance?: ReferenceDistance;
 }
 
 /**
@@ -37,6 +43,8 @@ export interface IterationSummary {
   pareto_size: number;
   evaluations_completed: number;
   best_objectives: Record<string, number>;
+  /** as in the progress: present only while no feasible evaluation is inside the reference box */
+  reference_distance?: ReferenceDistance;
   /** absent when they would not fit in one event: the page re-reads the results then */
   evaluations?: ResultRow[];
   left_pareto_front?: string[];

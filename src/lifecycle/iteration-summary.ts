@@ -19,7 +19,7 @@ export function iterationSummary(
   mdl: Mdl,
   state: CampaignState,
   freshCount: number,
-  progress: { evaluations_completed: number; best_objectives: Record<string, number> },
+  progress: { evaluations_completed: number; best_objectives: Record<string, number>; reference_distance?: IterationSummary['reference_distance'] },
 ): IterationSummary {
   const after = campaignResults(mdl, state);
   const before = campaignResults(mdl, { ...state, evaluations: state.evaluations.slice(0, state.evaluations.length - freshCount) });
@@ -32,6 +32,7 @@ export function iterationSummary(
     pareto_size: after.pareto_front.length,
     evaluations_completed: progress.evaluations_completed,
     best_objectives: progress.best_objectives,
+    ...(progress.reference_distance ? { reference_distance: progress.reference_distance } : {}),
   };
   const rows = {
     evaluations: after.evaluations.filter((r) => freshIds.has(r.id)),

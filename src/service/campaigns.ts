@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { referenceDistance, type ReferenceDistance } from '../engine/campaign/reference-distance.js';
 import { campaignResults, type CampaignResults } from '../engine/campaign/results.js';
 import { iterationReceipts, type IterationReceipt } from '../engine/campaign/receipt.js';
 import { resultsCsv } from '../engine/campaign/results-csv.js';
@@ -273,7 +274,11 @@ export interface FailedEvaluation {
   error: string;
 }
 
-export type ServiceResults = CampaignResults & { failed_evaluations: FailedEvaluation[]; iterations: IterationReceipt[] };
+export type ServiceResults = CampaignResults & {
+  failed_evaluations: FailedEvaluation[];
+  iterations: IterationReceipt[];
+  reference_distance?: ReferenceDistance;
+};
 
 export async function resultsOf(db: Db, principal: Principal, id: string): Promise<{ mdl: Mdl; results: ServiceResults }> {
   const campaign = await getCampaign(db, principal, id);
@@ -283,7 +288,11 @@ export async function resultsOf(db: Db, principal: Principal, id: string): Promi
     .filter((e) => e.objectives === null)
     .map((e) => ({ id: e.id, iteration: e.iteration, parameters: e.parameters, error: e.error ?? 'no result' }));
   const iterations = iterationReceipts(state, (iteration) => receipts.get(iteration));
-  return { mdl: campaign.mdl, results: { ...campaignResults(campaign.mdl, state), failed_evaluations: failed, iterations } };
+  const distance = referenceDistance(campaign.mdl, state);
+  return {
+    mdl: campaign.mdl,
+    results: { ...campaignResults(campaign.mdl, state), failed_evaluations: failed, iterations, ...(distance ? { reference_distance: distance } : {}) },
+  };
 }
 
 export function resultsAsCsv(mdl: Mdl, results: CampaignResults, paretoOnly: boolean): string {
