@@ -7,6 +7,7 @@ const SUITES: Record<string, () => Promise<{ suite: BenchSuite; more?: BenchSuit
   cmaes: () => import('./cmaes.js'),
   gp: () => import('./gp.js'),
   campaign: () => import('./campaign.js'),
+  'campaign-reach': () => import('./campaign-reach.js'),
   service: () => import('./service.js'),
   datasets: () => import('./datasets.js'),
   web: () => import('./web.js'),

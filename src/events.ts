@@ -1,3 +1,4 @@
+import type { ReferenceDistance } from './engine/campaign/reference-distance.js';
 import type { ResultRow } from './engine/campaign/result-row.js';
 import type { ErrorBody } from './errors.js';
 
@@ -23,6 +24,11 @@ export interface ProgressFigures {
   best_objectives: Record<string, number>;
   /** evaluations that succeeded and meet every outcome constraint (absent in progress saved before outcome constraints) */
   feasible_evaluations?: number;
+  /**
+   * while no feasible evaluation is inside the reference box (hypervolume 0): the evaluation
+   * closest to it and how far it misses each objective's reference; absent otherwise
+   */
+  reference_distance?: ReferenceDistance;
 }
 
 /**
@@ -40,6 +46,8 @@ export interface IterationSummary {
   /** noisy campaigns: `hypervolume` is the model front's predicted one, this the raw measurements' */
   measured_hypervolume?: number;
   noisy?: boolean;
+  /** as in the progress: present only while no feasible evaluation is inside the reference box */
+  reference_distance?: ReferenceDistance;
   /**
    * absent when they would not fit in one event, and in a noisy campaign (every row's prediction
    * moves with each iteration): the page re-reads the results then

@@ -226,6 +226,16 @@ export const campaignDetailSchema = campaignListItemSchema.extend({
     .nullable()
     .describe('why the engine ended the campaign (budget spent, stagnation, repeated failures), in a sentence; null otherwise'),
 });
+const referenceDistanceSchema = z
+  .object({
+    evaluation_id: z
+      .string()
+      .describe("the feasible evaluation closest to the reference box (smallest worst gap in units of each objective's observed spread)"),
+    distance: z
+      .record(z.string(), z.number())
+      .describe("objective name → how far that evaluation misses the objective's reference value, in its units (0 where met)"),
+  })
+  .describe('present only while no feasible evaluation is inside the reference box, i.e. while the hypervolume is 0');
 const progressSchema = z.object({ iteration: z.int(), total_iterations: z.int(), evaluations_completed: z.int(), budget: z.int() });
 export const jobListItemSchema = z.object({
   id: z.string(),
@@ -248,6 +258,7 @@ export const jobDetailSchema = jobListItemSchema.extend({
     hypervolume: z.number(),
     best_objectives: z.record(z.string(), z.number()).describe('best value of each objective among the feasible evaluations'),
     feasible_evaluations: z.int().optional().describe('evaluations that succeeded and meet every outcome constraint'),
+    reference_distance: referenceDistanceSchema.optional(),
   }),
   timing: z.object({ elapsed_seconds: z.number(), avg_iteration_seconds: z.number(), estimated_remaining_seconds: z.number() }),
 });
@@ -297,6 +308,7 @@ export const resultsSchema = z.object({
   noise_reason: z.string().nullable().optional().describe('why the campaign counts as noisy; null when it does not'),
   convergence_history: z.array(z.number()).optional(),
   reference_point: z.record(z.string(), z.number()).nullable().optional(),
+  reference_distance: referenceDistanceSchema.optional(),
   strategy: z
     .object({ name: z.string(), reason: z.string() })
     .nullable()

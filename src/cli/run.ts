@@ -4,6 +4,7 @@ import { randomInt } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import cliProgress from 'cli-progress';
+import { describeReferenceDistance, referenceDistance } from '../engine/campaign/reference-distance.js';
 import { type campaignResults } from '../engine/campaign/results.js';
 import { completedEvaluations, initialState } from '../engine/campaign/state.js';
 import { diagnoseCampaign } from '../engine/diagnostics/report.js';
@@ -141,7 +142,7 @@ export async function runCampaignFile(file: string | undefined, opts: RunOptions
   const receipts = [...(start.receipts ?? [])];
   const save = (state: CampaignState) => saveRun(out, { ...start, state, receipts }, { tensor_backend: backend });
   save(start.state);
-  const progress = new Progress(io, mdl.optimizer.budget);
+  const progress = new Progress(io, mdl);
   // with two cores or more, a step's GP fits (per objective, per trust region) run side by side
   const pool = threads > 1 ? new EnginePool({ threads, backend }) : undefined;
   let state: CampaignState;
@@ -153,7 +154,7 @@ export async function runCampaignFile(file: string | undefined, opts: RunOptions
       environment: { engine_version: packageVersion(), tensor_backend: backend },
       onIteration: (r, s) => {
         if (s.receipt?.iteration === r.iteration) receipts.push(s.receipt);
-        progress.update(r);
+        progress.update(r, s);
         save(s);
       },
       onBatchFailure: (iteration, error) => io.err(`kiln: the whole batch of iteration ${iteration} failed, its candidates count as failed: ${error.message}`),
@@ -243,25 +244,27 @@ class Progress {
 
   constructor(
     private readonly io: CliIo,
-    private readonly budget: number,
+    private readonly mdl: Mdl,
   ) {
     if (io.isTTY) {
       this.bar = new cliProgress.SingleBar(
         { format: 'iteration {iteration} |{bar}| {value}/{total} evaluations | hypervolume {hv}', hideCursor: true },
         cliProgress.Presets.shades_classic,
       );
-      this.bar.start(budget, 0, { iteration: 0, hv: '-' });
+      this.bar.start(mdl.optimizer.budget, 0, { iteration: 0, hv: '-' });
     }
   }
 
-  update(r: IterationReport): void {
-    const hv = formatNumber(r.hypervolume);
+  /** While the hypervolume is 0, the line also says how far the closest point is from the reference box. */
+  update(r: IterationReport, state: CampaignState): void {
+    const distance = referenceDistance(this.mdl, state);
+    const hv = formatNumber(r.hypervolume) + (distance ? ` (${describeReferenceDistance(distance)})` : '');
     if (this.bar) {
       this.bar.update(r.evaluationsCompleted, { iteration: r.iteration, hv });
       return;
     }
     this.io.out(
-      `iteration ${r.iteration}: ${r.evaluationsCompleted}/${this.budget} evaluations, hypervolume ${hv}, ` +
+      `iteration ${r.iteration}: ${r.evaluationsCompleted}/${this.mdl.optimizer.budget} evaluations, hypervolume ${hv}, ` +
         `pareto ${r.paretoSize}, ${r.strategy}, propose ${r.proposeSeconds.toFixed(2)} s` +
         (r.failed > 0 ? `, ${r.failed} failed` : '') +
         (r.infeasible > 0 ? `, ${r.infeasible} infeasible` : ''),

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { describeReferenceDistance } from '../engine/campaign/reference-distance.js';
 import { bestObjectives } from '../engine/campaign/results.js';
 import { budgetUsed, completedEvaluations, evaluationRecord, tell } from '../engine/campaign/state.js';
 import type { CampaignState, EvaluationResult, IterationSummary, Proposal } from '../engine/campaign/types.js';
@@ -295,11 +296,12 @@ async function storeIteration(
     const iteration = iterationSummary(mdl, state, timing.fresh.length, progress);
     await publishEvent(trx, kilnEvent('job.progress', job, { ...progress, current_phase: updated.phase, timing: timingOf(updated), summary: iteration }));
     const failures = (summary.failed > 0 ? `, ${summary.failed} failed` : '') + (summary.infeasible > 0 ? `, ${summary.infeasible} infeasible` : '');
+    const reach = progress.reference_distance ? ` (${describeReferenceDistance(progress.reference_distance)})` : '';
     await logJob(
       trx,
       job,
       'info',
-      `Iteration ${summary.iteration} (${timing.strategy}): ${summary.evaluated} evaluated${failures}; hypervolume ${fmt(summary.hypervolume)}, Pareto set ${summary.paretoSize}; propose ${timing.proposeSeconds.toFixed(2)} s, evaluate ${timing.evaluateSeconds.toFixed(2)} s.`,
+      `Iteration ${summary.iteration} (${timing.strategy}): ${summary.evaluated} evaluated${failures}; hypervolume ${fmt(summary.hypervolume)}${reach}, Pareto set ${summary.paretoSize}; propose ${timing.proposeSeconds.toFixed(2)} s, evaluate ${timing.evaluateSeconds.toFixed(2)} s.`,
     );
     for (const failed of timing.fresh.filter((e) => e.error)) {
       await logJob(trx, job, 'warning', `Evaluation ${failed.id} failed: ${failed.error}`);

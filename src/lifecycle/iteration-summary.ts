@@ -19,7 +19,7 @@ export function iterationSummary(
   mdl: Mdl,
   state: CampaignState,
   freshCount: number,
-  progress: { evaluations_completed: number; best_objectives: Record<string, number> },
+  progress: { evaluations_completed: number; best_objectives: Record<string, number>; reference_distance?: IterationSummary['reference_distance'] },
 ): IterationSummary {
   const after = campaignResults(mdl, state);
   const fresh = state.evaluations.slice(state.evaluations.length - freshCount);
@@ -32,6 +32,7 @@ export function iterationSummary(
     evaluations_completed: progress.evaluations_completed,
     best_objectives: progress.best_objectives,
     ...(after.noisy ? { noisy: true, measured_hypervolume: after.measured_hypervolume } : {}),
+    ...(progress.reference_distance ? { reference_distance: progress.reference_distance } : {}),
   };
   // a noisy campaign's predictions move for every row with each iteration: the page re-reads
   if (after.noisy) return figures;

@@ -1,13 +1,15 @@
 import { isFeasible } from '../engine/campaign/feasibility.js';
 import { plannedIterations } from '../engine/campaign/progress.js';
+import { referenceDistance } from '../engine/campaign/reference-distance.js';
 import { completedEvaluations } from '../engine/campaign/state.js';
 import type { CampaignState } from '../engine/campaign/types.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import type { JobProgress, JobRow } from '../store/jobs.js';
 
-/** Progress of a job (iteration, evaluations, budget, phase, hypervolume, best objectives), from its campaign state. */
+/** Progress of a job (iteration, evaluations, budget, phase, hypervolume, best objectives, distance to the reference box while it is 0), from its campaign state. */
 export function progressOf(mdl: Mdl, state: CampaignState, best: Record<string, number>): JobProgress {
   const completed = completedEvaluations(state);
+  const distance = referenceDistance(mdl, state);
   return {
     iteration: state.iteration,
     total_iterations: plannedIterations(mdl, state),
@@ -16,6 +18,7 @@ export function progressOf(mdl: Mdl, state: CampaignState, best: Record<string, 
     hypervolume: state.convergenceHistory.at(-1) ?? 0,
     best_objectives: best,
     feasible_evaluations: completed.filter((e) => isFeasible(mdl, e)).length,
+    ...(distance ? { reference_distance: distance } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { referenceDistance, type ReferenceDistance } from '../engine/campaign/reference-distance.js';
 import { campaignResults, type CampaignResults } from '../engine/campaign/results.js';
 import { iterationReceipts, type IterationReceipt } from '../engine/campaign/receipt.js';
 import { resultsCsv } from '../engine/campaign/results-csv.js';
@@ -295,7 +296,11 @@ export interface FailedEvaluation {
   external_id?: string;
 }
 
-export type ServiceResults = CampaignResults & { failed_evaluations: FailedEvaluation[]; iterations: IterationReceipt[] };
+export type ServiceResults = CampaignResults & {
+  failed_evaluations: FailedEvaluation[];
+  iterations: IterationReceipt[];
+  reference_distance?: ReferenceDistance;
+};
 
 export async function resultsOf(db: Db, principal: Principal, id: string): Promise<{ mdl: Mdl; results: ServiceResults }> {
   const campaign = await getCampaign(db, principal, id);
@@ -312,7 +317,11 @@ export async function resultsOf(db: Db, principal: Principal, id: string): Promi
       ...(e.externalId !== undefined ? { external_id: e.externalId } : {}),
     }));
   const iterations = iterationReceipts(state, (iteration) => receipts.get(iteration));
-  return { mdl: campaign.mdl, results: { ...campaignResults(campaign.mdl, state), failed_evaluations: failed, iterations } };
+  const distance = referenceDistance(campaign.mdl, state);
+  return {
+    mdl: campaign.mdl,
+    results: { ...campaignResults(campaign.mdl, state), failed_evaluations: failed, iterations, ...(distance ? { reference_distance: distance } : {}) },
+  };
 }
 
 export function resultsAsCsv(mdl: Mdl, results: CampaignResults, paretoOnly: boolean): string {

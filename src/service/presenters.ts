@@ -70,6 +70,7 @@ export function jobDetail(j: JobRow, now = new Date()) {
       hypervolume: j.progress.hypervolume ?? 0,
       best_objectives: j.progress.best_objectives ?? {},
       ...(j.progress.feasible_evaluations !== undefined ? { feasible_evaluations: j.progress.feasible_evaluations } : {}),
+      ...(j.progress.reference_distance ? { reference_distance: j.progress.reference_distance } : {}),
     },
     timing: timingOf(j, now),
   };

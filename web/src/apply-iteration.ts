@@ -19,10 +19,13 @@ export function applyIteration(campaign: Campaign, results: Results, summary: It
     ...summary.evaluations.filter((r) => !rows.has(r.id)),
   ];
   const failedHeld = new Set((results.failed_evaluations ?? []).map((f) => f.id));
+  // present only while the hypervolume is 0: an iteration without it has entered the box
+  const { reference_distance: _before, ...rest } = results;
   return {
     campaign: figures,
     results: {
-      ...results,
+      ...rest,
+      ...(summary.reference_distance ? { reference_distance: summary.reference_distance } : {}),
       evaluations,
       pareto_front: evaluations.filter((r) => r.is_pareto),
       hypervolume: summary.hypervolume,

@@ -6,7 +6,7 @@ import { NoisyFront } from './noisy-front.js';
 import { deleteCampaign } from './campaigns.js';
 import { CampaignPlots } from './campaign-plots.js';
 import { EvaluationTable, type Column } from './evaluations.js';
-import { hypervolumeOf, withUnit } from './format.js';
+import { hypervolumeOf, referenceDistanceText, withUnit } from './format.js';
 import { ModelReportPanel } from './model-report.js';
 
 /**
@@ -161,6 +161,9 @@ export function CampaignDetail({ id }: { id: string }) {
           </span>
         )}
       </p>
+      {results.reference_distance && (
+        <p data-testid="reference-distance">{referenceDistanceText(results.reference_distance, Object.fromEntries(objectives.map((o) => [o.name, o.unit])))}</p>
+      )}
       {campaign.stop_message && <p data-testid="stop-message">{campaign.stop_message}</p>}
       <progress max={1} value={share} aria-label="Evaluations done of the budget">
         {Math.round(share * 100)} %

@@ -30,3 +30,13 @@ export function labelOf(name: string, unit?: string): string {
 export function hypervolumeOf(c: { hypervolume: number; current_iteration: number; evaluations_completed: number }): string {
   return c.current_iteration === 0 && c.evaluations_completed === 0 ? '—' : formatNumber(c.hypervolume);
 }
+
+/**
+ * While no feasible point is inside the reference box the hypervolume stays 0; this says how far
+ * the closest point still is, per objective (the API's `reference_distance`), e.g. "closest:
+ * eval_7 misses capacity by 12 mAh/g, cost by 0 USD/kg".
+ */
+export function referenceDistanceText(d: { evaluation_id: string; distance: Record<string, number> }, units: Record<string, string | undefined> = {}): string {
+  const gaps = Object.entries(d.distance).map(([name, gap]) => `${name} by ${withUnit(gap, units[name])}`);
+  return `Reference point not reached yet: the closest evaluation, ${d.evaluation_id}, misses ${gaps.join(', ')}.`;
+}

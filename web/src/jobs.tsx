@@ -3,6 +3,7 @@ import { api, explain, subscribe } from './api.js';
 import type { Job as JobDetail, JobListItem, LogEntry } from './contract.js';
 import { useCampaignNames } from './campaign-names.js';
 import { Pager } from './pager.js';
+import { referenceDistanceText } from './format.js';
 
 /** A job as the list shows it, or with its detail members on its own page (GET /v1/jobs/{id}). */
 type Job = JobListItem & Partial<Pick<JobDetail, 'timing'>> & { progress: Partial<JobDetail['progress']> };
@@ -208,6 +209,7 @@ export function JobDetail({ id }: { id: string }) {
         </p>
       )}
       {job.progress.budget > 0 && <progress max={job.progress.budget} value={job.progress.evaluations_completed} aria-label="Evaluations done of the budget" />}
+      {job.progress.reference_distance && <p data-testid="reference-distance">{referenceDistanceText(job.progress.reference_distance)}</p>}
       <h2>Log</h2>
       <p class="row">
         <label for="level">Level</label>

@@ -7,6 +7,7 @@ import { MonteCarloEhvi } from './mc-ehvi.js';
 import { maximizeAcquisition } from './optimize.js';
 import { ParegoAcquisition } from './parego.js';
 import type { Posterior } from './posterior.js';
+import { achievement, objectiveSpreads, pointsInside, reachPicks, ReachAcquisition } from './reach.js';
 import type { AcquisitionFunction } from './types.js';
 
 export type AcquisitionChoice = 'auto' | 'ehvi' | 'parego';
@@ -68,6 +69,11 @@ const MC_SAMPLES = 128;
  * there, which shrinks the variance around it, and that believed outcome joins the Pareto front,
  * so the next pick goes elsewhere. Pending points from earlier batches are treated the same way
  * before the first pick, which is how the loop accounts for evaluations still in flight.
+ *
+ * Before the front reaches the reference box, the later picks of the batch (all of them while no
+ * feasible point is inside, ⌊q/2⌋ while 1 to m are: reach.ts, `reachPicks`) maximize the reach
+ * criterion instead, the expected improvement of the achievement scalarization to the reference
+ * point, so the batch heads for the box where hypervolume improvement is flat.
  */
 export function proposeBatch(request: BatchRequest): BatchProposal {
   const { space, m, random } = request;
@@ -77,7 +83,12 @@ export function proposeBatch(request: BatchRequest): BatchProposal {
   const front = baselineFront(request);
   const avoid: Float64Array[] = [];
   for (let i = 0; i < request.n; i++) avoid.push(request.X.subarray(i * d, (i + 1) * d));
+  const inside = pointsInside(Float64Array.from(front.flat()), front.length, m, request.ref);
+  const reach = reachPicks(request.q, inside, m);
+  const scale = objectiveSpreads(request.Y, request.n, m, request.ref);
   const starts = paretoStarts(request, random);
+  const closest = reach > 0 ? closestInput(request, scale) : null;
+  const box = closest ? reachBox(closest) : null;
 
   const believe = (x: Float64Array): void => {
     const { mean } = surrogate.predict(x, 1);
@@ -94,12 +105,21 @@ export function proposeBatch(request: BatchRequest): BatchProposal {
   const points: Float64Array[] = [];
   try {
     for (let k = 0; k < request.q; k++) {
-      const objective = front.length > 0 || c === 0 ? buildAcquisition(kind, front, m, request.ref, random) : null;
+      const byReach = k >= request.q - reach;
+      const objective =
+        front.length === 0 && c > 0
+          ? null
+          : byReach
+            ? new ReachAcquisition(Float64Array.from(front.flat()), front.length, m, request.ref, scale)
+            : buildAcquisition(kind, front, m, request.ref, random);
       const acquisition = c > 0 ? new ConstrainedAcquisition(objective, m, c) : objective!;
+      // while nothing is inside, one reach pick in four searches the whole space; the others (and all once inside) the box
+      const local = byReach && box !== null && (inside > 0 || (k + request.n) % 4 !== 0);
+      const search = local ? { starts: [closest!, ...points].filter((x) => inBox(x, box)), box } : { starts: [...starts, ...points] };
       const optimum = maximizeAcquisition(surrogate, acquisition, space, {
         random,
-        starts: [...starts, ...points],
         avoid,
+        ...search,
         ...(c > 0 ? CONSTRAINED_SEARCH : {}),
       });
       const x = optimum?.x ?? fallbackPoint(space, avoid, random);
@@ -109,7 +129,8 @@ export function proposeBatch(request: BatchRequest): BatchProposal {
   } finally {
     surrogate.dispose();
   }
-  const label = kind === 'ehvi' && m > 2 ? 'mc-ehvi' : kind;
+  const frontLabel = kind === 'ehvi' && m > 2 ? 'mc-ehvi' : kind;
+  const label = reach === request.q ? 'reach' : reach > 0 ? `${frontLabel} + reach` : frontLabel;
   return { points, acquisition: c > 0 ? `constrained ${label}` : label };
 }
 
@@ -148,6 +169,44 @@ function paretoStarts(request: BatchRequest, random: Random): Float64Array[] {
   const idx = Array.from(paretoIndices(Y, rows.length, request.m), (k) => rows[k]);
   random.shuffle(idx);
   return idx.slice(0, 5).map((i) => request.X.slice(i * d, (i + 1) * d));
+}
+
+/**
+ * Half the side of the box around the closest point where every other reach pick is searched.
+ * With few data the posterior is widest at the corners of the unit cube, and expected improvement
+ * spends whole batches there (boundary over-exploration); a box around the closest point, like a
+ * trust region's, keeps half the picks where the model has data to extrapolate from, while the
+ * other half search the whole space, so a closest point in a basin that does not lead into the
+ * box cannot hold the campaign.
+ */
+const REACH_HALF_WIDTH = 0.2;
+
+function reachBox(center: Float64Array): { lower: Float64Array; upper: Float64Array } {
+  return {
+    lower: center.map((v) => Math.max(0, v - REACH_HALF_WIDTH)),
+    upper: center.map((v) => Math.min(1, v + REACH_HALF_WIDTH)),
+  };
+}
+
+function inBox(x: Float64Array, box: { lower: Float64Array; upper: Float64Array }): boolean {
+  return x.every((v, j) => v >= box.lower[j] && v <= box.upper[j]);
+}
+
+/** The feasible observed input whose objectives lie closest to the reference box (lowest achievement scalarization). */
+function closestInput(request: BatchRequest, scale: Float64Array): Float64Array | null {
+  const { m, n } = request;
+  const d = request.space.dimension;
+  let best = -1;
+  let bestValue = Infinity;
+  for (let i = 0; i < n; i++) {
+    if (request.feasible && !request.feasible[i]) continue;
+    const value = achievement(request.Y, i * m, request.ref, scale);
+    if (value < bestValue) {
+      bestValue = value;
+      best = i;
+    }
+  }
+  return best < 0 ? null : request.X.slice(best * d, (best + 1) * d);
 }
 
 /**

@@ -16,6 +16,8 @@ export interface AcquisitionOptimizerOptions {
   restarts?: number;
   /** generations per instance */
   generations?: number;
+  /** a box of the unit cube to search instead of all of it (raw samples and CMA-ES bounds) */
+  box?: { lower: Float64Array; upper: Float64Array };
 }
 
 export interface AcquisitionOptimum {
@@ -74,7 +76,9 @@ export function maximizeAcquisition(
 
   const rawCount = options.rawSamples ?? Math.max(256, 32 * d);
   const candidates = new Float64Array((rawCount + options.starts.length) * d);
-  for (let k = 0; k < rawCount * d; k++) candidates[k] = random.uniform();
+  const lower = options.box?.lower ?? new Float64Array(d);
+  const upper = options.box?.upper ?? new Float64Array(d).fill(1);
+  for (let k = 0; k < rawCount * d; k++) candidates[k] = lower[k % d] + (upper[k % d] - lower[k % d]) * random.uniform();
   options.starts.forEach((s, i) => candidates.set(s, (rawCount + i) * d));
   const total = rawCount + options.starts.length;
   const rawFitness = score(candidates, total);
@@ -85,9 +89,9 @@ export function maximizeAcquisition(
     (i) =>
       new CmaEs({
         mean: candidates.subarray(i * d, (i + 1) * d),
-        sigma: 0.2,
-        lower: new Float64Array(d),
-        upper: new Float64Array(d).fill(1),
+        sigma: 0.2 * Math.min(1, Math.max(...upper.map((u, j) => u - lower[j]))),
+        lower,
+        upper,
         seed: random.seed(),
       }),
   );

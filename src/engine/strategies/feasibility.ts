@@ -1,4 +1,4 @@
-import { objectiveSpreads } from './trust-region/centers.js';
+import { objectiveSpreads } from '../acquisition/reach.js';
 import type { Observations } from './types.js';
 
 /**

@@ -1,3 +1,4 @@
+import { achievement, objectiveSpreads } from '../../acquisition/reach.js';
 import { hypervolume, hypervolumeImprovements } from '../../hypervolume.js';
 import { paretoIndices } from '../../pareto.js';
 import { nondominatedRanks } from '../nsga2/sorting.js';
@@ -43,32 +44,11 @@ export function exclusiveContributions(Y: Float64Array, n: number, m: number, re
 
 /**
  * How far each row lies outside the reference box: max over objectives of (y − ref) in units of
- * that objective's observed spread (≤ 0 inside). Y: `n x m`.
+ * that objective's observed spread (≤ 0 inside; acquisition/reach.ts's achievement scalarization). Y: `n x m`.
  */
 export function outsideDistances(Y: Float64Array, n: number, m: number, ref: readonly number[]): Float64Array {
   const spread = objectiveSpreads(Y, n, m, ref);
-  const out = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    let worst = -Infinity;
-    for (let j = 0; j < m; j++) worst = Math.max(worst, (Y[i * m + j] - ref[j]) / spread[j]);
-    out[i] = worst;
-  }
-  return out;
-}
-
-/** Per objective: the span from the best observed value to the worse of the reference and the worst observed. */
-export function objectiveSpreads(Y: Float64Array, n: number, m: number, ref: readonly number[]): Float64Array {
-  const spread = new Float64Array(m);
-  for (let j = 0; j < m; j++) {
-    let lo = Infinity;
-    let hi = ref[j];
-    for (let i = 0; i < n; i++) {
-      lo = Math.min(lo, Y[i * m + j]);
-      hi = Math.max(hi, Y[i * m + j]);
-    }
-    spread[j] = hi - lo > 0 ? hi - lo : 1;
-  }
-  return spread;
+  return Float64Array.from({ length: n }, (_, i) => achievement(Y, i * m, ref, spread));
 }
 
 /** Hypervolume of the rows `members` of `Y` (`n x m`). */

@@ -1,7 +1,7 @@
 import { hypervolumeImprovements } from '../../hypervolume.js';
 import { paretoIndices } from '../../pareto.js';
 import type { Random } from '../../random.js';
-import { objectiveSpreads } from './centers.js';
+import { achievement, objectiveSpreads } from '../../acquisition/reach.js';
 
 /** One region's candidates with a Thompson draw of every objective at each. */
 export interface CandidatePool {
@@ -22,9 +22,13 @@ export interface CandidatePool {
  * (the improvement of a point only shrinks as the front grows, so stale values are upper bounds
  * and a pick is certain once its fresh value beats the next bound: lazy greedy).
  *
- * When fewer than q candidates promise any improvement (early on, before anything reaches the
- * reference point), the rest go round the regions, each taking its candidate best under a
- * random Chebyshev scalarization of the normalized draws, so every region keeps being tried.
+ * The last `reach` picks (acquisition/reach.ts, `reachPicks`: all of them while no observed
+ * point is inside the reference box, half while 1 to m are) go round the regions instead, each
+ * taking its candidate whose draw lies closest to the box, or deepest inside it, by the
+ * achievement scalarization to the reference point: Thompson sampling of the reach criterion.
+ * When fewer than q − reach candidates promise any improvement, the reach picks fill the batch,
+ * or without them the rest go round the regions, each taking its candidate best under a random
+ * Chebyshev scalarization of the normalized draws, so every region keeps being tried.
  *
  * Y: `n x m` observed minimization-space objectives. Returns the picks' pool and row.
  */
@@ -36,6 +40,7 @@ export function selectBatch(
   ref: readonly number[],
   q: number,
   random: Random,
+  reach = 0,
 ): { pool: number; row: number }[] {
   const front: number[] = [];
   for (const i of paretoIndices(Y, n, m)) for (let j = 0; j < m; j++) front.push(Y[i * m + j]);
@@ -48,7 +53,7 @@ export function selectBatch(
 
   const picks: { pool: number; row: number }[] = [];
   const chosen = new Set<string>();
-  while (picks.length < q && entries.length > 0) {
+  while (picks.length < q - reach && entries.length > 0) {
     const top = entries[0];
     const s = pools[top.pool].S.subarray(top.row * m, (top.row + 1) * m);
     const fresh = hypervolumeImprovements(Float64Array.from(front), front.length / m, m, ref, s, 1)[0];
@@ -67,7 +72,8 @@ export function selectBatch(
     chosen.add(`${top.pool}:${top.row}`);
     for (let j = 0; j < m; j++) front.push(s[j]);
   }
-  if (picks.length < q) fillByScalarization(pools, Y, n, m, ref, q, random, picks, chosen);
+  if (picks.length < q && reach > 0) fillByReach(pools, Y, n, m, ref, q, picks, chosen);
+  else if (picks.length < q) fillByScalarization(pools, Y, n, m, ref, q, random, picks, chosen);
   return picks;
 }
 
@@ -80,6 +86,38 @@ function insertSorted(entries: { bound: number }[], entry: { bound: number }): v
     else hi = mid;
   }
   entries.splice(lo, 0, entry);
+}
+
+/** The remaining picks round the regions, each the candidate whose draw has the lowest achievement scalarization to the reference point. */
+function fillByReach(
+  pools: readonly CandidatePool[],
+  Y: Float64Array,
+  n: number,
+  m: number,
+  ref: readonly number[],
+  q: number,
+  picks: { pool: number; row: number }[],
+  chosen: Set<string>,
+): void {
+  const spread = objectiveSpreads(Y, n, m, ref);
+  const scores = pools.map((pool) => Float64Array.from({ length: pool.count }, (_, row) => achievement(pool.S, row * m, ref, spread)));
+  const order = pools.map((_, k) => k).filter((k) => pools[k].count > 0);
+  // the region whose draws come closest to the box takes the first pick
+  order.sort((a, b) => Math.min(...scores[a]) - Math.min(...scores[b]));
+  for (let turn = 0; picks.length < q && order.length > 0; turn++) {
+    const k = order[turn % order.length];
+    let best = -1;
+    for (let row = 0; row < pools[k].count; row++) {
+      if (!chosen.has(`${k}:${row}`) && (best < 0 || scores[k][row] < scores[k][best])) best = row;
+    }
+    if (best < 0) {
+      order.splice(turn % order.length, 1);
+      turn--;
+      continue;
+    }
+    picks.push({ pool: k, row: best });
+    chosen.add(`${k}:${best}`);
+  }
 }
 
 /** The remaining picks round the regions, each by a random Chebyshev scalarization of its draws. */

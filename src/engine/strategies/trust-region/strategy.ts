@@ -1,3 +1,4 @@
+import { pointsInside, reachPicks } from '../../acquisition/reach.js';
 import { posteriorPath } from '../../gp/pathwise.js';
 import { deserializeHyperparameters, serializeHyperparameters, type GpHyperparameters } from '../../gp/priors.js';
 import { standardization } from '../../gp/surrogate.js';
@@ -102,9 +103,11 @@ export const trustRegionStrategy: Strategy = {
     const utopia = utopiaPoint([o.Y.subarray(0, o.n * m), ...pools.map((p) => p.S)], m, penalty.spread);
     const steps = takesModelSteps(q, regions.length) ? stepsOf(regions, memory, utopia, context, penalty) : [];
     const thompson = q - steps.length;
-    const first = selectBatch(pools, penalty.Y, o.n, m, o.ref!, thompson, random);
+    // before enough observed points are inside the reference box, the later picks head for it
+    const reach = reachPicks(thompson, pointsInside(penalty.Y, o.n, m, o.ref!), m);
+    const first = selectBatch(pools, penalty.Y, o.n, m, o.ref!, thompson, random, reach);
     const refined = refinePicks(pools, first, draws, utopia, context, penalty);
-    const picks = selectBatch(refined, penalty.Y, o.n, m, o.ref!, thompson, random);
+    const picks = selectBatch(refined, penalty.Y, o.n, m, o.ref!, thompson, random, reach);
     const points = [...steps.map((s) => s.point), ...picks.map(({ pool, row }) => refined[pool].X.slice(row * d, (row + 1) * d))];
     memory.lastBatch = {
       ids: context.proposalIds.slice(0, points.length),
@@ -112,7 +115,8 @@ export const trustRegionStrategy: Strategy = {
       steps: [...steps.map((s) => s.factor), ...picks.map(() => 0)],
     };
     // Thompson draws ranked by hypervolume improvement, with sampled infeasibility folded in when constrained.
-    const acquisition = c > 0 ? 'constrained thompson-hvi' : 'thompson-hvi';
+    const ranking = reach === thompson ? 'thompson-reach' : reach > 0 ? 'thompson-hvi + reach' : 'thompson-hvi';
+    const acquisition = c > 0 ? `constrained ${ranking}` : ranking;
     return { points, label: 'trust-region', acquisition, memory, hyperparameters: fitted.slice(0, m) };
   },
 };
