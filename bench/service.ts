@@ -9,6 +9,7 @@ import { runLocalCampaign, type IterationReport } from '../src/jobs/local-runner
 import { startKiln, type KilnRuntime } from '../src/runtime.js';
 import { median, type BenchReport, type BenchSuite } from './common.js';
 import { startBenchKiln } from './embedded-kiln.js';
+import { mdlLoad } from './mdl-load.js';
 import { messageText } from '../src/api/ws-text.js';
 
 /**
@@ -523,3 +524,6 @@ export const suite: BenchSuite = {
     }
   },
 };
+
+/** Parts after the service table, each also runnable alone by its name. */
+export const more: BenchSuite[] = [mdlLoad];
