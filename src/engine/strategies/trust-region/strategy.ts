@@ -10,6 +10,7 @@ import { regionSettings, updateRegions, type RegionMemory, type TrustRegionMemor
 import { selectBatch, type CandidatePool } from './selection.js';
 import { separableQuadratic } from './quadratic.js';
 import { adaptReach, modelSteps, takesModelSteps } from './steps.js';
+import { constantPath, modelledOutputs } from './constraint-models.js';
 
 /**
  * Trust regions with local models for high dimensions and large budgets (TuRBO, Eriksson et al.
@@ -52,7 +53,7 @@ export const trustRegionStrategy: Strategy = {
     regions.forEach((data, r) => {
       const previous = memory.regions[r].hyperparameters;
       const warm = previous?.length === w ? previous : null;
-      for (let o = 0; o < w; o++) {
+      for (const o of modelledOutputs(data.Y, data.rows.length, m, c)) {
         const { y, std } = standardizedOutput(data.Y, data.rows.length, w, o);
         // a declared measurement sd is held fixed, in the standardized column's units
         const declared = o < m ? context.mdl.objectives[o].noise : undefined;
@@ -79,19 +80,29 @@ export const trustRegionStrategy: Strategy = {
     const w = m + c;
     const perRegion = Math.ceil(Math.min(CANDIDATES_MAX, Math.max(CANDIDATES_MIN, 100 * d)) / regions.length);
     const draws: RegionDraw[] = [];
+    let offset = 0;
     const pools: CandidatePool[] = regions.map((data, r) => {
-      const models = fitted.slice(r * w, (r + 1) * w);
+      // plan fitted the same outputs: the regions and their local data are the same in both
+      const outputs = modelledOutputs(data.Y, data.rows.length, m, c);
+      const models: (GpHyperparameters | null)[] = Array.from({ length: w }, () => null);
+      outputs.forEach((k, i) => (models[k] = fitted[offset + i]));
+      offset += outputs.length;
+      const previous = data.region.hyperparameters;
       const region: RegionMemory = {
         ...data.region,
-        weights: boxWeights(models.slice(0, m), d),
-        hyperparameters: models.map(serializeHyperparameters),
+        weights: boxWeights(models.slice(0, m) as GpHyperparameters[], d),
+        // a skipped constraint keeps its last fit, or the first objective's, as the warm start of its next fit
+        hyperparameters: models.map((model, k) =>
+          serializeHyperparameters(model ?? (previous?.length === w ? deserializeHyperparameters(previous[k]) : models[0]!)),
+        ),
       };
       memory.regions[r] = region;
       const center = o.X.slice(data.centerRow * d, (data.centerRow + 1) * d);
       const draw: RegionDraw = { paths: [], mean: [], std: [], ...regionBox(space, center, region) };
       for (let k = 0; k < w; k++) {
         const { y, mean, std } = standardizedOutput(data.Y, data.rows.length, w, k);
-        draw.paths.push(posteriorPath(data.X, y, data.rows.length, d, models[k], random));
+        const model = models[k];
+        draw.paths.push(model ? posteriorPath(data.X, y, data.rows.length, d, model, random) : constantPath(Math.min(...y)));
         draw.mean.push(mean);
         draw.std.push(std);
       }

@@ -1,0 +1,86 @@
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { initialState, tell } from '../src/engine/campaign/state.js';
+import { step } from '../src/engine/campaign/step.js';
+import type { CampaignState } from '../src/engine/campaign/types.js';
+import { mdlSchema, type Mdl } from '../src/engine/mdl/schema.js';
+import { testProblem } from '../src/engine/problems/registry.js';
+import { constantPath, modelledOutputs } from '../src/engine/strategies/trust-region/constraint-models.js';
+import { initTensorBackend } from '../src/engine/tensor/backend.js';
+
+await initTensorBackend('wasm');
+
+test('a region models every objective and only the constraints some local point violates or nearly does', () => {
+  // 4 local rows x (2 objectives + 3 slacks): slack 0 is met with room (lowest 2, spread 1),
+  // slack 1 is violated once, slack 2 is met but its lowest (0.1) is below a quarter of its spread (1)
+  const Y = Float64Array.from(
+    [
+      [0.1, 0.9, 2.0, 0.5, 0.1],
+      [0.4, 0.6, 2.5, -0.2, 0.6],
+      [0.7, 0.3, 3.0, 0.4, 1.1],
+      [0.9, 0.1, 2.2, 0.3, 0.5],
+    ].flat(),
+  );
+  assert.deepEqual(modelledOutputs(Y, 4, 2, 3), [0, 1, 3, 4]);
+  // with the third slack's lowest at 0.3 (spread 0.8, a quarter 0.2) it is skipped too
+  Y[4] = 0.3;
+  assert.deepEqual(modelledOutputs(Y, 4, 2, 3), [0, 1, 3]);
+});
+
+test('a skipped constraint draws a constant with zero gradient', () => {
+  const path = constantPath(-0.75);
+  assert.deepEqual([...path.at(new Float64Array(6), 3)], [-0.75, -0.75, -0.75]);
+  const gradient = Float64Array.of(1, 2);
+  assert.equal(path.withGradient(Float64Array.of(0.2, 0.4), gradient), -0.75);
+  assert.deepEqual([...gradient], [0, 0]);
+});
+
+function trustRegionMdl(outcomeConstraints: { expression: string }[]): Mdl {
+  return mdlSchema.parse({
+    name: 'skipped constraint',
+    parameters: Array.from({ length: 6 }, (_, i) => ({ name: `x${i + 1}`, type: 'continuous', bounds: [0, 1] })),
+    objectives: [
+      { name: 'f1', direction: 'minimize', reference: 1.1 },
+      { name: 'f2', direction: 'minimize', reference: 1.1 },
+    ],
+    outcome_constraints: outcomeConstraints,
+    optimizer: {
+      method: 'cma-es',
+      strategy: 'trust-region',
+      budget: 60,
+      batch_size: 10,
+      initial_samples: 20,
+      seed: 3,
+      stagnation: { window: 1000, tolerance: 0 },
+    },
+    evaluator: { type: 'builtin', name: 'dtlz2' },
+  });
+}
+
+/** Every proposal of a campaign, batch by batch, as parameter vectors. */
+function proposals(mdl: Mdl): number[][][] {
+  const problem = testProblem('dtlz2')!;
+  let state: CampaignState = initialState(mdl);
+  const batches: number[][][] = [];
+  while (state.status === 'running') {
+    const next = step(mdl, state);
+    batches.push(next.proposals.map((p) => mdl.parameters.map((q) => p.parameters[q.name] as number)));
+    const results = next.proposals.map((p) => {
+      const f = problem.evaluate(
+        Float64Array.from(mdl.parameters, (q) => p.parameters[q.name] as number),
+        2,
+      );
+      return { id: p.id, objectives: { f1: f[0], f2: f[1] } };
+    });
+    state = tell(mdl, next.state, results).state;
+  }
+  return batches;
+}
+
+test('a constraint that every point meets with room proposes exactly what the campaign without it does', () => {
+  // DTLZ2's objectives stay below 2.5 here, so f1 <= 100 holds everywhere with room and is never modelled
+  const without = proposals(trustRegionMdl([]));
+  const skipped = proposals(trustRegionMdl([{ expression: 'f1 <= 100' }]));
+  assert.equal(without.length, 5, 'the design and four trust-region batches');
+  assert.deepEqual(skipped, without);
+});
