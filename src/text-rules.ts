@@ -12,12 +12,13 @@ export const MAX_JSON_DEPTH = 64;
 /** At most this many bad strings are listed; a document full of them stays cheap to refuse. */
 const MAX_LISTED = 20;
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** String.prototype.isWellFormed (ES2024; Node 20 has it, the compiler's ES2023 library does not name it): false for a lone surrogate. */
+const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
 
 /** Why `text` cannot be stored, as the end of a sentence naming it, or null when it can. */
 export function unstorableText(text: string): string | null {
   if (text.includes('\u0000')) return 'contains a NUL character (U+0000), which cannot be stored; remove it';
-  if (LONE_SURROGATE.test(text)) return 'contains a lone UTF-16 surrogate (half of a character pair, e.g. \\ud800), which is not text; send valid Unicode';
+  if (!isWellFormed(text)) return 'contains a lone UTF-16 surrogate (half of a character pair, e.g. \\ud800), which is not text; send valid Unicode';
   return null;
 }
 
