@@ -70,8 +70,9 @@ const VOLATILE_COLUMNS = ['last_used_at', 'request_count'];
 
 /** One checksum over every row of every table a refusal must leave alone. */
 async function databaseChecksum(): Promise<string> {
-  const tables = (await kiln.runtime.db.raw(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1`))
-    .rows as { table_name: string }[];
+  const tables = (
+    await kiln.runtime.db.raw(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1`)
+  ).rows as { table_name: string }[];
   const parts = tables
     .map((t) => t.table_name)
     .filter((name) => !VOLATILE_TABLES.has(name))
@@ -183,8 +184,31 @@ function schemaMembers(operation: Operation): string[] {
 interface Case {
   method: string;
   url: string;
-  body?: string;
+  body?: string | FormData;
+  contentType?: string;
+  /** what the case makes hostile */
+  target: 'path' | 'query' | 'json' | 'form' | 'csv';
   what: string;
+}
+
+/** The hostile value as the text a CSV cell or a form field would carry. */
+function hostileText(hostile: Hostile): string {
+  if (hostile.kind === 'deep') return deep(5000);
+  const value: unknown = JSON.parse(hostile.json);
+  return typeof value === 'string' ? value : hostile.json;
+}
+
+/** A multipart body: every member of the form's schema filled, `member` with the hostile text (a file part when it is one). */
+function hostileForm(operation: Operation, member: string, hostile: Hostile): FormData {
+  const properties = operation.requestBody?.content['multipart/form-data']?.schema?.properties ?? {};
+  const form = new FormData();
+  for (const name of Object.keys(properties)) {
+    const isFile = /file/.test(name);
+    const text = name === member ? hostileText(hostile) : isFile ? 'x1,x2,f1,f2\n0.5,0.5,1,2\n' : 'fuzz';
+    if (isFile) form.append(name, new Blob([text], { type: 'text/csv' }), name === member && hostile.kind === 'nul' ? 'a\u0000b.csv' : 'f.csv');
+    else form.append(name, text);
+  }
+  return form;
 }
 
 /** Per-request limit: an answer slower than this counts as a hang. */
@@ -192,7 +216,7 @@ const REQUEST_TIMEOUT_MS = 15_000;
 
 async function send(c: Case): Promise<number> {
   const headers: Record<string, string> = { Authorization: `Bearer ${kiln.adminKey}` };
-  if (c.body !== undefined) headers['Content-Type'] = 'application/json';
+  if (typeof c.body === 'string') headers['Content-Type'] = c.contentType ?? 'application/json';
   try {
     const res = await fetch(`${kiln.base}${c.url}`, { method: c.method, headers, body: c.body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
     const text = await res.text();
@@ -208,8 +232,7 @@ async function send(c: Case): Promise<number> {
 
 function fillPath(path: string, hostile?: { param: string; value: string }): string {
   return (
-    '/v1' +
-    path.replace(/\{(\w+)\}/g, (_m, name: string) => (hostile && hostile.param === name ? hostile.value : encodeURIComponent(ids[name] ?? `${name}_x`)))
+    '/v1' + path.replace(/\{(\w+)\}/g, (_m, name: string) => (hostile && hostile.param === name ? hostile.value : encodeURIComponent(ids[name] ?? `${name}_x`)))
   );
 }
 
@@ -225,7 +248,15 @@ function casesFor(method: string, path: string, operation: Operation, random: ()
   const upper = method.toUpperCase();
   // a destructive operation on the fixtures would leave the rest nothing to reach: its ids are always hostile
   const destructive = method === 'delete' || /stop|cancel|revoke/i.test(operation.operationId);
-  const targets = [...pathParams.map((p) => `path:${p}`), ...queryParams.map((q) => `query:${q}`), ...(takesJson ? ['body', 'body:whole'] : [])];
+  const content = operation.requestBody?.content ?? {};
+  const formMembers = Object.keys(content['multipart/form-data']?.schema?.properties ?? {});
+  const targets = [
+    ...pathParams.map((p) => `path:${p}`),
+    ...queryParams.map((q) => `query:${q}`),
+    ...(takesJson ? ['body', 'body:whole'] : []),
+    ...formMembers.map((m) => `form:${m}`),
+    ...(content['text/csv'] ? ['csv'] : []),
+  ];
   const cases: Case[] = [];
   for (let i = 0; i < count && targets.length > 0; i++) {
     const target = destructive && pathParams.length > 0 ? `path:${pick(pathParams)}` : pick(targets);
@@ -233,15 +264,39 @@ function casesFor(method: string, path: string, operation: Operation, random: ()
     const body = takesJson ? JSON.stringify(base) : undefined;
     if (target.startsWith('path:')) {
       const param = target.slice(5);
-      cases.push({ method: upper, url: fillPath(path, { param, value: hostile.url }), body, what: `${upper} ${path} ${param}=${hostile.kind}` });
+      cases.push({
+        method: upper,
+        target: 'path',
+        url: fillPath(path, { param, value: hostile.url }),
+        body,
+        what: `${upper} ${path} ${param}=${hostile.kind}`,
+      });
     } else if (target.startsWith('query:')) {
       const name = target.slice(6);
-      cases.push({ method: upper, url: `${fillPath(path)}?${name}=${hostile.url}`, body, what: `${upper} ${path} ?${name}=${hostile.kind}` });
+      cases.push({ method: upper, target: 'query', url: `${fillPath(path)}?${name}=${hostile.url}`, body, what: `${upper} ${path} ?${name}=${hostile.kind}` });
     } else if (target === 'body:whole') {
-      cases.push({ method: upper, url: fillPath(path), body: hostile.json, what: `${upper} ${path} body=${hostile.kind}` });
+      cases.push({ method: upper, target: 'json', url: fillPath(path), body: hostile.json, what: `${upper} ${path} body=${hostile.kind}` });
+    } else if (target.startsWith('form:')) {
+      const member = target.slice(5);
+      cases.push({
+        method: upper,
+        target: 'form',
+        url: fillPath(path),
+        body: hostileForm(operation, member, hostile),
+        what: `${upper} ${path} form ${member}=${hostile.kind}`,
+      });
+    } else if (target === 'csv') {
+      const csv = `id,f1,f2\n${ids.evaluation_id},${hostileText(hostile)},1\n`;
+      cases.push({ method: upper, target: 'csv', url: fillPath(path), body: csv, contentType: 'text/csv', what: `${upper} ${path} csv cell=${hostile.kind}` });
     } else if (members.length > 0) {
       const member = pick(members);
-      cases.push({ method: upper, url: fillPath(path), body: mutatedBody(base, member, hostile), what: `${upper} ${path} ${member.join('.')}=${hostile.kind}` });
+      cases.push({
+        method: upper,
+        target: 'json',
+        url: fillPath(path),
+        body: mutatedBody(base, member, hostile),
+        what: `${upper} ${path} ${member.join('.')}=${hostile.kind}`,
+      });
     }
   }
   return cases;
@@ -255,6 +310,7 @@ describe('fuzz over every route', () => {
     let routes = 0;
     let cases = 0;
     let refusals = 0;
+    const kinds = { path: 0, query: 0, json: 0, form: 0, csv: 0 };
     let checksum = await databaseChecksum();
     for (const [path, item] of Object.entries(openapi.paths)) {
       if (!path.startsWith('/v1/')) continue;
@@ -265,6 +321,7 @@ describe('fuzz over every route', () => {
         for (const c of casesFor(method, open, operation, random, 30)) {
           const status = await send(c);
           cases++;
+          kinds[c.target]++;
           statuses.set(status, (statuses.get(status) ?? 0) + 1);
           const now = await databaseChecksum();
           if (status >= 400) {
@@ -276,11 +333,20 @@ describe('fuzz over every route', () => {
       }
     }
     const fivehundreds = [...statuses].filter(([s]) => s >= 500).reduce((sum, [, n]) => sum + n, 0);
-    const seen = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ');
-    console.log(`fuzz: ${routes} routes, ${cases} cases, ${refusals} refusals, statuses ${seen}, 500s = ${fivehundreds}, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const seen = [...statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' ');
+    const targets = Object.entries(kinds)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ');
+    console.log(
+      `fuzz: ${routes} routes, ${cases} cases (${targets}), ${refusals} refusals, statuses ${seen}, 500s = ${fivehundreds}, ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
     assert.ok(routes >= 35, `expected every route of the document, got ${routes}`);
     assert.ok(cases >= 300, `expected at least 300 cases, got ${cases}`);
     assert.equal(fivehundreds, 0);
+    assert.ok(kinds.form > 0 && kinds.csv > 0, `multipart and CSV bodies are fuzzed too: ${targets}`);
   });
 });
 
@@ -324,7 +390,11 @@ describe('text Postgres refuses, refused where it enters', () => {
   test('NUL in names, descriptions, an evaluation error and the import name; lone surrogates in mdl.description and warm_start', async () => {
     const before = await databaseChecksum();
     expectRefusal(await admin('POST', '/v1/campaigns', { name: 'a\u0000b', domain: 'battery', mdl: zdt1Mdl() }), 'campaign name', 'name');
-    expectRefusal(await admin('POST', '/v1/templates', { name: 't', domain: 'battery', description: 'a\u0000b', mdl: zdt1Mdl() }), 'template description', 'description');
+    expectRefusal(
+      await admin('POST', '/v1/templates', { name: 't', domain: 'battery', description: 'a\u0000b', mdl: zdt1Mdl() }),
+      'template description',
+      'description',
+    );
     expectRefusal(await admin('POST', '/v1/api-keys', { name: 'a\u0000b', scopes: ['campaigns:read'] }), 'key name', 'name');
     expectRefusal(
       await admin('POST', `/v1/campaigns/${ids.campaign_id}/evaluations`, { evaluations: [{ id: ids.evaluation_id, error: 'a\u0000b' }] }),
