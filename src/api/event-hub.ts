@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { messageText } from './ws-text.js';
+import { jsonDepth, MAX_JSON_DEPTH, unstorableMembers } from '../text-rules.js';
 import { eventMessage, type KilnEvent, type KilnEventType, type ServerMessage } from '../events.js';
 import type { ErrorBody } from '../errors.js';
 
@@ -188,10 +189,23 @@ export function attachEventHub(server: Server, deps: EventHubDependencies): Even
 
   async function handle(ws: WebSocket, connection: Connection, raw: RawData): Promise<void> {
     let request: unknown;
+    const text = messageText(raw);
+    if (jsonDepth(text) > MAX_JSON_DEPTH) {
+      const message = `Messages may nest arrays and objects at most ${MAX_JSON_DEPTH} deep (limit: JSON depth ${MAX_JSON_DEPTH}).`;
+      send(ws, { type: 'error', error: { code: 'BAD_REQUEST', message, details: { limit: MAX_JSON_DEPTH } } });
+      return;
+    }
     try {
-      request = JSON.parse(messageText(raw));
+      request = JSON.parse(text);
     } catch {
       send(ws, { type: 'error', error: { code: 'BAD_REQUEST', message: 'Messages must be JSON.' } });
+      return;
+    }
+    // an id no store can hold (a NUL, a lone surrogate) names no campaign: refused before any lookup
+    const unstorable = unstorableMembers(request);
+    if (unstorable.length > 0) {
+      const message = `The message is not valid: ${unstorable[0].path}: ${unstorable[0].message}.`;
+      send(ws, { type: 'error', error: { code: 'BAD_REQUEST', message, details: { errors: unstorable } } });
       return;
     }
     const type = (request as { type?: unknown } | null)?.type;

@@ -2,16 +2,19 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Context } from 'koa';
 import { KilnError } from '../errors.js';
 import { parseJsonWithNonFinite } from '../json-text.js';
+import { jsonDepth, MAX_JSON_DEPTH } from '../text-rules.js';
 
 /**
  * A JSON body, read with a byte limit (413 the moment it is crossed) in any of the encodings
  * below. Strict by default: the document must be an object or an array. With `nonFinite`, bare
  * NaN, Infinity and -Infinity tokens (Python's json.dump default) are read as non-finite numbers,
  * for routes where a measured value can be one: the route then fails that measurement instead of
- * refusing the whole request.
+ * refusing the whole request. A document nested deeper than MAX_JSON_DEPTH is refused before it is
+ * parsed, so nothing that walks it afterwards (validation, hashing, storage) can overflow the stack.
  */
 export async function readJsonBody(ctx: Context, limitBytes: number, options: { nonFinite?: boolean } = {}): Promise<unknown> {
   const text = await readTextBody(ctx, limitBytes);
+  refuseDeepJson(text, 'The request body');
   try {
     if (options.nonFinite) return parseJsonWithNonFinite(text);
     if (text.trim() === '') return {};
@@ -60,4 +63,13 @@ export async function readTextBody(ctx: Context, limitBytes: number): Promise<st
 
 function tooLarge(limitBytes: number): KilnError {
   return new KilnError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limitBytes / 1024 / 1024}mb.`, { limit: limitBytes });
+}
+
+/** 400 for JSON text nested deeper than MAX_JSON_DEPTH (`what` names it in the message), checked without recursion. */
+export function refuseDeepJson(text: string, what: string): void {
+  if (jsonDepth(text) > MAX_JSON_DEPTH) {
+    throw new KilnError('BAD_REQUEST', `${what} nests arrays and objects more than ${MAX_JSON_DEPTH} deep (limit: JSON depth ${MAX_JSON_DEPTH}).`, {
+      limit: MAX_JSON_DEPTH,
+    });
+  }
 }

@@ -4,6 +4,8 @@ import { type z } from 'zod';
 import { KilnError } from '../errors.js';
 import { hasScope, type Principal, type Scope } from '../service/principal.js';
 import { validationFailed, type FieldError } from '../service/validation.js';
+import { lineOf, unstorableMembers, unstorableText } from '../text-rules.js';
+import type { MultipartForm } from './multipart-form.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -106,11 +108,14 @@ export class RouteTable {
             required_scope: route.scope,
           });
         }
+        // text Postgres cannot keep (NUL, lone surrogates) is refused here, naming where it was, before any query sees it
+        refuseUnstorable([...unstorableMembers(ctx.params), ...unstorableMembers(ctx.query)]);
         const query = route.query ? parseOrFail(route.query, ctx.query, '') : undefined;
         let body: unknown;
         if ((route.body || route.multipart) && !route.streamsBody) {
           await hooks.parseBody(ctx, route);
           body = ctx.request.body;
+          refuseUnstorable(unstorableBody(ctx, body));
           if (route.body && !ctx.state.multipart && ctx.state.csvText === undefined) body = parseOrFail(route.body, body ?? {}, '');
         }
         const reply = await route.handle({ query, body, params: ctx.params, principal, ctx });
@@ -121,6 +126,27 @@ export class RouteTable {
       });
     }
   }
+}
+
+function refuseUnstorable(problems: FieldError[]): void {
+  if (problems.length > 0) throw validationFailed(problems);
+}
+
+/** The body's unstorable text: a JSON body's members, a form's fields and text files, a CSV body's lines. */
+function unstorableBody(ctx: Context, body: unknown): FieldError[] {
+  const csvText = ctx.state.csvText as string | undefined;
+  if (csvText !== undefined) return unstorableLine('(body)', csvText);
+  const form = ctx.state.multipart as MultipartForm | undefined;
+  if (!form) return unstorableMembers(body);
+  const files = Object.entries(form.files).flatMap(([name, file]) => unstorableLine(name, file.content.toString('utf8')));
+  return [...unstorableMembers(form.fields), ...files];
+}
+
+/** A text document's first unstorable character, by line (decoded UTF-8 holds no lone surrogate, so that is a NUL). */
+function unstorableLine(path: string, text: string): FieldError[] {
+  const why = unstorableText(text);
+  if (!why) return [];
+  return [{ path, message: `line ${lineOf(text, text.indexOf('\u0000'))} ${why}` }];
 }
 
 export function parseOrFail<T>(schema: z.ZodType<T>, value: unknown, prefix: string): T {

@@ -4,6 +4,7 @@ import type { DatasetIssue, Row } from '../store/datasets.js';
 import type { DatasetFormat } from './formats.js';
 import { MalformedFile, openRows } from './readers.js';
 import { DatasetValidator } from './validator.js';
+import { UnstorableCells } from './unstorable-cells.js';
 
 /** One upload to parse, check and store, sent to an ingest thread. */
 export interface IngestTask {
@@ -49,6 +50,8 @@ async function ingestRows(store: DatasetIngest, task: IngestTask): Promise<Inges
   const source = await openRows(task.path, task.format);
   if (source.declaredRows !== null && source.declaredRows > task.maxRows) return { ok: false, kind: 'too_many_rows', limit: task.maxRows };
   const validator = task.mdl ? new DatasetValidator(task.mdl) : null;
+  // with or without an MDL, every cell and column name must be text Postgres keeps
+  const text = new UnstorableCells();
   const { dataset } = task;
   await store.insertDataset({ ...dataset, format: task.format, mdl: task.mdl });
   let count = 0;
@@ -68,16 +71,24 @@ async function ingestRows(store: DatasetIngest, task: IngestTask): Promise<Inges
   for await (const row of source.rows()) {
     count += 1;
     if (count > task.maxRows) return { ok: false, kind: 'too_many_rows', limit: task.maxRows };
-    if (count === 1) validator?.checkColumns(source.columns());
+    if (count === 1) {
+      validator?.checkColumns(source.columns());
+      text.checkColumns(source.columns());
+    }
     validator?.checkRow(count, row);
+    text.checkRow(count, row);
     // once a row is invalid nothing will be stored: keep reading only to report every problem
-    if (validator && !validator.ok) continue;
+    if ((validator && !validator.ok) || !text.ok) continue;
     batch.push(row);
     if (batch.length >= BATCH) await flush();
   }
-  if (count === 0) validator?.checkColumns(source.columns());
-  if (validator && !validator.ok) {
-    return { ok: false, kind: 'invalid', errors: validator.errors, errorCount: validator.errorCount, warnings: validator.warnings };
+  if (count === 0) {
+    validator?.checkColumns(source.columns());
+    text.checkColumns(source.columns());
+  }
+  if ((validator && !validator.ok) || !text.ok) {
+    const errors = [...text.errors, ...(validator?.errors ?? [])];
+    return { ok: false, kind: 'invalid', errors, errorCount: text.errors.length + (validator?.errorCount ?? 0), warnings: validator?.warnings ?? [] };
   }
   await flush();
   await inflight;

@@ -8,6 +8,7 @@ import type { WarmStartRow } from '../engine/campaign/state.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import { KilnError } from '../errors.js';
 import { newId } from '../ids.js';
+import { unstorableMembers } from '../text-rules.js';
 import type { Db } from '../store/db.js';
 import { datasetRows, deleteDataset, findDataset, listDatasets, type DatasetRow } from '../store/datasets.js';
 import { planLimits } from './plans.js';
@@ -51,6 +52,9 @@ export function datasetSummary(d: DatasetRow) {
 /** Stores an uploaded file as a dataset: parsed, checked against a linked MDL, all or nothing. */
 export async function uploadDataset(services: DatasetServices, principal: Principal, upload: DatasetUpload) {
   const limits = planLimits(principal.plan);
+  // the form's fields and the file's name reach queries and rows: text no store keeps is refused first
+  const unstorable = unstorableMembers({ ...upload.fields, filename: upload.filename });
+  if (unstorable.length > 0) throw validationFailed(unstorable);
   const mdl = await linkedMdl(services, principal, upload.fields);
   const id = newId('ds_');
   const name = (upload.fields.name ?? '').trim() || upload.filename;

@@ -3,6 +3,7 @@ import { mdlLimits } from '../engine/mdl/limits.js';
 import { parseMdl, validateMdl, type MdlResult } from '../engine/mdl/parse.js';
 import { builtinEvaluators } from '../engine/problems/registry.js';
 import { KilnError } from '../errors.js';
+import { unstorableMembers } from '../text-rules.js';
 
 /** One document to validate against the MDL rules, with the builtin evaluators known. */
 export type MdlCheck = ({ document: unknown } | { text: string; format?: 'json' | 'yaml' }) & { warmStart?: boolean };
@@ -44,5 +45,9 @@ export async function checkMdl(task: MdlCheck, what: string): Promise<MdlResult>
 /** Validation on the calling thread: the MDL-check thread's body, and the path for small documents. */
 export function checkInPlace(task: MdlCheck): MdlResult {
   const options = { builtins: builtinEvaluators, warmStart: task.warmStart };
-  return 'text' in task ? parseMdl(task.text, task.format, options) : validateMdl(task.document, options);
+  const result = 'text' in task ? parseMdl(task.text, task.format, options) : validateMdl(task.document, options);
+  if (!result.ok) return result;
+  // a YAML or JSON escape can spell a NUL or a lone surrogate, which no store keeps: an error at its path
+  const unstorable = unstorableMembers(result.mdl);
+  return unstorable.length > 0 ? { ok: false, errors: unstorable } : result;
 }
