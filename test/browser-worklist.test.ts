@@ -128,6 +128,11 @@ test('the initial design shows as a worklist that downloads, comes back filled a
   const headings = (await evaluations.locator('thead th').allInnerTexts()).map((h) => h.trim());
   assert.deepEqual(headings, ['iteration', 'id', 'Pareto', 'x2 (g)', 'x1 (mol/L)', 'f1 (MPa)', 'f2 (%)']);
   assert.equal((await page.getByTestId('column-chooser').locator('summary').innerText()).trim(), `Columns (${headings.length} of ${headings.length} shown)`);
+  // the header counts the front the page draws
+  const front = ((await call('GET', `/v1/campaigns/${id}/results`)).evaluations as { is_pareto: boolean }[]).filter((r) => r.is_pareto).length;
+  assert.ok((await page.locator('main').innerText()).includes(`Pareto front (${front})`), 'the chart legend counts the same front');
+  await eventually(async () => (Number(await page.getByTestId('pareto-size').innerText()) === front ? true : undefined), 10_000, `a front of ${front} in the header`);
+  assert.ok(front > 0);
   assert.deepEqual(await problems(page), []);
   await page.screenshot({ path: `${ARTIFACTS}/worklist-after-upload.png`, fullPage: true });
   await context.close();

@@ -155,8 +155,9 @@ export function CampaignDetail({ id }: { id: string }) {
         </span>{' '}
         · {campaign.domain} · {campaign.evaluations_completed} / {campaign.budget} evaluations · iteration {campaign.current_iteration} · hypervolume{' '}
         <span data-testid="hypervolume">{hypervolumeOf(campaign)}</span>
-        {results.noisy && <span data-testid="hypervolume-basis"> (the model's predictions; measurements are noisy)</span>} · {campaign.pareto_size} on the
-        Pareto front
+        {results.noisy && <span data-testid="hypervolume-basis"> (the model's predictions; measurements are noisy)</span>} ·{' '}
+        {/* the front the plots draw, so the header and the chart never disagree */}
+        <span data-testid="pareto-size">{results.evaluations.filter((r) => r.is_pareto).length}</span> on the Pareto front
         {constraints.length > 0 && (
           <span data-testid="feasibility">
             {' '}
