@@ -131,7 +131,11 @@ test('the initial design shows as a worklist that downloads, comes back filled a
   // the header counts the front the page draws
   const front = ((await call('GET', `/v1/campaigns/${id}/results`)).evaluations as { is_pareto: boolean }[]).filter((r) => r.is_pareto).length;
   assert.ok((await page.locator('main').innerText()).includes(`Pareto front (${front})`), 'the chart legend counts the same front');
-  await eventually(async () => (Number(await page.getByTestId('pareto-size').innerText()) === front ? true : undefined), 10_000, `a front of ${front} in the header`);
+  await eventually(
+    async () => (Number(await page.getByTestId('pareto-size').innerText()) === front ? true : undefined),
+    10_000,
+    `a front of ${front} in the header`,
+  );
   assert.ok(front > 0);
   assert.deepEqual(await problems(page), []);
   await page.screenshot({ path: `${ARTIFACTS}/worklist-after-upload.png`, fullPage: true });

@@ -42,7 +42,10 @@ function slowCampaign(): { dir: string; file: string } {
 async function interrupted(presses: number): Promise<{ code: number | null; stderr: string; stdout: string; out: string }> {
   const { dir, file } = slowCampaign();
   const out = join(dir, 'out');
-  const child = spawn(process.execPath, ['bin/kiln.js', 'run', file, '--out', out], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KILN_TENSOR_BACKEND: 'wasm' } });
+  const child = spawn(process.execPath, ['bin/kiln.js', 'run', file, '--out', out], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, KILN_TENSOR_BACKEND: 'wasm' },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += String(c)));

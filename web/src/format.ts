@@ -55,7 +55,9 @@ export interface ParameterShape {
  * other number to 5 significant digits written out (`0.0000016`, not `1.6e-6`).
  */
 export function formatParameter(value: unknown, p: ParameterShape): string {
-  if (typeof value !== 'number') return value === undefined || value === null ? '—' : String(value);
+  if (value === undefined || value === null) return '—';
+  if (typeof value === 'string' || typeof value === 'boolean') return String(value);
+  if (typeof value !== 'number') return JSON.stringify(value);
   if (!Number.isFinite(value)) return '—';
   if (p.type === 'integer') return String(Math.round(value));
   if (p.step !== undefined && p.step > 0) {

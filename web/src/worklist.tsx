@@ -131,12 +131,7 @@ export function Worklist({
             </button>
             <label>
               Upload the filled worklist{' '}
-              <input
-                type="file"
-                accept=".csv,text/csv"
-                data-testid="worklist-upload"
-                onChange={(e) => void upload((e.currentTarget as HTMLInputElement).files?.[0])}
-              />
+              <input type="file" accept=".csv,text/csv" data-testid="worklist-upload" onChange={(e) => void upload(e.currentTarget.files?.[0])} />
             </label>
           </p>
           <div class="scroll">
@@ -172,7 +167,7 @@ export function Worklist({
                             value={e.values[m.name] ?? ''}
                             disabled={e.status !== 'measured'}
                             onInput={(ev) => {
-                              const text = (ev.currentTarget as HTMLInputElement).value;
+                              const text = ev.currentTarget.value;
                               edit(row.id, (x) => ({ ...x, values: { ...x.values, [m.name]: text } }));
                             }}
                           />
@@ -183,7 +178,7 @@ export function Worklist({
                           aria-label={`status of ${row.id}`}
                           value={e.status}
                           onChange={(ev) => {
-                            const status = (ev.currentTarget as HTMLSelectElement).value as Entry['status'];
+                            const status = ev.currentTarget.value as Entry['status'];
                             edit(row.id, (x) => ({ ...x, status }));
                           }}
                         >
@@ -197,7 +192,7 @@ export function Worklist({
                           aria-label={`reason for ${row.id}`}
                           value={e.reason}
                           onInput={(ev) => {
-                            const reason = (ev.currentTarget as HTMLInputElement).value;
+                            const reason = ev.currentTarget.value;
                             edit(row.id, (x) => ({ ...x, reason }));
                           }}
                         />
