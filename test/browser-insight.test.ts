@@ -228,6 +228,7 @@ for (const [width, height] of VIEWPORTS) {
     const headings = (await table.locator('thead th').allInnerTexts()).map((h) => h.trim());
     assert.deepEqual(headings, [
       'iteration',
+      'id',
       'Pareto',
       'Feasible',
       'x1 (wt%)',

@@ -148,6 +148,39 @@ test('failed evaluations are recorded, not dropped; max_failed_iterations of tot
   assert.equal(kept.status, 'running', 'max_failed_iterations 0 never stops for failures');
 });
 
+test('a budget spent without one successful evaluation fails the campaign instead of completing it', () => {
+  // a budget small enough that max_failed_iterations (3) never comes into play
+  const mdl = toyMdl({ budget: 6, max_failed_iterations: 3 });
+  let state = initialState(mdl);
+  while (state.status === 'running') {
+    const next = step(mdl, state);
+    state = tell(
+      mdl,
+      next.state,
+      next.proposals.map((p) => ({ id: p.id, error: 'simulator not found' })),
+    ).state;
+  }
+  assert.ok(state.iteration < 3, `ended after ${state.iteration} iterations`);
+  assert.equal(state.status, 'failed');
+  assert.equal(state.stopReason, 'error');
+  assert.equal(state.stopMessage, 'The budget of 6 evaluations is spent and no evaluation succeeded (6 failed); the last error: simulator not found');
+
+  // one success in the same budget is a completed campaign
+  let lucky = initialState(mdl);
+  let first = true;
+  while (lucky.status === 'running') {
+    const next = step(mdl, lucky);
+    lucky = tell(
+      mdl,
+      next.state,
+      next.proposals.map((p, i) => (first && i === 0 ? { id: p.id, objectives: { f1: 0.5, f2: 0.5 } } : { id: p.id, error: 'simulator not found' })),
+    ).state;
+    first = false;
+  }
+  assert.equal(lucky.status, 'completed');
+  assert.equal(lucky.stopReason, 'budget');
+});
+
 test('stagnation is judged only after min_budget_share of the budget and only above a zero hypervolume', () => {
   // every batch lands on the same point: the hypervolume is flat from the first iteration on
   const mdl = toyMdl({ budget: 40, batch_size: 2, initial_samples: 4, stagnation: { window: 2, tolerance: 0.5, min_budget_share: 0.6 } });

@@ -174,6 +174,32 @@ test('kiln run loses nothing: a batch that fails as a whole fails its candidates
   assert.equal(results.evaluations.length, 10);
 });
 
+test('kiln run with an evaluator that always fails ends failed with exit code 1 and says no evaluation succeeded', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kiln-broken-'));
+  writeFileSync(join(dir, 'broken.mjs'), "console.error('licence server unreachable'); process.exit(2);\n");
+  const file = join(dir, 'broken.yaml');
+  writeFileSync(
+    file,
+    [
+      'parameters: [{name: x, type: continuous, bounds: [0, 1]}, {name: y, type: continuous, bounds: [0, 1]}]',
+      'objectives: [{name: f1, direction: minimize, reference: 1.1}, {name: f2, direction: minimize, reference: 2.1}]',
+      // a budget too small for max_failed_iterations (3) to stop it
+      'optimizer: {budget: 6, batch_size: 2, initial_samples: 4, seed: 3}',
+      `evaluator: {type: command, command: '${process.execPath} broken.mjs', timeout_seconds: 30}`,
+      '',
+    ].join('\n'),
+  );
+  const out = join(dir, 'out');
+  const io = capture();
+  assert.equal(await runCampaignFile(file, { out, backend: 'wasm' }, io), 1, io.stdout.join('\n'));
+  const said = io.stdout.join('\n');
+  assert.match(said, /Finished: failed \(error\)/);
+  assert.match(said, /no evaluation succeeded \(6 failed\); the last error: [\s\S]*licence server unreachable/);
+  const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
+  assert.equal(results.campaign.status, 'failed');
+  assert.equal(results.failed_evaluations.length, 6);
+});
+
 test('kiln run --resume continues an interrupted run from its checkpoint and ends where an uninterrupted run ends', async () => {
   const whole = mkdtempSync(join(tmpdir(), 'kiln-whole-'));
   assert.equal(await runCampaignFile('examples/zdt1.yaml', { out: whole, budget: 16, seed: 9, backend: 'wasm' }, capture()), 0);

@@ -288,6 +288,31 @@ describe('external (ask/tell) evaluation', () => {
       assert.equal(res.json.error.code, 'NOT_FOUND');
     }
   });
+
+  test('a campaign whose every evaluation failed ends failed, not completed, when the budget is too small for max_failed_iterations', async () => {
+    const id = await createCampaign('all-failing', zdt1Mdl({ evaluator: null, budget: 6, batch: 2 }));
+    const jobId = await startCampaign(id);
+    for (let told = 0; told < 6;) {
+      const batch = await eventually(
+        async () => {
+          const data = (await api('GET', `/v1/campaigns/${id}/candidates`)).json.data as Candidate[];
+          return data.length > 0 ? data : undefined;
+        },
+        30_000,
+        `candidates after ${told}`,
+      );
+      const posted = await api('POST', `/v1/campaigns/${id}/evaluations`, {
+        evaluations: batch.map((c) => ({ id: c.id, status: 'failed', reason: 'the press jammed' })),
+      });
+      assert.equal(posted.status, 200, posted.text);
+      told += batch.length;
+    }
+    const ended = await waitForCampaign(id, ['failed', 'completed']);
+    assert.equal(ended.status, 'failed');
+    assert.match(ended.stop_message, /^The budget of 6 evaluations is spent and no evaluation succeeded \(6 failed\); the last error: .*the press jammed/);
+    const job = (await api('GET', `/v1/jobs/${jobId}`)).json.data;
+    assert.equal(job.status, 'failed');
+  });
 });
 
 /** A lab service speaking the http evaluator protocol with ZDT1; it can be told to answer 500. */

@@ -35,8 +35,10 @@ export interface RunOptions {
   resume?: string;
   /** continue the campaign in this export document (from a Kiln service or kiln export), writing to `out` */
   resumeFrom?: string;
-  /** aborting (Ctrl-C) stops after the last completed iteration, which stays resumable */
+  /** aborting (a second Ctrl-C) cancels the batch in flight and stops after the last completed iteration, which stays resumable */
   signal?: AbortSignal;
+  /** aborting (the first Ctrl-C) stops once the batch in flight is evaluated and saved, resumable */
+  stopAfterBatch?: AbortSignal;
 }
 
 /** `kiln run campaign.yaml`: a whole campaign locally, with progress, a summary and result files. */
@@ -50,11 +52,18 @@ export function runCommand(io: CliIo = processIo): Command {
     .option('--resume <dir>', 'continue an interrupted run (Ctrl-C, a crash, a reboot) from the checkpoint in its output folder')
     .option('--resume-from <file>', 'continue the campaign in an export document (GET /v1/campaigns/{id}/export, kiln export), writing to --out')
     .action(async (file: string | undefined, opts: RunOptions) => {
+      // the first Ctrl-C lets the batch in flight finish and be saved, a second one cancels it
+      const gentle = new AbortController();
       const controller = new AbortController();
-      const interrupt = () => controller.abort();
-      process.once('SIGINT', interrupt);
+      const interrupt = () => {
+        if (!gentle.signal.aborted) {
+          gentle.abort();
+          io.err('kiln: stopping after the batch in flight is evaluated and saved; press Ctrl-C again to abort it now');
+        } else controller.abort();
+      };
+      process.on('SIGINT', interrupt);
       try {
-        process.exitCode = await runCampaignFile(file, { ...opts, signal: controller.signal }, io);
+        process.exitCode = await runCampaignFile(file, { ...opts, signal: controller.signal, stopAfterBatch: gentle.signal }, io);
       } finally {
         process.off('SIGINT', interrupt);
       }
@@ -151,6 +160,7 @@ export async function runCampaignFile(file: string | undefined, opts: RunOptions
       state: start.state,
       pool,
       signal: opts.signal,
+      stopAfterBatch: opts.stopAfterBatch,
       environment: { engine_version: packageVersion(), tensor_backend: backend },
       onIteration: (r, s) => {
         if (s.receipt?.iteration === r.iteration) receipts.push(s.receipt);
@@ -166,7 +176,7 @@ export async function runCampaignFile(file: string | undefined, opts: RunOptions
     progress.stop();
     await pool?.destroy();
   }
-  if (opts.signal?.aborted && state.status === 'running') {
+  if ((opts.signal?.aborted || opts.stopAfterBatch?.aborted) && state.status === 'running') {
     io.out(`Interrupted after iteration ${state.iteration}; results so far are in ${out}. Continue with: kiln run --resume ${out}`);
     return 130;
   }

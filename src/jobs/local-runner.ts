@@ -20,6 +20,8 @@ export interface LocalRunOptions {
   warmStart?: readonly WarmStartRow[];
   onIteration?: (report: IterationReport, state: CampaignState) => void;
   signal?: AbortSignal;
+  /** once aborted, the loop stops after the batch in flight is evaluated and told (a gentle stop; `signal` cancels the batch) */
+  stopAfterBatch?: AbortSignal;
   /** engine threads to propose on (the step's GP fits then run in parallel); inline when absent */
   pool?: EnginePool;
   /** continue this saved state (a checkpoint) instead of starting afresh */
@@ -35,12 +37,13 @@ export interface LocalRunOptions {
  * and the benchmarks use it; the service runs the same engine calls from its job loop. A batch
  * that fails as a whole fails its candidates, not the run: the campaign's failure rule
  * (`optimizer.max_failed_iterations`) decides when to stop. An abort ends the loop after the last
- * completed iteration, whose state `onIteration` has seen.
+ * completed iteration, whose state `onIteration` has seen; `stopAfterBatch` lets the batch in
+ * flight finish and be told first.
  */
 export async function runLocalCampaign(mdl: Mdl, evaluator: Evaluator, options: LocalRunOptions = {}): Promise<CampaignState> {
   let state = options.state ?? initialState(mdl, { seed: options.seed, warmStart: options.warmStart });
   while (state.status === 'running') {
-    if (options.signal?.aborted) break;
+    if (options.signal?.aborted || options.stopAfterBatch?.aborted) break;
     const t0 = performance.now();
     // A state moved from the service mid-iteration carries its proposed batch: evaluate that first.
     const next =

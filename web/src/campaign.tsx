@@ -8,6 +8,7 @@ import { CampaignPlots } from './campaign-plots.js';
 import { EvaluationTable, type Column } from './evaluations.js';
 import { hypervolumeOf, referenceDistanceText, withUnit } from './format.js';
 import { ModelReportPanel } from './model-report.js';
+import { Worklist } from './worklist.js';
 
 /**
  * The campaign and its results, kept current from its jobs' events: each stored iteration's
@@ -138,6 +139,8 @@ export function CampaignDetail({ id }: { id: string }) {
     ...objectives.map((o) => ({ ...o, kind: 'objective' as const })),
     ...(campaign.mdl?.outcomes ?? []).map((o) => ({ ...o, kind: 'outcome' as const })),
   ];
+  const evaluator = campaign.mdl?.evaluator as { type?: string } | undefined;
+  const external = !evaluator || evaluator.type === 'external';
   const infeasible = results.evaluations.filter((r) => r.feasible === false).length;
   const share = campaign.budget > 0 ? campaign.evaluations_completed / campaign.budget : 0;
   return (
@@ -152,8 +155,9 @@ export function CampaignDetail({ id }: { id: string }) {
         </span>{' '}
         · {campaign.domain} · {campaign.evaluations_completed} / {campaign.budget} evaluations · iteration {campaign.current_iteration} · hypervolume{' '}
         <span data-testid="hypervolume">{hypervolumeOf(campaign)}</span>
-        {results.noisy && <span data-testid="hypervolume-basis"> (the model's predictions; measurements are noisy)</span>} · {campaign.pareto_size} on the
-        Pareto front
+        {results.noisy && <span data-testid="hypervolume-basis"> (the model's predictions; measurements are noisy)</span>} ·{' '}
+        {/* the front the plots draw, so the header and the chart never disagree */}
+        <span data-testid="pareto-size">{results.evaluations.filter((r) => r.is_pareto).length}</span> on the Pareto front
         {constraints.length > 0 && (
           <span data-testid="feasibility">
             {' '}
@@ -194,6 +198,15 @@ export function CampaignDetail({ id }: { id: string }) {
           {error}
         </p>
       )}
+      {external && campaign.status === 'running' && (
+        <Worklist
+          id={campaign.id}
+          parameters={campaign.mdl?.parameters ?? []}
+          objectives={objectives}
+          outcomes={campaign.mdl?.outcomes ?? []}
+          version={campaign.evaluations_completed + campaign.current_iteration * 1e6}
+        />
+      )}
       <CampaignPlots campaign={campaign} results={results} />
       <section>
         <h2>Best objectives{results.noisy ? ' (predicted)' : ''}</h2>
@@ -214,7 +227,12 @@ export function CampaignDetail({ id }: { id: string }) {
       </section>
       <section>
         <h2>Model</h2>
-        <ModelReportPanel id={campaign.id} iteration={campaign.current_iteration} units={Object.fromEntries(objectives.map((o) => [o.name, o.unit]))} />
+        <ModelReportPanel
+          id={campaign.id}
+          iteration={campaign.current_iteration}
+          units={Object.fromEntries(objectives.map((o) => [o.name, o.unit]))}
+          parameters={campaign.mdl?.parameters ?? []}
+        />
       </section>
       <NoisyFront results={results} parameters={campaign.mdl?.parameters ?? []} objectives={objectives} />
       <section>

@@ -35,6 +35,8 @@ export function EvaluationTable({ rows, columns, constrained }: { rows: ResultRo
   const pages = Math.max(1, Math.ceil(rows.length / ROWS_PER_PAGE));
   const shown = Math.min(page, pages);
   const visible = columns.filter((c) => !hidden.has(c.name));
+  // iteration, id, Pareto (and Feasible) are always shown: counted, so the summary matches the table
+  const fixed = constrained ? 4 : 3;
   const sortColumn = sort.key === 'iteration' ? 'iteration' : (columns.find((c) => c.name === sort.key) ?? 'iteration');
   const sorted = [...rows].sort((a, b) => {
     const [x, y] = [value(a, sortColumn), value(b, sortColumn)];
@@ -56,7 +58,7 @@ export function EvaluationTable({ rows, columns, constrained }: { rows: ResultRo
     <>
       <details class="columns" data-testid="column-chooser">
         <summary>
-          Columns ({visible.length} of {columns.length} shown)
+          Columns ({visible.length + fixed} of {columns.length + fixed} shown)
         </summary>
         <fieldset>
           <legend class="visually-hidden">Columns to show</legend>
@@ -72,6 +74,7 @@ export function EvaluationTable({ rows, columns, constrained }: { rows: ResultRo
           <thead>
             <tr>
               {heading('iteration', 'iteration')}
+              <th scope="col">id</th>
               <th scope="col">Pareto</th>
               {constrained && <th scope="col">Feasible</th>}
               {visible.map((c) => heading(c.name, labelOf(c.name, c.unit)))}
@@ -81,6 +84,7 @@ export function EvaluationTable({ rows, columns, constrained }: { rows: ResultRo
             {sorted.slice((shown - 1) * ROWS_PER_PAGE, shown * ROWS_PER_PAGE).map((r) => (
               <tr class={r.is_pareto ? 'pareto' : r.feasible === false ? 'infeasible' : ''}>
                 <td>{r.iteration}</td>
+                <td>{r.id}</td>
                 <td>
                   {r.is_pareto ? (
                     <span title="on the Pareto front">

@@ -40,3 +40,40 @@ export function referenceDistanceText(d: { evaluation_id: string; distance: Reco
   const gaps = Object.entries(d.distance).map(([name, gap]) => `${name} by ${withUnit(gap, units[name])}`);
   return `Reference point not reached yet: the closest evaluation, ${d.evaluation_id}, misses ${gaps.join(', ')}.`;
 }
+
+/** A parameter as the worklist and tables need it; `step` is the resolution a lab can set, when the MDL declares one. */
+export interface ParameterShape {
+  name: string;
+  type: string;
+  unit?: string;
+  step?: number;
+}
+
+/**
+ * A parameter's value as a person sets it: a categorical value as it is, an integer whole, a
+ * stepped value rounded to its step with the step's decimals (0.01 → "0.37", 5 → "1205"), any
+ * other number to 5 significant digits written out (`0.0000016`, not `1.6e-6`).
+ */
+export function formatParameter(value: unknown, p: ParameterShape): string {
+  if (value === undefined || value === null) return '—';
+  if (typeof value === 'string' || typeof value === 'boolean') return String(value);
+  if (typeof value !== 'number') return JSON.stringify(value);
+  if (!Number.isFinite(value)) return '—';
+  if (p.type === 'integer') return String(Math.round(value));
+  if (p.step !== undefined && p.step > 0) {
+    const decimals = Math.max(0, -Math.floor(Math.log10(p.step) + 1e-9), (String(p.step).split('.')[1] ?? '').length);
+    return (Math.round(value / p.step) * p.step).toFixed(Math.min(decimals, 12));
+  }
+  return plainNumber(value);
+}
+
+/** 5 significant digits written out without an exponent between 1e-9 and 1e15 (lab notation has none). */
+export function plainNumber(x: number): string {
+  if (!Number.isFinite(x)) return formatNumber(x);
+  if (x === 0) return '0';
+  const magnitude = Math.abs(x);
+  if (magnitude < 1e-9 || magnitude >= 1e15) return formatNumber(x);
+  const decimals = Math.max(0, 4 - Math.floor(Math.log10(magnitude)));
+  const text = Number(x.toFixed(decimals)).toFixed(decimals);
+  return decimals > 0 ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
+}

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, explain } from './api.js';
 import type { ModelReport } from './contract.js';
-import { formatNumber } from './format.js';
+import { formatNumber, formatParameter, labelOf, plainNumber, type ParameterShape } from './format.js';
 
 const SIZE = 320;
 const PAD = 44;
@@ -14,7 +14,17 @@ const short = (v: number) => formatNumber(v);
  * interval), parameter importance, and the candidates awaiting evaluation as the model sees them.
  * Re-read when the campaign completes an iteration.
  */
-export function ModelReportPanel({ id, iteration, units }: { id: string; iteration: number; units: Record<string, string | undefined> }) {
+export function ModelReportPanel({
+  id,
+  iteration,
+  units,
+  parameters = [],
+}: {
+  id: string;
+  iteration: number;
+  units: Record<string, string | undefined>;
+  parameters?: ParameterShape[];
+}) {
   const [report, setReport] = useState<ModelReport | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -65,7 +75,7 @@ export function ModelReportPanel({ id, iteration, units }: { id: string; iterati
           <ImportanceBars objective={i.objective} parameters={i.parameters} />
         ))}
       </div>
-      {report.next.length > 0 && <NextCandidates next={report.next} units={units} />}
+      {report.next.length > 0 && <NextCandidates next={report.next} units={units} parameters={parameters} />}
     </div>
   );
 }
@@ -140,8 +150,27 @@ function ImportanceBars({ objective, parameters }: { objective: string; paramete
   );
 }
 
-function NextCandidates({ next, units }: { next: ModelReport['next']; units: Record<string, string | undefined> }) {
-  const parameters = Object.keys(next[0].parameters);
+/**
+ * The pending candidates as the model sees them, parameters in the MDL's order with their units,
+ * written as a lab sets them (to the step when declared, else 5 significant digits without an
+ * exponent); the expected improvement, a small quantity by nature, to 3 significant digits.
+ */
+function NextCandidates({
+  next,
+  units,
+  parameters: declared,
+}: {
+  next: ModelReport['next'];
+  units: Record<string, string | undefined>;
+  parameters: ParameterShape[];
+}) {
+  const named = new Set(declared.map((p) => p.name));
+  const parameters = [
+    ...declared,
+    ...Object.keys(next[0].parameters)
+      .filter((n) => !named.has(n))
+      .map((name): ParameterShape => ({ name, type: 'continuous' })),
+  ];
   const objectives = Object.keys(next[0].predicted);
   return (
     <>
@@ -153,13 +182,10 @@ function NextCandidates({ next, units }: { next: ModelReport['next']; units: Rec
             <tr>
               <th scope="col">candidate</th>
               {parameters.map((p) => (
-                <th scope="col">{p}</th>
+                <th scope="col">{labelOf(p.name, p.unit)}</th>
               ))}
               {objectives.map((o) => (
-                <th scope="col">
-                  {o}
-                  {units[o] ? ` (${units[o]})` : ''}
-                </th>
+                <th scope="col">{labelOf(o, units[o])}</th>
               ))}
               <th scope="col">P(feasible)</th>
               <th scope="col">expected improvement</th>
@@ -170,15 +196,15 @@ function NextCandidates({ next, units }: { next: ModelReport['next']; units: Rec
               <tr>
                 <td>{c.id}</td>
                 {parameters.map((p) => (
-                  <td>{typeof c.parameters[p] === 'number' ? short(c.parameters[p]) : c.parameters[p]}</td>
+                  <td>{formatParameter(c.parameters[p.name], p)}</td>
                 ))}
                 {objectives.map((o) => (
                   <td>
-                    {short(c.predicted[o].mean)} ± {short(c.predicted[o].sd)}
+                    {plainNumber(c.predicted[o].mean)} ± {plainNumber(c.predicted[o].sd)}
                   </td>
                 ))}
                 <td>{c.probability_feasible.toFixed(2)}</td>
-                <td>{short(c.expected_improvement)}</td>
+                <td>{Number(c.expected_improvement.toPrecision(3)).toString()}</td>
               </tr>
             ))}
           </tbody>

@@ -179,12 +179,21 @@ function fixReferencePoint(mdl: Mdl, state: CampaignState): void {
  * `tolerance` (relative) over the last `window` iterations, judged only once `min_budget_share`
  * of the budget is spent and while something dominates the reference point (a flat zero, or a
  * flat start, is no optimum). Failures: every evaluation failed in `max_failed_iterations`
- * consecutive iterations. Each sets `stopMessage` to say which and why.
+ * consecutive iterations, or the budget is spent without one evaluation that succeeded. Each sets `stopMessage` to say which and why.
  */
 function applyStopRules(mdl: Mdl, state: CampaignState): void {
   const { budget } = mdl.optimizer;
   const used = budgetUsed(state);
   if (used >= budget) {
+    // a campaign whose every measured candidate failed has no result: that is a failure, not a completion
+    const told = completedEvaluations(state).filter((e) => !e.abandoned);
+    if (told.length > 0 && told.every((e) => e.objectives === null)) {
+      const last = [...told].reverse().find((e) => e.error)?.error ?? 'unknown error';
+      state.status = 'failed';
+      state.stopReason = 'error';
+      state.stopMessage = `The budget of ${budget} evaluations is spent and no evaluation succeeded (${told.length} failed); the last error: ${last}`;
+      return;
+    }
     state.status = 'completed';
     state.stopReason = 'budget';
     state.stopMessage = `The budget of ${budget} evaluations is spent.`;

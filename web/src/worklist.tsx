@@ -1,0 +1,223 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, download, explain, send } from './api.js';
+import { formatParameter, labelOf, type ParameterShape } from './format.js';
+
+/**
+ * The pending batch of an external (ask/tell) campaign as a worklist for the lab: the initial
+ * design included, in the MDL's parameter order with units and ids. Results are typed in row by
+ * row or come back as the filled worklist CSV; rows left empty wait, so a batch may be posted in
+ * parts. A row can be marked failed (with the reason) or abandoned (never measured).
+ */
+interface Candidate {
+  id: string;
+  iteration: number;
+  parameters: Record<string, unknown>;
+}
+
+interface Measure {
+  name: string;
+  unit?: string;
+}
+
+type Entry = { values: Record<string, string>; status: 'measured' | 'failed' | 'abandoned'; reason: string };
+
+const blank = (): Entry => ({ values: {}, status: 'measured', reason: '' });
+
+/** A typed cell as the results route reads it: empty is not measured (null), anything else must be a number. */
+function cellValue(text: string, name: string, id: string): number | null {
+  const trimmed = text.trim();
+  if (trimmed === '') return null;
+  const x = Number(trimmed.replace(',', '.'));
+  if (!Number.isFinite(x)) throw new Error(`${id}: "${trimmed}" for ${name} is not a number.`);
+  return x;
+}
+
+/** The JSON entries for the rows that have something in them; untouched rows wait. */
+export function entriesOf(rows: Candidate[], typed: Record<string, Entry>, objectives: Measure[], outcomes: Measure[]): unknown[] {
+  const entries: unknown[] = [];
+  for (const row of rows) {
+    const e = typed[row.id];
+    if (!e) continue;
+    if (e.status !== 'measured') {
+      entries.push({ id: row.id, status: e.status, reason: e.reason.trim() || (e.status === 'failed' ? 'failed in the lab' : undefined) });
+      continue;
+    }
+    const values = (list: Measure[]) => Object.fromEntries(list.map((m) => [m.name, cellValue(e.values[m.name] ?? '', m.name, row.id)]));
+    const objectiveValues = values(objectives);
+    const outcomeValues = values(outcomes);
+    if ([...Object.values(objectiveValues), ...Object.values(outcomeValues)].every((v) => v === null)) continue;
+    entries.push({ id: row.id, objectives: objectiveValues, ...(outcomes.length > 0 ? { outcomes: outcomeValues } : {}) });
+  }
+  return entries;
+}
+
+export function Worklist({
+  id,
+  parameters,
+  objectives,
+  outcomes,
+  version,
+}: {
+  id: string;
+  parameters: ParameterShape[];
+  objectives: Measure[];
+  outcomes: Measure[];
+  version: number;
+}) {
+  const [rows, setRows] = useState<Candidate[] | null>(null);
+  const [typed, setTyped] = useState<Record<string, Entry>>({});
+  const [message, setMessage] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const load = async () => {
+    try {
+      setRows((await api<Candidate[]>('GET', `/v1/campaigns/${id}/candidates`)).data);
+    } catch (e) {
+      setError(explain(e));
+    }
+  };
+  useEffect(() => void load(), [id, version]);
+  // the next batch is proposed after the iteration's event: while none is pending, look again
+  useEffect(() => {
+    if (rows?.length !== 0) return;
+    const timer = setTimeout(() => void load(), 2000);
+    return () => clearTimeout(timer);
+  }, [rows]);
+  const edit = (rowId: string, change: (e: Entry) => Entry) => setTyped((t) => ({ ...t, [rowId]: change(t[rowId] ?? blank()) }));
+  const posted = async (answer: { accepted: number; duplicates: number; awaiting: number }) => {
+    setMessage(
+      `${answer.accepted} result${answer.accepted === 1 ? '' : 's'} accepted${answer.duplicates ? `, ${answer.duplicates} already there` : ''}; ${answer.awaiting} still awaited.`,
+    );
+    setError(null);
+    setTyped({});
+    await load();
+  };
+  const post = async () => {
+    try {
+      const entries = entriesOf(rows ?? [], typed, objectives, outcomes);
+      if (entries.length === 0) throw new Error('Nothing to post: type a value, or mark a row failed or abandoned.');
+      await posted(
+        (await api<{ accepted: number; duplicates: number; awaiting: number }>('POST', `/v1/campaigns/${id}/evaluations`, { evaluations: entries })).data,
+      );
+    } catch (e) {
+      setError(explain(e));
+    }
+  };
+  const upload = async (file: File | undefined) => {
+    if (!file) return;
+    try {
+      const form = new FormData();
+      form.append('file', file, file.name);
+      await posted((await send<{ accepted: number; duplicates: number; awaiting: number }>('POST', `/v1/campaigns/${id}/evaluations`, form)).data);
+    } catch (e) {
+      setError(explain(e));
+    }
+  };
+  if (!rows) return <p aria-live="polite">Loading the pending batch…</p>;
+  return (
+    <section data-testid="worklist">
+      <h2>Worklist: the batch awaiting your results</h2>
+      {rows.length === 0 ? (
+        <p data-testid="worklist-empty">No candidate awaits a result: Kiln is proposing the next batch, or the campaign is not running.</p>
+      ) : (
+        <>
+          <p class="muted">
+            Measure these {rows.length} candidates (iteration {rows[0].iteration}
+            {rows[0].iteration === 1 ? ', the initial design' : ''}). Type the results below or download the worklist, fill it in a spreadsheet and upload it.
+            Rows left empty wait for a later post; mark a row failed (with the reason) or abandoned if it was never measured.
+          </p>
+          <p class="row">
+            <button class="secondary" onClick={() => void download(`/v1/campaigns/${id}/worklist`, `${id}-worklist.csv`).catch((e) => setError(explain(e)))}>
+              Download worklist (CSV, opens in Excel)
+            </button>
+            <label>
+              Upload the filled worklist{' '}
+              <input type="file" accept=".csv,text/csv" data-testid="worklist-upload" onChange={(e) => void upload(e.currentTarget.files?.[0])} />
+            </label>
+          </p>
+          <div class="scroll">
+            <table data-testid="worklist-table">
+              <thead>
+                <tr>
+                  <th scope="col">id</th>
+                  {parameters.map((p) => (
+                    <th scope="col">{labelOf(p.name, p.unit)}</th>
+                  ))}
+                  {[...objectives, ...outcomes].map((m) => (
+                    <th scope="col">{labelOf(m.name, m.unit)}</th>
+                  ))}
+                  <th scope="col">status</th>
+                  <th scope="col">reason</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((row) => {
+                  const e = typed[row.id] ?? blank();
+                  return (
+                    <tr data-id={row.id}>
+                      <td>{row.id}</td>
+                      {parameters.map((p) => (
+                        <td class="number">{formatParameter(row.parameters[p.name], p)}</td>
+                      ))}
+                      {[...objectives, ...outcomes].map((m) => (
+                        <td>
+                          <input
+                            size={8}
+                            inputMode="decimal"
+                            aria-label={`${m.name} of ${row.id}`}
+                            value={e.values[m.name] ?? ''}
+                            disabled={e.status !== 'measured'}
+                            onInput={(ev) => {
+                              const text = ev.currentTarget.value;
+                              edit(row.id, (x) => ({ ...x, values: { ...x.values, [m.name]: text } }));
+                            }}
+                          />
+                        </td>
+                      ))}
+                      <td>
+                        <select
+                          aria-label={`status of ${row.id}`}
+                          value={e.status}
+                          onChange={(ev) => {
+                            const status = ev.currentTarget.value as Entry['status'];
+                            edit(row.id, (x) => ({ ...x, status }));
+                          }}
+                        >
+                          <option value="measured">measured</option>
+                          <option value="failed">failed</option>
+                          <option value="abandoned">abandoned</option>
+                        </select>
+                      </td>
+                      <td>
+                        <input
+                          aria-label={`reason for ${row.id}`}
+                          value={e.reason}
+                          onInput={(ev) => {
+                            const reason = ev.currentTarget.value;
+                            edit(row.id, (x) => ({ ...x, reason }));
+                          }}
+                        />
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+          <p class="row">
+            <button onClick={() => void post()}>Post the typed results</button>
+          </p>
+        </>
+      )}
+      {message && (
+        <p data-testid="worklist-message" aria-live="polite">
+          {message}
+        </p>
+      )}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}
