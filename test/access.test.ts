@@ -186,6 +186,8 @@ describe('organizations', () => {
       dataset_id: dataset.json.data.id,
       template_id: template.json.data.id,
       key_id: key.json.data.id,
+      // the first candidate of A's campaign (its initial design, once proposed)
+      evaluation_id: `eval_${String(campaign.json.data.id).replace(/^camp_/, '')}_1`,
     };
 
     // minimal valid bodies, so that a 422 cannot come before the lookup
@@ -193,6 +195,7 @@ describe('organizations', () => {
       postEvaluations: { evaluations: [{ id: 'cand_x', objectives: { f1: 0.5, f2: 0.5 } }] },
       updateApiKey: { allowed_ips: ['127.0.0.1'] },
       startCampaign: {},
+      correctResult: { objectives: { f1: 0.5, f2: 0.5 } },
     };
     const withIds = operations().filter((op) => /\{\w+_id\}/.test(op.path));
     assert.ok(withIds.length >= 17, `expected at least 17 operations with an id, found ${withIds.length}`);
