@@ -40,7 +40,7 @@ export function parseSort(sort: string | undefined, fallback: string): { column:
 }
 
 export const campaignStatus = z.enum(['created', 'running', 'completed', 'converged', 'failed', 'stopped']);
-export const jobStatus = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
+export const jobStatus = z.enum(['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled']);
 const timestamp = z.iso.datetime();
 
 export const campaignListQuery = z.object({
@@ -99,7 +99,12 @@ export const multipartCampaignBody = z.object({
 });
 
 export const startCampaignBody = z.strictObject({
-  timeout_hours: z.number().positive().max(8760).optional().describe('job timeout; default 24'),
+  timeout_hours: z
+    .number()
+    .positive()
+    .max(8760)
+    .optional()
+    .describe("job timeout, measuring the optimizer's own time (waits for external results are not counted); default 24"),
 });
 
 export const resultsQuery = z.object({
@@ -248,6 +253,10 @@ export const jobListItemSchema = z.object({
   progress: progressSchema,
   retry_of: z.string().nullable(),
   cancel_requested: z.boolean(),
+  pending_results: z
+    .int()
+    .optional()
+    .describe('while the job is waiting (an external campaign, holding no worker): candidates of its batch still without a result'),
 });
 export const jobDetailSchema = jobListItemSchema.extend({
   attempt: z.int(),

@@ -14,7 +14,7 @@ import {
   receivedCandidateIds,
   updatePostedResult,
 } from '../store/external-results.js';
-import { announceResults } from '../store/notify.js';
+import { resultsArrived } from '../lifecycle/waiting.js';
 import type { Principal } from './principal.js';
 import { entriesFromCsv, offPlanParameters, resultValues, worklistCsv, type ResultEntry } from './result-entries.js';
 import { invalidState, notFound, validationFailed, type FieldError } from './validation.js';
@@ -128,9 +128,10 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
       });
       accepted += 1;
     }
-    if (accepted > 0) await announceResults(trx, campaign.id);
     const received = await countPostedResults(trx, campaign.id, [...pending.keys()]);
-    return { accepted, duplicates, awaiting: Math.max(0, pending.size - received) };
+    const awaiting = Math.max(0, pending.size - received);
+    if (accepted > 0) await resultsArrived(trx, campaign.id, awaiting);
+    return { accepted, duplicates, awaiting };
   });
 }
 

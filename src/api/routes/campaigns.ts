@@ -124,7 +124,8 @@ export function campaignRoutes(table: RouteTable, db: Db, templates: TemplateCat
     operationId: 'startCampaign',
     tag,
     summary: 'Start (or resume) a campaign',
-    description: 'Queues a job. Allowed from created and stopped (a stopped campaign resumes with its history); otherwise 409.',
+    description:
+      'Queues a job. Allowed from created, stopped and failed (a stopped or failed campaign resumes with its history, under the timeout given here); otherwise 409.',
     scope: 'campaigns:write',
     rateLimit: { perMinute: 5 },
     body: s.startCampaignBody,
