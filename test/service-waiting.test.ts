@@ -169,3 +169,44 @@ test('the wait is left out of the timeout; a waiting job is cancelled at once; s
   const twice = await api('POST', `/v1/campaigns/${again.id}/start`, { timeout_hours: 1 });
   assert.equal(twice.status, 409, 'a running campaign is not started twice');
 });
+
+test('the candidates endpoint says why it is empty: not started, queued behind what, awaiting results, ended', async () => {
+  const created = await api('POST', '/v1/campaigns', { name: 'why empty', domain: 'benchmark', mdl: zdt1Mdl({ evaluator: null, budget: 4, batch: 2 }) });
+  const id = created.json.data.id as string;
+  const meta = async () => (await api('GET', `/v1/campaigns/${id}/candidates`)).json;
+  const fresh = await meta();
+  assert.deepEqual(fresh.data, []);
+  assert.equal(fresh.meta.state, 'not_started');
+  assert.match(fresh.meta.message, /start it/);
+
+  // the one slot is busy with a builtin campaign: the external one is queued behind nothing, one job running
+  const busy = await startCampaign('busy', zdt1Mdl({ budget: 60, batch: 2 }));
+  await eventually(async () => ((await job(busy.jobId)).status === 'running' ? true : undefined));
+  assert.equal((await api('POST', `/v1/campaigns/${id}/start`)).status, 202);
+  const queued = await meta();
+  if (queued.meta.state === 'queued') {
+    assert.equal(queued.meta.queued_ahead, 0);
+    assert.equal(queued.meta.running_jobs, 1);
+    assert.match(queued.meta.message, /waits for a worker slot/);
+  } else {
+    // the busy campaign finished first on a fast machine
+    assert.ok(['proposing', 'awaiting_results'].includes(queued.meta.state), queued.meta.state);
+  }
+
+  const awaiting = await eventually(async () => {
+    const m = await meta();
+    return m.meta.state === 'awaiting_results' ? m : undefined;
+  }, 120_000);
+  assert.equal(awaiting.meta.pending_results, 4);
+  assert.equal(awaiting.data.length, 4);
+  await tell(id, awaiting.data);
+  // the initial design spends the budget of 4: the campaign completes and proposes nothing more
+  const ended = await eventually(async () => {
+    const m = await meta();
+    assert.ok(['proposing', 'queued', 'ended'].includes(m.meta.state), m.meta.state);
+    return m.meta.state === 'ended' ? m : undefined;
+  });
+  assert.deepEqual(ended.data, []);
+  assert.equal(ended.meta.pending_results, 0);
+  await api('POST', `/v1/campaigns/${busy.id}/stop`);
+});

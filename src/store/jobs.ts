@@ -142,6 +142,23 @@ export async function claimNextJob(db: Db, workerId: string, leaseSeconds: numbe
   });
 }
 
+/**
+ * Where a queued job stands in the claim order (claimNextJob) now: the queued jobs a free slot
+ * takes before it, and the jobs holding worker slots.
+ */
+export async function queuePosition(db: Executor, jobId: string): Promise<{ ahead: number; running: number }> {
+  const result = await db.raw(
+    `with held as (select organization_id, count(*) as n from jobs where status = 'running' group by organization_id),
+          q as (select j.id, coalesce(held.n, 0) as n, j.queued_at from jobs j left join held using (organization_id) where j.status = 'queued')
+     select (select count(*) from q where (q.n, q.queued_at) < (me.n, me.queued_at))::int as ahead,
+            (select coalesce(sum(n), 0) from held)::int as running
+     from q me where me.id = ?`,
+    [jobId],
+  );
+  const [row] = result.rows as { ahead: number; running: number }[];
+  return row ?? { ahead: 0, running: 0 };
+}
+
 /** Extends the leases this worker still holds; returns the ids it lost. */
 export async function renewLeases(db: Db, workerId: string, leases: readonly Lease[], leaseSeconds: number): Promise<string[]> {
   if (leases.length === 0) return [];
