@@ -69,7 +69,9 @@ test('a waiting job is not counted as running, and is not claimed until it is qu
   assert.equal((await claimNextJob(db, 'worker_order', 60))!.id, c.job);
 
   // queued again after its wait: the wait is added up apart from the job's own time
-  await db('jobs').where({ id: a.job }).update({ status: 'queued', waiting_since: db.raw(`now() - interval '90 seconds'`) });
+  await db('jobs')
+    .where({ id: a.job })
+    .update({ status: 'queued', waiting_since: db.raw(`now() - interval '90 seconds'`) });
   const resumed = (await claimNextJob(db, 'worker_order', 60))!;
   assert.equal(resumed.id, a.job);
   assert.equal(resumed.attempt, 2);

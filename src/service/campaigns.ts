@@ -271,7 +271,9 @@ export async function stopCampaign(db: Db, principal: Principal, id: string) {
 export async function requestCancel(db: Db, job: JobRow, reason: string): Promise<JobRow> {
   if (job.status === 'queued' || job.status === 'waiting') {
     const where = job.status === 'queued' ? 'while queued' : 'while it waited for results (those posted so far are kept)';
-    await db.transaction((trx) => endJob(trx, job, null, { job: 'cancelled', campaign: 'stopped', level: 'info', message: `${reason} ${where}; the job is cancelled.` }));
+    await db.transaction((trx) =>
+      endJob(trx, job, null, { job: 'cancelled', campaign: 'stopped', level: 'info', message: `${reason} ${where}; the job is cancelled.` }),
+    );
   } else {
     await updateJob(db, job.id, { cancel_requested: true });
     await logJob(db, job, 'info', `${reason}; the job stops after its current iteration and keeps every result so far.`);

@@ -147,7 +147,7 @@ export async function claimNextJob(db: Db, workerId: string, leaseSeconds: numbe
  * takes before it, and the jobs holding worker slots.
  */
 export async function queuePosition(db: Executor, jobId: string): Promise<{ ahead: number; running: number }> {
-  const result = await db.raw(
+  const result: { rows: { ahead: number; running: number }[] } = await db.raw(
     `with held as (select organization_id, count(*) as n from jobs where status = 'running' group by organization_id),
           q as (select j.id, coalesce(held.n, 0) as n, j.queued_at from jobs j left join held using (organization_id) where j.status = 'queued')
      select (select count(*) from q where (q.n, q.queued_at) < (me.n, me.queued_at))::int as ahead,
@@ -155,7 +155,7 @@ export async function queuePosition(db: Executor, jobId: string): Promise<{ ahea
      from q me where me.id = ?`,
     [jobId],
   );
-  const [row] = result.rows as { ahead: number; running: number }[];
+  const [row] = result.rows;
   return row ?? { ahead: 0, running: 0 };
 }
 
@@ -229,7 +229,7 @@ export async function parkJob(db: Executor, lease: Lease, pending: number, progr
     phase: 'awaiting_evaluations',
     worker_id: null,
     lease_expires_at: null,
-    waiting_since: db.fn.now() as unknown as Date,
+    waiting_since: db.fn.now(),
     pending_results: pending,
     progress,
   });

@@ -205,7 +205,8 @@ export function campaignRoutes(table: RouteTable, db: Db, templates: TemplateCat
     tag,
     summary: 'Candidates awaiting results (external ask/tell campaigns)',
     scope: 'campaigns:read',
-    description: 'The list is empty while no candidate waits for a result; `meta.state` says why (proposing, queued and behind how many jobs, not started, ended).',
+    description:
+      'The list is empty while no candidate waits for a result; `meta.state` says why (proposing, queued and behind how many jobs, not started, ended).',
     responses: { 200: { description: 'proposed candidates without results yet', data: s.candidateSchema, list: true, listMeta: s.candidatesMeta } },
     handle: async ({ params, principal }) => listCandidates(db, principal, params.campaign_id),
   });
