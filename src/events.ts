@@ -9,7 +9,8 @@ import type { ErrorBody } from './errors.js';
  * dashboard reads the same definitions without bundling server code.
  */
 
-export type JobStatusName = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+/** `waiting`: an external campaign's job waits for results and holds no worker. */
+export type JobStatusName = 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
 export type CampaignStatusName = 'created' | 'running' | 'completed' | 'converged' | 'failed' | 'stopped';
 export type LogLevelName = 'debug' | 'info' | 'warning' | 'error';
 

@@ -98,7 +98,10 @@ describe('results entered by people', () => {
       30_000,
       'the second batch',
     );
-    assert.ok(next.every((x) => x.iteration === 2));
+    assert.ok(
+      next.every((x) => x.iteration === 2),
+      JSON.stringify(next),
+    );
     const r = (await api('GET', `/v1/campaigns/${id}/results`)).json.data;
     assert.deepEqual(
       r.evaluations.map((e: { id: string; objectives: unknown; is_pareto: boolean }) => [e.id, e.objectives, e.is_pareto]),

@@ -208,7 +208,8 @@ function declaredResponses(responses: Record<number, ResponseDoc>): Record<strin
       const content: Json = {};
       if (doc.data) {
         const data = schemaOf(doc.data, 'output');
-        content['application/json'] = { schema: doc.bare ? data : doc.list ? listEnvelope(data) : envelope(data) };
+        const meta = doc.listMeta ? schemaOf(doc.listMeta, 'output') : undefined;
+        content['application/json'] = { schema: doc.bare ? data : doc.list ? listEnvelope(data, meta) : envelope(data) };
       }
       if (doc.content) content[doc.content] = { schema: { type: 'string' } };
       return [status, { description: doc.description, headers: responseHeaders(), ...(Object.keys(content).length ? { content } : {}) }];
@@ -220,11 +221,12 @@ function envelope(data: Json): Json {
   return { type: 'object', properties: { data }, required: ['data'] };
 }
 
-// `meta` is not required: some lists (candidates, logs) are complete and carry no paging.
-function listEnvelope(item: Json): Json {
+// `meta` is not required: some lists (logs) are complete and carry no paging; a list whose meta is
+// not a page (candidates: why the list is what it is) names its own.
+function listEnvelope(item: Json, meta: Json = { $ref: '#/components/schemas/PageMeta' }): Json {
   return {
     type: 'object',
-    properties: { data: { type: 'array', items: item }, meta: { $ref: '#/components/schemas/PageMeta' } },
+    properties: { data: { type: 'array', items: item }, meta },
     required: ['data'],
   };
 }

@@ -29,6 +29,8 @@ export interface ResponseDoc {
   /** the `data` member's schema (wrapped in the envelope in the document) */
   data?: z.ZodType;
   list?: boolean;
+  /** a list's `meta` when it is not a page (the document says PageMeta otherwise) */
+  listMeta?: z.ZodType;
   /** the body is `data` itself, not wrapped in the envelope (a document meant to be saved as a file) */
   bare?: boolean;
   /** a non-JSON body, e.g. text/csv */

@@ -40,7 +40,7 @@ export function parseSort(sort: string | undefined, fallback: string): { column:
 }
 
 export const campaignStatus = z.enum(['created', 'running', 'completed', 'converged', 'failed', 'stopped']);
-export const jobStatus = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
+export const jobStatus = z.enum(['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled']);
 const timestamp = z.iso.datetime();
 
 export const campaignListQuery = z.object({
@@ -99,7 +99,12 @@ export const multipartCampaignBody = z.object({
 });
 
 export const startCampaignBody = z.strictObject({
-  timeout_hours: z.number().positive().max(8760).optional().describe('job timeout; default 24'),
+  timeout_hours: z
+    .number()
+    .positive()
+    .max(8760)
+    .optional()
+    .describe("job timeout, measuring the optimizer's own time (waits for external results are not counted); default 24"),
 });
 
 export const resultsQuery = z.object({
@@ -248,6 +253,10 @@ export const jobListItemSchema = z.object({
   progress: progressSchema,
   retry_of: z.string().nullable(),
   cancel_requested: z.boolean(),
+  pending_results: z
+    .int()
+    .optional()
+    .describe('while the job is waiting (an external campaign, holding no worker): candidates of its batch still without a result'),
 });
 export const jobDetailSchema = jobListItemSchema.extend({
   attempt: z.int(),
@@ -375,6 +384,17 @@ export const modelReportSchema = z.object({
   computed_at: timestamp.nullable(),
 });
 export const candidateSchema = z.object({ id: z.string(), iteration: z.int(), parameters: parameterValues });
+export const candidatesMeta = z.object({
+  state: z
+    .enum(['awaiting_results', 'proposing', 'queued', 'not_started', 'ended'])
+    .describe(
+      'awaiting_results: the listed candidates wait for results; proposing: a worker is telling the last batch or proposing the next; queued: the job waits for a worker slot; not_started: the campaign is created or stopped; ended: it completed, converged or failed',
+    ),
+  pending_results: z.int().describe('candidates of the current batch still without a result'),
+  queued_ahead: z.int().optional().describe('while queued: jobs that a free worker slot takes before this one (see the claim order)'),
+  running_jobs: z.int().optional().describe('while queued: jobs holding worker slots now'),
+  message: z.string().describe('the state in words, with what to do'),
+});
 export const pageMeta = z.object({ page: z.int(), per_page: z.int(), total: z.int(), total_pages: z.int() });
 export const errorEnvelope = z.object({
   error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }),

@@ -17,7 +17,7 @@ import {
 } from '../store/campaigns.js';
 import { relaxedCommit, type Db, type Transaction } from '../store/db.js';
 import { deleteTakenResults, postedResults } from '../store/external-results.js';
-import { handBackJobs, LeaseLost, readFenced, updateFenced, type JobRow, type Lease } from '../store/jobs.js';
+import { handBackJobs, LeaseLost, parkJob, readFenced, updateFenced, type JobRow, type Lease } from '../store/jobs.js';
 import { announceJobs, publishEvent } from '../store/notify.js';
 import { loadCampaignState, storedEngineState } from '../lifecycle/campaign-state.js';
 import { evaluateProposals } from '../evaluators/evaluate-proposals.js';
@@ -41,14 +41,10 @@ export interface JobRunContext {
   evaluatorOptions: ServiceEvaluatorOptions;
   /** aborted when the supervisor shuts down: the job is handed back, not failed */
   shutdown: AbortSignal;
-  /** resolves when results may have arrived for the campaign, or after `ms` */
-  waitForResults(campaignId: string, ms: number, signal: AbortSignal): Promise<void>;
 }
 
-export type JobRunOutcome = 'completed' | 'failed' | 'cancelled' | 'released' | 'lost';
-
-/** How often a job waiting for external results rechecks them and its cancel flag. */
-const EXTERNAL_POLL_MS = 5_000;
+/** `waiting`: an external campaign's batch awaits its results; the job left its slot and lease. */
+export type JobRunOutcome = 'completed' | 'failed' | 'cancelled' | 'released' | 'lost' | 'waiting';
 
 class Released extends Error {}
 class CancelRequested extends Error {}
@@ -154,14 +150,18 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
           trx,
           claimed,
           'info',
-          `Resuming iteration ${proposals[0].iteration}: its ${proposals.length} candidates were proposed before the last interruption.`,
+          claimed.resumes > 0 && external
+            ? `Taking up iteration ${proposals[0].iteration}: the results of its ${proposals.length} candidates have arrived.`
+            : `Resuming iteration ${proposals[0].iteration}: its ${proposals.length} candidates were proposed before the last interruption.`,
         );
         return announce(trx, claimed, lease, state, mdl, phase);
       });
       if (job.cancel_requested) throw new CancelRequested();
     }
     const evaluating = performance.now();
-    const results = external ? await awaitExternal(ctx, campaign.id, lease, proposals) : await evaluateBatch(ctx, claimed, evaluator!, proposals);
+    const results = external ? await takeExternal(ctx, claimed, lease, mdl, state, proposals) : await evaluateBatch(ctx, claimed, evaluator!, proposals);
+    // the model report of the batch just proposed finishes beside, on the report thread
+    if (results === null) return 'waiting';
     const evaluateSeconds = (performance.now() - evaluating) / 1000;
     // results told earlier may have been corrected while the batch was out: the stored rows win
     if (external) state = { ...state, evaluations: await loadEvaluations(ctx.db, campaign.id) };
@@ -216,17 +216,41 @@ async function evaluateBatch(ctx: JobRunContext, job: JobRow, evaluator: Evaluat
   return batch.results;
 }
 
-async function awaitExternal(ctx: JobRunContext, campaignId: string, lease: Lease, proposals: readonly Proposal[]): Promise<EvaluationResult[]> {
-  for (;;) {
-    const results = await postedResults(ctx.db, campaignId, proposals);
+/**
+ * The batch's posted results when all have arrived; otherwise the job parks (status waiting, no
+ * worker, no lease) and this returns null, so the slot is free until the results arrive and queue
+ * the job again. Under the campaign's lock, which posting results takes too: a result posted at
+ * the same moment is either seen here or wakes the parked job.
+ */
+async function takeExternal(
+  ctx: JobRunContext,
+  job: JobRow,
+  lease: Lease,
+  mdl: Mdl,
+  state: CampaignState,
+  proposals: readonly Proposal[],
+): Promise<EvaluationResult[] | null> {
+  return ctx.db.transaction(async (trx) => {
+    await lockCampaign(trx, job.campaign_id);
+    const results = await postedResults(trx, job.campaign_id, proposals);
     // off-plan experiments come beside the batch; the batch itself must be complete
     const proposed = new Set(proposals.map((p) => p.id));
-    if (results.filter((r) => proposed.has(r.id)).length === proposals.length) return results;
-    const job = await readFenced(ctx.db, lease);
-    if (job.cancel_requested) throw new CancelRequested();
-    if (ctx.shutdown.aborted) throw new Released();
-    await ctx.waitForResults(campaignId, EXTERNAL_POLL_MS, ctx.shutdown);
-  }
+    const received = results.filter((r) => proposed.has(r.id)).length;
+    if (received === proposals.length) return results;
+    const current = await readFenced(trx, lease);
+    if (current.cancel_requested) throw new CancelRequested();
+    const awaiting = proposals.length - received;
+    await parkJob(trx, lease, awaiting, progressOf(mdl, state, bestObjectives(mdl, state)));
+    await publishEvent(trx, kilnEvent('job.status', job, { status: 'waiting', current_phase: 'awaiting_evaluations' }));
+    await logJob(
+      trx,
+      job,
+      'info',
+      `Waiting for results of ${awaiting} of ${proposals.length} candidates, holding no worker meanwhile: GET /v1/campaigns/${job.campaign_id}/candidates, ` +
+        `then POST their results to /v1/campaigns/${job.campaign_id}/evaluations; the job is queued again when the last one arrives.`,
+    );
+    return null;
+  });
 }
 
 interface IterationTiming {
@@ -234,7 +258,7 @@ interface IterationTiming {
   stored: number;
   /** the engine step on the pool (surrogate fit + acquisition) */
   proposeSeconds: number;
-  /** the evaluator, or the wait for external results */
+  /** the evaluator, or taking the external results (the wait for them is not counted) */
   evaluateSeconds: number;
   /** performance.now() when the iteration began, for its wall time */
   iterationStarted: number;
@@ -330,16 +354,7 @@ async function storeIteration(
 async function announce(trx: Transaction, job: JobRow, lease: Lease, state: CampaignState, mdl: Mdl, phase: string): Promise<JobRow> {
   const updated = await updateFenced(trx, lease, { phase, progress: progressOf(mdl, state, bestObjectives(mdl, state)) });
   await publishEvent(trx, kilnEvent('job.status', job, { status: 'running', current_phase: phase }));
-  if (phase === 'awaiting_evaluations') {
-    await logJob(
-      trx,
-      job,
-      'info',
-      `Waiting for results of ${state.pending.length} candidates: GET /v1/campaigns/${job.campaign_id}/candidates, then POST their results to /v1/campaigns/${job.campaign_id}/evaluations.`,
-    );
-  } else {
-    await logJob(trx, job, 'debug', `Phase: ${phase}.`);
-  }
+  await logJob(trx, job, 'debug', `Phase: ${phase}.`);
   // job.status carries the phase; job.progress is sent once per stored iteration, with its summary.
   return updated;
 }

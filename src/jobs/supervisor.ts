@@ -4,7 +4,7 @@ import { newId } from '../ids.js';
 import type { Db } from '../store/db.js';
 import { claimNextJob, handBackJobs, overdueJobs, renewLeases, requeueLapsed, type JobRow, type Lease } from '../store/jobs.js';
 import { PgListener } from '../store/listener.js';
-import { announceJobs, JOBS_CHANNEL, publishEvent, RESULTS_CHANNEL } from '../store/notify.js';
+import { announceJobs, JOBS_CHANNEL, publishEvent } from '../store/notify.js';
 import { markWorkerStopped, registerWorker, touchWorker } from '../store/workers.js';
 import type { TensorBackendName } from '../engine/tensor/backend.js';
 import { EnginePool } from './engine-pool.js';
@@ -46,7 +46,6 @@ export class Supervisor {
   private readonly running = new Map<string, { lease: Lease; done: Promise<void> }>();
   private readonly shutdown = new AbortController();
   private readonly timers: NodeJS.Timeout[] = [];
-  private readonly resultWaiters = new Map<string, Set<() => void>>();
   private filling = false;
   private refill = false;
 
@@ -66,7 +65,6 @@ export class Supervisor {
     const { db } = this.options;
     await registerWorker(db, { id: this.workerId, hostname: hostname(), pid: process.pid, slots: this.options.concurrency });
     this.listener.on(JOBS_CHANNEL, () => void this.fill());
-    this.listener.on(RESULTS_CHANNEL, (campaignId) => this.resultsArrived(campaignId));
     this.listener.onReconnect(() => void this.fill());
     await this.listener.start();
     const heartbeatMs = (this.leaseSeconds * 1000) / 3;
@@ -78,9 +76,9 @@ export class Supervisor {
     await this.fill();
   }
 
-  /** Slots in use, for tests and the health report. */
+  /** Jobs in the slots, for tests and the health report. */
   activeJobs(): string[] {
-    return [...this.running.keys()];
+    return [...this.running.values()].map((r) => r.lease.id);
   }
 
   /**
@@ -91,7 +89,6 @@ export class Supervisor {
     if (this.shutdown.signal.aborted) return;
     this.shutdown.abort();
     for (const timer of this.timers) clearInterval(timer);
-    for (const waiters of this.resultWaiters.values()) for (const wake of waiters) wake();
     const all = Promise.allSettled([...this.running.values()].map((r) => r.done));
     const timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), graceMs).unref())]);
     const { db } = this.options;
@@ -134,6 +131,7 @@ export class Supervisor {
 
   private launch(job: JobRow): void {
     const lease = { id: job.id, attempt: job.attempt };
+    const slotKey = `${job.id}#${job.attempt}`;
     this.log.info({ job: job.id, attempt: job.attempt, campaign: job.campaign_id }, 'job claimed');
     const done = runJob(
       {
@@ -144,17 +142,17 @@ export class Supervisor {
         workerId: this.workerId,
         evaluatorOptions: this.options.evaluatorOptions,
         shutdown: this.shutdown.signal,
-        waitForResults: (campaignId, ms, signal) => this.waitForResults(campaignId, ms, signal),
       },
       job,
     )
-      .then((outcome) => this.log.info({ job: job.id, outcome }, 'job left its slot'))
+      .then((outcome) => this.log.info({ job: job.id, attempt: job.attempt, outcome }, 'job left its slot'))
       .catch((error) => this.log.error({ err: error, job: job.id }, 'job run crashed'))
       .finally(() => {
-        this.running.delete(job.id);
+        // by attempt: a job parked to wait for results may be taken up again before this run returns
+        this.running.delete(slotKey);
         void this.fill();
       });
-    this.running.set(job.id, { lease, done });
+    this.running.set(slotKey, { lease, done });
   }
 
   private async heartbeat(): Promise<void> {
@@ -180,15 +178,17 @@ export class Supervisor {
     try {
       await this.options.db.transaction(async (trx) => {
         for (const job of await overdueJobs(trx)) {
-          if (job.overdue === 'lease' && job.attempt < maxAttempts) {
-            const delay = Math.min(60, 2 ** (job.attempt - 1));
+          // claims after a wait for results are not deaths of a worker
+          const deaths = job.attempt - job.resumes;
+          if (job.overdue === 'lease' && deaths < maxAttempts) {
+            const delay = Math.min(60, 2 ** (deaths - 1));
             await requeueLapsed(trx, job.id, delay);
             await logJob(
               trx,
               job,
               'warning',
               `Worker ${job.worker_id} stopped renewing its lease (it crashed or lost the database); the job goes back to the queue ` +
-                `and resumes after the last saved iteration in ${delay} s on any worker (attempt ${job.attempt + 1} of ${maxAttempts}).`,
+                `and resumes after the last saved iteration in ${delay} s on any worker (attempt ${deaths + 1} of ${maxAttempts}).`,
             );
             await publishEvent(trx, kilnEvent('job.status', job, { status: 'queued', current_phase: 'queued' }));
             this.log.warn({ job: job.id, attempt: job.attempt }, 'lapsed job requeued');
@@ -197,8 +197,8 @@ export class Supervisor {
           }
           const message =
             job.overdue === 'lease'
-              ? `Worker ${job.worker_id} stopped renewing its lease (it crashed or lost the database), the job's attempt ${job.attempt} of ${maxAttempts} (KILN_MAX_ATTEMPTS); the job is failed. Retry it to resume after the last saved iteration.`
-              : `The job ran past its timeout of ${duration(job.timeout_seconds)} and is failed. Retry it to continue after the last saved iteration (a retry gets the same timeout; set timeout_hours when starting to change it).`;
+              ? `Worker ${job.worker_id} stopped renewing its lease (it crashed or lost the database), the job's attempt ${deaths} of ${maxAttempts} (KILN_MAX_ATTEMPTS); the job is failed. Retry it to resume after the last saved iteration.`
+              : `The job ran past its timeout of ${duration(job.timeout_seconds)} and is failed (time spent waiting for external results is not counted). Retry it to continue after the last saved iteration (give the retry a new timeout_hours to change it).`;
           await endJob(trx, job, null, {
             job: 'failed',
             campaign: 'failed',
@@ -212,27 +212,6 @@ export class Supervisor {
     } catch (error) {
       this.log.warn({ err: error }, 'looking for overdue jobs failed; retrying later');
     }
-  }
-
-  private resultsArrived(campaignId: string): void {
-    for (const wake of this.resultWaiters.get(campaignId) ?? []) wake();
-  }
-
-  private waitForResults(campaignId: string, ms: number, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      let waiters = this.resultWaiters.get(campaignId);
-      if (!waiters) this.resultWaiters.set(campaignId, (waiters = new Set()));
-      const wake = (): void => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', wake);
-        waiters.delete(wake);
-        if (waiters.size === 0) this.resultWaiters.delete(campaignId);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      signal.addEventListener('abort', wake, { once: true });
-      waiters.add(wake);
-    });
   }
 }
 

@@ -189,14 +189,19 @@ export async function campaignDetailFor(db: Db, principal: Principal, id: string
   return campaignDetail(campaign, latest?.id ?? null);
 }
 
-/** Start (or resume a stopped campaign): queues a job; 409 from any other status or over the plan's limit. */
+/**
+ * Start (or resume a stopped or failed campaign, with a new timeout if given): queues a job; 409
+ * from any other status, while a job is active, or over the plan's limit.
+ */
 export async function startCampaign(db: Db, principal: Principal, id: string, options: { timeoutHours?: number }) {
   const { campaign, job } = await db.transaction(async (trx) => {
     const campaign = await findCampaign(trx, principal.organizationId, id, { forUpdate: true });
     if (!campaign) throw notFound('campaign', id);
-    if (campaign.status !== 'created' && campaign.status !== 'stopped') {
-      throw invalidState(`The campaign is ${campaign.status}; only a created or stopped campaign can be started.`, campaign.status);
+    if (campaign.status !== 'created' && campaign.status !== 'stopped' && campaign.status !== 'failed') {
+      throw invalidState(`The campaign is ${campaign.status}; only a created, stopped or failed campaign can be started.`, campaign.status);
     }
+    const active = await activeJob(trx, campaign.id);
+    if (active) throw invalidState(`The campaign already has a ${active.status} job (${active.id}).`, campaign.status);
     await checkConcurrentLimit(trx, principal);
     const job = await queueJob(trx, campaign, options.timeoutHours ?? DEFAULT_TIMEOUT_HOURS, null);
     await markCampaignRunning(trx, campaign);
@@ -205,7 +210,7 @@ export async function startCampaign(db: Db, principal: Principal, id: string, op
       trx,
       job,
       'info',
-      campaign.status === 'stopped' ? 'Queued to resume the stopped campaign with its saved history.' : 'Queued; waiting for a worker.',
+      campaign.status === 'created' ? 'Queued; waiting for a worker.' : `Queued to resume the ${campaign.status} campaign with its saved history.`,
     );
     return { campaign: (await findCampaign(trx, principal.organizationId, id))!, job };
   });
@@ -259,11 +264,15 @@ export async function stopCampaign(db: Db, principal: Principal, id: string) {
   return { campaign: campaignDetail(campaign, job.id), job: jobDetail(job) };
 }
 
-/** Cancels a queued job at once, or asks a running one to stop after its current iteration. */
+/**
+ * Cancels a queued job, or one waiting for external results, at once (no worker holds it); asks a
+ * running one to stop after its current iteration.
+ */
 export async function requestCancel(db: Db, job: JobRow, reason: string): Promise<JobRow> {
-  if (job.status === 'queued') {
+  if (job.status === 'queued' || job.status === 'waiting') {
+    const where = job.status === 'queued' ? 'while queued' : 'while it waited for results (those posted so far are kept)';
     await db.transaction((trx) =>
-      endJob(trx, job, null, { job: 'cancelled', campaign: 'stopped', level: 'info', message: `${reason} while queued; the job is cancelled.` }),
+      endJob(trx, job, null, { job: 'cancelled', campaign: 'stopped', level: 'info', message: `${reason} ${where}; the job is cancelled.` }),
     );
   } else {
     await updateJob(db, job.id, { cancel_requested: true });

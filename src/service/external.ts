@@ -6,6 +6,7 @@ import { evaluationIdPrefix } from '../lifecycle/campaign-state.js';
 import { findCampaign, findEvaluations, lockCampaign, updateEvaluationResult, type CampaignRow } from '../store/campaigns.js';
 import { insertCorrection, listCorrections, type CorrectionRow, type ResultValues } from '../store/corrections.js';
 import type { Db, Executor } from '../store/db.js';
+import { activeJob, queuePosition } from '../store/jobs.js';
 import {
   countPostedResults,
   findPostedResult,
@@ -14,7 +15,7 @@ import {
   receivedCandidateIds,
   updatePostedResult,
 } from '../store/external-results.js';
-import { announceResults } from '../store/notify.js';
+import { resultsArrived } from '../lifecycle/waiting.js';
 import type { Principal } from './principal.js';
 import { entriesFromCsv, offPlanParameters, resultValues, worklistCsv, type ResultEntry } from './result-entries.js';
 import { invalidState, notFound, validationFailed, type FieldError } from './validation.js';
@@ -49,12 +50,49 @@ export async function worklistOf(db: Db, principal: Principal, id: string): Prom
   return worklistCsv(campaign.mdl, rows);
 }
 
-/** Candidates proposed and still waiting for results (ask). */
+/**
+ * Candidates proposed and still waiting for results (ask), with the campaign's state in `meta`:
+ * why the list is empty when it is (proposing, queued behind other jobs, not started, ended).
+ */
 export async function listCandidates(db: Db, principal: Principal, id: string) {
   const campaign = await externalCampaign(db, principal, id);
   const pending = pendingOf(campaign.engine_state);
   const received = new Set(await receivedCandidateIds(db, campaign.id));
-  return pending.filter((p) => !received.has(p.id)).map((p) => ({ id: p.id, iteration: p.iteration, parameters: p.parameters }));
+  const data = pending.filter((p) => !received.has(p.id)).map((p) => ({ id: p.id, iteration: p.iteration, parameters: p.parameters }));
+  return { data, meta: await candidatesState(db, campaign, data.length) };
+}
+
+async function candidatesState(db: Db, campaign: CampaignRow, awaiting: number) {
+  const base = { pending_results: awaiting };
+  if (ENDED.includes(campaign.status)) {
+    return { state: 'ended' as const, ...base, message: `The campaign is ${campaign.status}; it proposes no more candidates.` };
+  }
+  const job = await activeJob(db, campaign.id);
+  if (!job) {
+    return {
+      state: 'not_started' as const,
+      ...base,
+      message: `The campaign is ${campaign.status}; start it (POST /v1/campaigns/${campaign.id}/start) and it proposes its next batch.`,
+    };
+  }
+  if (awaiting > 0) {
+    return {
+      state: 'awaiting_results' as const,
+      ...base,
+      message: `${awaiting} candidates wait for results: POST them to /v1/campaigns/${campaign.id}/evaluations; the next batch is proposed when the last one arrives.`,
+    };
+  }
+  if (job.status === 'queued') {
+    const { ahead, running } = await queuePosition(db, job.id);
+    return {
+      state: 'queued' as const,
+      ...base,
+      queued_ahead: ahead,
+      running_jobs: running,
+      message: `Job ${job.id} waits for a worker slot: ${ahead} queued jobs go before it, and ${running} jobs hold the slots now.`,
+    };
+  }
+  return { state: 'proposing' as const, ...base, message: `Job ${job.id} is proposing the next batch; ask again in a moment.` };
 }
 
 /**
@@ -128,9 +166,10 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
       });
       accepted += 1;
     }
-    if (accepted > 0) await announceResults(trx, campaign.id);
     const received = await countPostedResults(trx, campaign.id, [...pending.keys()]);
-    return { accepted, duplicates, awaiting: Math.max(0, pending.size - received) };
+    const awaiting = Math.max(0, pending.size - received);
+    if (accepted > 0) await resultsArrived(trx, campaign.id, awaiting);
+    return { accepted, duplicates, awaiting };
   });
 }
 

@@ -51,8 +51,8 @@ async function lockedJob(trx: Transaction, principal: Principal, id: string): Pr
 export async function cancelJob(db: Db, principal: Principal, id: string) {
   const job = await db.transaction(async (trx) => {
     const job = await lockedJob(trx, principal, id);
-    if (job.status !== 'queued' && job.status !== 'running') {
-      throw invalidState(`The job is ${job.status}; only a queued or running job can be cancelled.`, job.status);
+    if (job.status !== 'queued' && job.status !== 'running' && job.status !== 'waiting') {
+      throw invalidState(`The job is ${job.status}; only a queued, running or waiting job can be cancelled.`, job.status);
     }
     if (job.cancel_requested) return job;
     return requestCancel(trx, job, 'Cancel requested');
@@ -60,8 +60,11 @@ export async function cancelJob(db: Db, principal: Principal, id: string) {
   return jobDetail(job);
 }
 
-/** Retry a failed job: a new job for the same campaign that resumes after the last saved iteration. */
-export async function retryJob(db: Db, principal: Principal, id: string) {
+/**
+ * Retry a failed job: a new job for the same campaign that resumes after the last saved
+ * iteration, with the failed job's timeout unless a new one is given.
+ */
+export async function retryJob(db: Db, principal: Principal, id: string, options: { timeoutHours?: number } = {}) {
   const job = await db.transaction(async (trx) => {
     const failed = await lockedJob(trx, principal, id);
     if (failed.status !== 'failed') throw invalidState(`The job is ${failed.status}; only a failed job can be retried.`, failed.status);
@@ -72,7 +75,7 @@ export async function retryJob(db: Db, principal: Principal, id: string) {
       throw invalidState(`The campaign is ${campaign.status}; a retry resumes a failed campaign only.`, campaign.status);
     }
     await checkConcurrentLimit(trx, principal);
-    const job = await queueJob(trx, campaign, failed.timeout_seconds / 3600, failed.id);
+    const job = await queueJob(trx, campaign, options.timeoutHours ?? failed.timeout_seconds / 3600, failed.id);
     await updateCampaign(trx, campaign.id, { status: 'running' });
     await announceCampaignStatus(trx, campaign, 'running', job.id);
     await logJob(trx, job, 'info', `Retry of ${failed.id}: queued to resume after iteration ${campaign.current_iteration} with every saved evaluation.`);

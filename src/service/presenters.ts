@@ -54,6 +54,7 @@ export function jobListItem(j: JobRow) {
     },
     retry_of: j.retry_of,
     cancel_requested: j.cancel_requested,
+    ...(j.status === 'waiting' ? { pending_results: j.pending_results ?? 0 } : {}),
   };
 }
 

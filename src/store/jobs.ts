@@ -30,6 +30,16 @@ export interface JobRow {
   finished_at: Date | null;
   /** a requeued job is claimable from then on (the backoff after its worker died) */
   available_at: Date | null;
+  /** when the job last entered the queue: the claim order within an organization */
+  queued_at: Date;
+  /** since when a `waiting` job waits for results (cleared when a worker takes it up again) */
+  waiting_since: Date | null;
+  /** seconds spent waiting for results, left out of the job timeout */
+  waited_seconds: number;
+  /** claims that took the job up after a wait for results: they are not deaths of a worker */
+  resumes: number;
+  /** candidates of the batch still without a result, while the job waits */
+  pending_results: number | null;
 }
 
 /** The claim a worker slot holds on a job: every write it makes names this attempt. */
@@ -71,9 +81,12 @@ export async function findJobById(db: Executor, id: string): Promise<JobRow | un
   return db('jobs').where({ id }).first();
 }
 
-/** The campaign's queued or running job, if any (there is at most one). */
+/** A job in one of these is its campaign's active job (at most one per campaign). */
+export const ACTIVE_JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'waiting'];
+
+/** The campaign's queued, running or waiting job, if any (there is at most one). */
 export async function activeJob(db: Executor, campaignId: string, options: { forUpdate?: boolean } = {}): Promise<JobRow | undefined> {
-  const query = db('jobs').where({ campaign_id: campaignId }).whereIn('status', ['queued', 'running']).orderBy('created_at', 'desc').first();
+  const query = db('jobs').where({ campaign_id: campaignId }).whereIn('status', ACTIVE_JOB_STATUSES).orderBy('created_at', 'desc').first();
   if (options.forUpdate) query.forUpdate();
   return query;
 }
@@ -90,8 +103,12 @@ export async function listJobs(db: Executor, organizationId: string, filter: Job
 }
 
 /**
- * Takes the oldest queued job for a worker slot. SKIP LOCKED lets any number of supervisors claim
- * at once without waiting on each other or ever taking the same job.
+ * Takes a queued job for a worker slot. Workers are shared fairly across organizations: the next
+ * job is one of the organization with the fewest jobs running now, and within it (and among
+ * organizations alike) the one that entered the queue first; so one organization's long queue
+ * never starves another's. A waiting job holds no worker and is not counted as running. SKIP
+ * LOCKED lets any number of supervisors claim at once without waiting on each other or ever
+ * taking the same job.
  */
 export async function claimNextJob(db: Db, workerId: string, leaseSeconds: number): Promise<JobRow | undefined> {
   return db.transaction(async (trx) => {
@@ -99,7 +116,8 @@ export async function claimNextJob(db: Db, workerId: string, leaseSeconds: numbe
       .where({ status: 'queued' })
       // a grouping callback builds on q; q is a thenable query, so its value is voided, not awaited
       .andWhere((q) => void q.whereNull('available_at').orWhere('available_at', '<=', trx.fn.now()))
-      .orderBy('created_at')
+      .orderByRaw(`(select count(*) from jobs held where held.organization_id = jobs.organization_id and held.status = 'running')`)
+      .orderBy('queued_at')
       .first('id')
       .forUpdate()
       .skipLocked();
@@ -113,10 +131,32 @@ export async function claimNextJob(db: Db, workerId: string, leaseSeconds: numbe
         lease_expires_at: trx.raw(`now() + make_interval(secs => ?)`, [leaseSeconds]),
         started_at: trx.raw('coalesce(started_at, now())'),
         phase: 'starting',
+        // a job taken up after a wait for results: the wait is not compute, nor a worker's death
+        waited_seconds: trx.raw('waited_seconds + coalesce(extract(epoch from now() - waiting_since), 0)'),
+        resumes: trx.raw('resumes + (waiting_since is not null)::int'),
+        waiting_since: null,
+        pending_results: null,
       })
       .returning('*');
     return job;
   });
+}
+
+/**
+ * Where a queued job stands in the claim order (claimNextJob) now: the queued jobs a free slot
+ * takes before it, and the jobs holding worker slots.
+ */
+export async function queuePosition(db: Executor, jobId: string): Promise<{ ahead: number; running: number }> {
+  const result: { rows: { ahead: number; running: number }[] } = await db.raw(
+    `with held as (select organization_id, count(*) as n from jobs where status = 'running' group by organization_id),
+          q as (select j.id, coalesce(held.n, 0) as n, j.queued_at from jobs j left join held using (organization_id) where j.status = 'queued')
+     select (select count(*) from q where (q.n, q.queued_at) < (me.n, me.queued_at))::int as ahead,
+            (select coalesce(sum(n), 0) from held)::int as running
+     from q me where me.id = ?`,
+    [jobId],
+  );
+  const [row] = result.rows;
+  return row ?? { ahead: 0, running: 0 };
 }
 
 /** Extends the leases this worker still holds; returns the ids it lost. */
@@ -172,9 +212,41 @@ export async function handBackJobs(db: Executor, workerId: string, leases: reado
       ['id', 'attempt'],
       leases.map((l) => [l.id, l.attempt]),
     )
-    .update({ status: 'queued', phase: 'queued', worker_id: null, lease_expires_at: null })
+    .update({ status: 'queued', phase: 'queued', worker_id: null, lease_expires_at: null, queued_at: db.fn.now() })
     .returning('id');
   return rows.map((r) => r.id);
+}
+
+/**
+ * Parks a running job of an external campaign that waits for results: it gives up its worker and
+ * its lease (fenced: only the attempt that holds it may) and waits, counting `pending` candidates,
+ * until wakeWaitingJob queues it again. The caller holds the campaign row, so results posted at
+ * the same time either came before (and the caller saw them) or wake the job after.
+ */
+export async function parkJob(db: Executor, lease: Lease, pending: number, progress: Partial<JobProgress>): Promise<JobRow> {
+  return updateFenced(db, lease, {
+    status: 'waiting',
+    phase: 'awaiting_evaluations',
+    worker_id: null,
+    lease_expires_at: null,
+    waiting_since: db.fn.now(),
+    pending_results: pending,
+    progress,
+  });
+}
+
+/** The count of candidates a waiting job still waits for (results arrived, but not all). */
+export async function updateWaitingJob(db: Executor, jobId: string, pending: number): Promise<void> {
+  await db('jobs').where({ id: jobId, status: 'waiting' }).update({ pending_results: pending });
+}
+
+/** Queues a waiting job again (its results arrived); returns it, or undefined when it was not waiting. */
+export async function wakeWaitingJob(db: Executor, jobId: string): Promise<JobRow | undefined> {
+  const [job] = await db('jobs')
+    .where({ id: jobId, status: 'waiting' })
+    .update({ status: 'queued', phase: 'queued', pending_results: 0, queued_at: db.fn.now() })
+    .returning('*');
+  return job;
 }
 
 /**
@@ -200,6 +272,7 @@ export async function requeueLapsed(trx: Transaction, id: string, delaySeconds: 
       worker_id: null,
       lease_expires_at: null,
       available_at: trx.raw(`now() + make_interval(secs => ?)`, [delaySeconds]),
+      queued_at: trx.fn.now(),
     })
     .returning('*');
   return job;
@@ -214,7 +287,11 @@ export async function overdueJobs(trx: Transaction): Promise<(JobRow & { overdue
     .join('campaigns', 'campaigns.id', 'jobs.campaign_id')
     .where('jobs.status', 'running')
     .andWhere(
-      (q) => void q.where('jobs.lease_expires_at', '<', trx.fn.now()).orWhereRaw('jobs.started_at + make_interval(secs => jobs.timeout_seconds) < now()'),
+      (q) =>
+        void q
+          .where('jobs.lease_expires_at', '<', trx.fn.now())
+          // the timeout measures the optimizer's own time: waits for external results are left out
+          .orWhereRaw('jobs.started_at + make_interval(secs => jobs.timeout_seconds + jobs.waited_seconds) < now()'),
     )
     .select('jobs.*', trx.raw(`case when jobs.lease_expires_at < now() then 'lease' else 'timeout' end as overdue`))
     // the job and its campaign row, both or neither: a job whose campaign another transaction holds

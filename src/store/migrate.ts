@@ -10,6 +10,7 @@ import * as modelReports from './migrations/007-model-reports.js';
 import * as receipts from './migrations/008-receipts.js';
 import * as templateOwners from './migrations/009-template-owners.js';
 import * as resultsFromPeople from './migrations/010-results-from-people.js';
+import * as waitingJobs from './migrations/011-waiting-jobs.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -31,6 +32,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['008-receipts', receipts],
   ['009-template-owners', templateOwners],
   ['010-results-from-people', resultsFromPeople],
+  ['011-waiting-jobs', waitingJobs],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

@@ -5,8 +5,6 @@ import type { Executor } from './db.js';
 export const EVENTS_CHANNEL = 'kiln_events';
 /** A job became claimable: wakes idle supervisors. */
 export const JOBS_CHANNEL = 'kiln_jobs';
-/** Results of an external (ask/tell) campaign arrived: wakes the job waiting for them. */
-export const RESULTS_CHANNEL = 'kiln_results';
 
 /** A credential was revoked or changed: API nodes check their open WebSockets' credentials again. */
 export const CREDENTIALS_CHANNEL = 'kiln_credentials';
@@ -27,10 +25,6 @@ export async function publishEvent(db: Executor, event: KilnEvent): Promise<void
 
 export async function announceJobs(db: Executor): Promise<void> {
   await db.raw('select pg_notify(?, ?)', [JOBS_CHANNEL, '']);
-}
-
-export async function announceResults(db: Executor, campaignId: string): Promise<void> {
-  await db.raw('select pg_notify(?, ?)', [RESULTS_CHANNEL, campaignId]);
 }
 
 export async function announceCredentialChange(db: Executor): Promise<void> {

@@ -10,7 +10,7 @@ type Job = JobListItem & Partial<Pick<JobDetail, 'timing'>> & { progress: Partia
 
 const LEVELS = ['debug', 'info', 'warning', 'error'];
 
-const JOB_STATUSES = ['queued', 'running', 'awaiting_evaluations', 'completed', 'failed', 'cancelled'];
+const JOB_STATUSES = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled'];
 
 /** 75 → "1 min 15 s": people read ETAs of hours, not thousands of seconds. */
 export function duration(seconds: number | undefined): string {
@@ -196,11 +196,12 @@ export function JobDetail({ id }: { id: string }) {
             {' '}
             · {duration(job.timing.elapsed_seconds)} elapsed · {duration(job.timing.avg_iteration_seconds)} per iteration
             {job.status === 'running' && <> · ETA {duration(job.timing.estimated_remaining_seconds)}</>}
+            {job.status === 'waiting' && <> · waiting for {job.pending_results} results, holding no worker</>}
           </>
         )}
       </p>
       <p class="row">
-        {(job.status === 'queued' || job.status === 'running') && <button onClick={() => void act('cancel')}>Cancel</button>}
+        {(job.status === 'queued' || job.status === 'running' || job.status === 'waiting') && <button onClick={() => void act('cancel')}>Cancel</button>}
         {job.status === 'failed' && <button onClick={() => void act('retry')}>Retry</button>}
       </p>
       {error && (

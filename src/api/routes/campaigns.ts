@@ -124,7 +124,8 @@ export function campaignRoutes(table: RouteTable, db: Db, templates: TemplateCat
     operationId: 'startCampaign',
     tag,
     summary: 'Start (or resume) a campaign',
-    description: 'Queues a job. Allowed from created and stopped (a stopped campaign resumes with its history); otherwise 409.',
+    description:
+      'Queues a job. Allowed from created, stopped and failed (a stopped or failed campaign resumes with its history, under the timeout given here); otherwise 409.',
     scope: 'campaigns:write',
     rateLimit: { perMinute: 5 },
     body: s.startCampaignBody,
@@ -204,8 +205,10 @@ export function campaignRoutes(table: RouteTable, db: Db, templates: TemplateCat
     tag,
     summary: 'Candidates awaiting results (external ask/tell campaigns)',
     scope: 'campaigns:read',
-    responses: { 200: { description: 'proposed candidates without results yet', data: s.candidateSchema, list: true } },
-    handle: async ({ params, principal }) => ({ data: await listCandidates(db, principal, params.campaign_id) }),
+    description:
+      'The list is empty while no candidate waits for a result; `meta.state` says why (proposing, queued and behind how many jobs, not started, ended).',
+    responses: { 200: { description: 'proposed candidates without results yet', data: s.candidateSchema, list: true, listMeta: s.candidatesMeta } },
+    handle: async ({ params, principal }) => listCandidates(db, principal, params.campaign_id),
   });
 
   table.add({

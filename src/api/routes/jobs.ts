@@ -63,7 +63,7 @@ export function jobRoutes(table: RouteTable, db: Db): void {
     path: '/jobs/{job_id}/cancel',
     operationId: 'cancelJob',
     tag,
-    summary: 'Cancel a job (a running one stops after its current iteration)',
+    summary: 'Cancel a job (a running one stops after its current iteration; a queued or waiting one at once)',
     scope: 'campaigns:write',
     responses: { 202: { description: 'cancelled or cancel requested', data: s.jobDetailSchema } },
     handle: async ({ params, principal }) => ({ status: 202, data: await cancelJob(db, principal, params.job_id) }),
@@ -75,8 +75,13 @@ export function jobRoutes(table: RouteTable, db: Db): void {
     operationId: 'retryJob',
     tag,
     summary: 'Retry a failed job; the new job resumes after the last saved iteration',
+    description: "The new job gets the failed job's timeout unless `timeout_hours` gives another.",
     scope: 'campaigns:write',
+    body: s.startCampaignBody,
     responses: { 202: { description: 'the new job', data: s.jobDetailSchema.extend({ retry_of: z.string() }) } },
-    handle: async ({ params, principal }) => ({ status: 202, data: await retryJob(db, principal, params.job_id) }),
+    handle: async ({ params, body, principal }) => ({
+      status: 202,
+      data: await retryJob(db, principal, params.job_id, { timeoutHours: body.timeout_hours }),
+    }),
   });
 }
