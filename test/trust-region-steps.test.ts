@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mdlSchema } from '../src/engine/mdl/schema.js';
 import { Random } from '../src/engine/random.js';
 import { SearchSpace } from '../src/engine/space.js';
-import { separableQuadratic } from '../src/engine/strategies/trust-region/quadratic.js';
+import { separableQuadratics } from '../src/engine/strategies/trust-region/quadratic.js';
 import type { RegionDraw } from '../src/engine/strategies/trust-region/refine.js';
 import type { RegionMemory, TrustRegionMemory } from '../src/engine/strategies/trust-region/regions.js';
 import { adaptReach, modelSteps, REACH_INIT, STEP_FACTORS, takesModelSteps } from '../src/engine/strategies/trust-region/steps.js';
@@ -34,7 +34,7 @@ test('a separable quadratic model recovers a separable quadratic and its gradien
   const f = (x: ArrayLike<number>): number => 3 - x[0] + 2 * x[1] ** 2 + 0.5 * (x[2] - 0.1) ** 2 - 4 * x[3] * (x[3] - 1);
   const X = Float64Array.from({ length: n * d }, () => random.uniform());
   const y = Float64Array.from({ length: n }, (_, i) => f(X.subarray(i * d, (i + 1) * d)));
-  const model = separableQuadratic(X, y, n, d, center);
+  const model = separableQuadratics(X, y, n, d, 1, center)[0];
   const x = Float64Array.of(0.9, 0.35, 0.05, 0.6);
   assert.ok(Math.abs(model.at(x, 1)[0] - f(x)) < 1e-2, `${model.at(x, 1)[0]} against ${f(x)}`);
   const gradient = new Float64Array(d);
@@ -52,7 +52,7 @@ test('a separable quadratic model stays finite with fewer points than coefficien
   const n = 20; // 61 coefficients: the ridge decides
   const X = Float64Array.from({ length: n * d }, () => random.uniform());
   const y = Float64Array.from({ length: n }, (_, i) => X[i * d] + X[i * d + 1]);
-  const model = separableQuadratic(X, y, n, d, X.slice(0, d));
+  const model = separableQuadratics(X, y, n, d, 1, X.slice(0, d))[0];
   const gradient = new Float64Array(d);
   assert.ok(Number.isFinite(model.withGradient(X.slice(d, 2 * d), gradient)));
   assert.ok(gradient.every(Number.isFinite));
@@ -70,7 +70,7 @@ test('model steps go downhill on the model, one per factor, each within its reac
   const model: RegionDraw = { paths: [], mean: [0, 0], std: [1, 1], lower: new Float64Array(d).fill(0.4), upper: new Float64Array(d).fill(1) };
   for (const a of [0.3, 0.4]) {
     const y = Float64Array.from({ length: n }, (_, i) => bowl(X.subarray(i * d, (i + 1) * d), a));
-    model.paths.push(separableQuadratic(X, y, n, d, center));
+    model.paths.push(separableQuadratics(X, y, n, d, 1, center)[0]);
   }
   const steps = modelSteps(space, model, center, region(), Float64Array.of(0, 0), Float64Array.of(1, 1));
   assert.deepEqual(

@@ -56,6 +56,12 @@ export interface FitSettings {
    * holds it fixed instead of estimating it. Raised to NOISE_FLOOR.
    */
   noise?: number;
+  /**
+   * Columns of y (`n x outputs` row-major, each standardized) that share one set of
+   * hyperparameters, fitted on the sum of their log likelihoods (likelihood.ts); default 1.
+   * Several outputs are fitted in float64 only, so n may not exceed DENSE_LIMIT.
+   */
+  outputs?: number;
 }
 
 export interface FitOutcome {
@@ -68,9 +74,12 @@ export interface FitOutcome {
 
 /**
  * MAP hyperparameters of a Matern-5/2 ARD GP.
- * X: `n x d` row-major inputs (in [0, 1]); y: length-n standardized outputs.
+ * X: `n x d` row-major inputs (in [0, 1]); y: length-n standardized outputs (`n x outputs` with
+ * settings.outputs).
  */
 export function fitHyperparameters(X: Float64Array, y: Float64Array, n: number, d: number, settings: FitSettings): FitOutcome {
+  const outputs = settings.outputs ?? 1;
+  if (outputs > 1) return fitShared(X, y, n, d, outputs, settings);
   const space = new HyperparameterSpace(d);
   if (settings.noise !== undefined) space.fixNoise(settings.noise);
   const maxIterations = settings.maxIterations ?? 200;
@@ -128,6 +137,22 @@ export function fitHyperparameters(X: Float64Array, y: Float64Array, n: number, 
   const hyperparameters = space.fromTheta(theta);
   hyperparameters.noise = noise;
   return { hyperparameters, stages: sizes, evaluations };
+}
+
+/** One set of hyperparameters for `outputs` columns of y: the multi-start fit on their summed likelihood. */
+function fitShared(X: Float64Array, y: Float64Array, n: number, d: number, outputs: number, settings: FitSettings): FitOutcome {
+  if (n > DENSE_LIMIT) throw new Error(`Kiln: a shared fit of several outputs takes at most ${DENSE_LIMIT} rows, not ${n}.`);
+  const space = new HyperparameterSpace(d);
+  if (settings.noise !== undefined) space.fixNoise(settings.noise);
+  const dense = new DenseLikelihood(X, y, n, d, outputs);
+  // the objective per point and output, so the tolerances mean what they do for one output
+  const fit = multiStartFit((t, g) => dense.evaluate(t, g), n * outputs, space, {
+    seed: new Random(settings.seed).seed(),
+    restarts: settings.restarts,
+    maxIterations: settings.maxIterations ?? 200,
+    initial: settings.initial,
+  });
+  return { hyperparameters: fit.hyperparameters, stages: [n], evaluations: fit.evaluations };
 }
 
 /**

@@ -91,6 +91,11 @@ export function likelihoodGradient(
 /**
  * Dense float64 evaluation. Working buffers are allocated once per data set, so an optimizer can
  * call evaluate() hundreds of times without garbage.
+ *
+ * With several outputs (`n x outputs` y, each column standardized) that share θ, the value is
+ * the sum of their log likelihoods, from one factorization: Σ_k −½ y_kᵀα_k − outputs·(Σ log L_ii
+ * + (n/2) log 2π), and the gradient is ½ tr((Σ_k α_kα_kᵀ − outputs·K⁻¹) ∂K/∂θ_p), so a shared
+ * model of many outputs costs about what one output does.
  */
 export class DenseLikelihood implements MarginalLikelihood {
   private readonly Z: Float64Array;
@@ -100,16 +105,19 @@ export class DenseLikelihood implements MarginalLikelihood {
   private readonly Linv: Float64Array;
   private readonly Kinv: Float64Array;
   private readonly alpha: Float64Array;
+  /** per output α_k = K⁻¹y_k, `outputs x n` (several outputs only) */
+  private readonly alphas: Float64Array;
 
   /**
-   * X: `n x d` row-major Float64Array of inputs; y: length-n standardized outputs. Both are kept
-   * by reference and must not change while this object is in use.
+   * X: `n x d` row-major Float64Array of inputs; y: `n x outputs` row-major standardized outputs
+   * (length n for one). Both are kept by reference and must not change while this object is in use.
    */
   constructor(
     readonly X: Float64Array,
     readonly y: Float64Array,
     readonly n: number,
     readonly d: number,
+    readonly outputs = 1,
   ) {
     const nn = n * n;
     this.Z = new Float64Array(n * d);
@@ -119,6 +127,7 @@ export class DenseLikelihood implements MarginalLikelihood {
     this.Linv = new Float64Array(nn);
     this.Kinv = new Float64Array(nn);
     this.alpha = new Float64Array(n);
+    this.alphas = new Float64Array(outputs > 1 ? outputs * n : 0);
   }
 
   evaluate(theta: Float64Array, gradient?: Float64Array): number {
@@ -133,6 +142,7 @@ export class DenseLikelihood implements MarginalLikelihood {
       return choleskyInPlace(L, n) ? true : null;
     });
     if (factored === null) return NaN;
+    if (this.outputs > 1) return this.evaluateShared(noise, gradient);
 
     alpha.set(y);
     solveLowerInPlace(L, n, alpha);
@@ -149,5 +159,38 @@ export class DenseLikelihood implements MarginalLikelihood {
       likelihoodGradient(Z, n, d, alpha, this.Kinv, F, H, noise, gradient);
     }
     return -0.5 * quad - logDet - 0.5 * n * LOG_2PI;
+  }
+
+  /**
+   * The summed log likelihood of several outputs on the factor already in L. For the gradient,
+   * M = outputs·K⁻¹ − Σ_k α_kα_kᵀ is passed as likelihoodGradient's K⁻¹ with α = 0, whose
+   * weights α_iα_j − K⁻¹_ij then read Σ_k α_ikα_jk − outputs·K⁻¹_ij.
+   */
+  private evaluateShared(noise: number, gradient?: Float64Array): number {
+    const { y, n, d, outputs, L, alpha, alphas, Kinv, Z, F, H } = this;
+    let quad = 0;
+    let logDet = 0;
+    for (let i = 0; i < n; i++) logDet += Math.log(L[i * n + i]);
+    for (let k = 0; k < outputs; k++) {
+      for (let i = 0; i < n; i++) alpha[i] = y[i * outputs + k];
+      solveLowerInPlace(L, n, alpha);
+      for (let i = 0; i < n; i++) quad += alpha[i] * alpha[i];
+      solveLowerTransposedInPlace(L, n, alpha);
+      alphas.set(alpha, k * n);
+    }
+    if (gradient) {
+      invertLower(L, n, this.Linv);
+      inverseFromInverseFactor(this.Linv, n, Kinv);
+      for (let i = 0; i < n; i++) {
+        for (let j = 0; j <= i; j++) {
+          let s = 0;
+          for (let k = 0; k < outputs; k++) s += alphas[k * n + i] * alphas[k * n + j];
+          Kinv[i * n + j] = outputs * Kinv[i * n + j] - s;
+        }
+      }
+      alpha.fill(0);
+      likelihoodGradient(Z, n, d, alpha, Kinv, F, H, noise, gradient);
+    }
+    return -0.5 * quad - outputs * (logDet + 0.5 * n * LOG_2PI);
   }
 }

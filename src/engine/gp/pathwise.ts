@@ -1,7 +1,7 @@
 import type { Random } from '../random.js';
 import { choleskyInPlace, solveLowerInPlace, solveLowerTransposedInPlace } from './dense64.js';
 import { withJitter } from './jitter.js';
-import { maternCross, maternGram, scaleInputs } from './matern.js';
+import { maternCorrelation, maternGram, scaleInputs } from './matern.js';
 import type { GpHyperparameters } from './priors.js';
 
 /**
@@ -26,6 +26,11 @@ export const DEFAULT_FEATURES = 512;
 
 const MATERN_NU = 2.5;
 const SQRT5 = Math.sqrt(5);
+/**
+ * A row that differs from the base point in at most this share of its coordinates is evaluated
+ * from the base's sums plus its differing coordinates (PosteriorDraws.at); denser rows in full.
+ */
+const SPARSE_SHARE = 0.25;
 
 /** One posterior draw as a function: values at many points, or value and gradient at one. */
 export interface PosteriorPath {
@@ -33,6 +38,27 @@ export interface PosteriorPath {
   at(points: Float64Array, count: number): Float64Array;
   /** the draw at x (length d); its gradient with respect to x is written into `gradient` */
   withGradient(x: Float64Array, gradient: Float64Array): number;
+}
+
+/**
+ * Independent posterior draws of several outputs that share one GP's hyperparameters (the outputs
+ * of one region's shared constraint model, or a single output): one kernel matrix and one
+ * Cholesky factor for all, one set of Fourier frequencies and phases with independent weights per
+ * output (the prior draws are then uncorrelated, each with the kernel's exact RFF law), so adding
+ * an output costs O((F + n)·N) at N points rather than a whole draw.
+ */
+export interface PosteriorDraws {
+  readonly outputs: number;
+  /**
+   * Every output's draw at `count x d` points, as `count x outputs` row-major. With `base`
+   * (length d), rows that differ from it in few coordinates (trust-region candidates, copies of
+   * the centre with a few coordinates redrawn) are evaluated from the base's feature arguments and
+   * distances plus their differing coordinates only: the same values up to rounding, at
+   * O(changed) instead of O(d) per feature and data point.
+   */
+  at(points: Float64Array, count: number, base?: Float64Array): Float64Array;
+  /** output k's draw as a path of its own */
+  path(k: number): PosteriorPath;
 }
 
 /**
@@ -48,11 +74,29 @@ export function posteriorPath(
   random: Random,
   features = DEFAULT_FEATURES,
 ): PosteriorPath {
+  return posteriorDraws(X, y, n, d, 1, hyperparameters, random, features).path(0);
+}
+
+/**
+ * Draws one posterior function per output of `n x outputs` standardized Y on `n x d` inputs X,
+ * all with these hyperparameters. With one output the random stream is consumed exactly as by
+ * posteriorPath.
+ */
+export function posteriorDraws(
+  X: Float64Array,
+  Y: Float64Array,
+  n: number,
+  d: number,
+  outputs: number,
+  hyperparameters: GpHyperparameters,
+  random: Random,
+  features = DEFAULT_FEATURES,
+): PosteriorDraws {
   const { lengthscales, outputScale, noise } = hyperparameters;
-  const prior = priorDraw(d, lengthscales, outputScale, features, random);
+  const prior = priorDraws(d, lengthscales, outputScale, features, outputs, random);
   const residual = prior.at(X, n);
   const noiseStd = Math.sqrt(noise);
-  for (let i = 0; i < n; i++) residual[i] = y[i] - residual[i] - noiseStd * random.normal();
+  for (let i = 0; i < n * outputs; i++) residual[i] = Y[i] - residual[i] - noiseStd * random.normal();
 
   const Z = scaleInputs(X, n, d, lengthscales);
   const K = new Float64Array(n * n);
@@ -67,59 +111,132 @@ export function posteriorPath(
     },
     'local GP covariance matrix',
   );
-  solveLowerInPlace(factor, n, residual);
-  solveLowerTransposedInPlace(factor, n, residual);
-
+  // per output, (K + σ²I)⁻¹ (y − f̃(X) − ε): one factor serves every column
+  const weights = Array.from({ length: outputs }, (_, k) => {
+    const v = Float64Array.from({ length: n }, (_, i) => residual[i * outputs + k]);
+    solveLowerInPlace(factor, n, v);
+    solveLowerTransposedInPlace(factor, n, v);
+    return v;
+  });
+  const inverse = Float64Array.from(lengthscales, (l) => 1 / l);
   const inverseSquared = Float64Array.from(lengthscales, (l) => 1 / (l * l));
-  return {
-    at(points, count) {
-      const values = prior.at(points, count);
-      const Zc = scaleInputs(points, count, d, lengthscales);
-      const cross = maternCross(Zc, count, Z, n, d, outputScale);
-      for (let a = 0; a < count; a++) {
-        let s = 0;
-        const row = a * n;
-        for (let i = 0; i < n; i++) s += cross[row + i] * residual[i];
-        values[a] += s;
+
+  const at = (points: Float64Array, count: number, base?: Float64Array): Float64Array => {
+    const values = prior.at(points, count, base);
+    const zb = base ? Float64Array.from(base, (v, j) => v * inverse[j]) : null;
+    const baseR2 = zb ? squaredDistances(zb, Z, n, d) : null;
+    const zx = new Float64Array(d);
+    const cross = new Float64Array(n);
+    for (let a = 0; a < count; a++) {
+      const p = a * d;
+      const changed = base ? differing(points, p, base, d) : null;
+      if (changed && zb && baseR2) {
+        // r² = r²(base) + Σ over changed j of (z_j − Z_ij)² − (zb_j − Z_ij)²
+        for (let i = 0; i < n; i++) {
+          let r2 = baseR2[i];
+          for (const j of changed) {
+            const t = points[p + j] * inverse[j] - Z[i * d + j];
+            const u = zb[j] - Z[i * d + j];
+            r2 += t * t - u * u;
+          }
+          cross[i] = outputScale * maternCorrelation(Math.sqrt(Math.max(0, r2)));
+        }
+      } else {
+        for (let j = 0; j < d; j++) zx[j] = points[p + j] * inverse[j];
+        for (let i = 0; i < n; i++) {
+          let r2 = 0;
+          for (let j = 0; j < d; j++) {
+            const t = zx[j] - Z[i * d + j];
+            r2 += t * t;
+          }
+          cross[i] = outputScale * maternCorrelation(Math.sqrt(r2));
+        }
       }
-      return values;
+      for (let k = 0; k < outputs; k++) {
+        const w = weights[k];
+        let s = 0;
+        for (let i = 0; i < n; i++) s += cross[i] * w[i];
+        values[a * outputs + k] += s;
+      }
+    }
+    return values;
+  };
+
+  const path = (k: number): PosteriorPath => ({
+    at(points, count) {
+      const all = at(points, count);
+      return outputs === 1 ? all : Float64Array.from({ length: count }, (_, a) => all[a * outputs + k]);
     },
     withGradient(x, gradient) {
-      let value = prior.withGradient(x, gradient);
-      // data term Σ_i v_i k(x, x_i): ∂k/∂x_k = −H (x_k − x_ik) / l_k², H = s²·5/3 (1 + √5 r) e^{−√5 r}
+      let value = prior.withGradient(x, k, gradient);
+      const w = weights[k];
+      // data term Σ_i w_i k(x, x_i): ∂k/∂x_k = −H (x_k − x_ik) / l_k², H = s²·5/3 (1 + √5 r) e^{−√5 r}
       for (let i = 0; i < n; i++) {
         let r2 = 0;
-        for (let k = 0; k < d; k++) {
-          const t = x[k] - X[i * d + k];
-          r2 += t * t * inverseSquared[k];
+        for (let j = 0; j < d; j++) {
+          const t = x[j] - X[i * d + j];
+          r2 += t * t * inverseSquared[j];
         }
         const r = Math.sqrt(r2);
         const e = outputScale * Math.exp(-SQRT5 * r);
-        value += residual[i] * (1 + SQRT5 * r + (5 / 3) * r2) * e;
-        const h = residual[i] * (5 / 3) * (1 + SQRT5 * r) * e;
-        for (let k = 0; k < d; k++) gradient[k] -= h * (x[k] - X[i * d + k]) * inverseSquared[k];
+        value += w[i] * (1 + SQRT5 * r + (5 / 3) * r2) * e;
+        const h = w[i] * (5 / 3) * (1 + SQRT5 * r) * e;
+        for (let j = 0; j < d; j++) gradient[j] -= h * (x[j] - X[i * d + j]) * inverseSquared[j];
       }
       return value;
     },
-  };
+  });
+  return { outputs, at, path };
 }
 
-interface PriorDraw {
-  at(points: Float64Array, rows: number): Float64Array;
-  withGradient(x: Float64Array, gradient: Float64Array): number;
+/** Squared distances from z (length d) to each row of `n x d` Z. */
+function squaredDistances(z: Float64Array, Z: Float64Array, n: number, d: number): Float64Array {
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    let r2 = 0;
+    for (let j = 0; j < d; j++) {
+      const t = z[j] - Z[i * d + j];
+      r2 += t * t;
+    }
+    out[i] = r2;
+  }
+  return out;
 }
 
-/** A prior draw f̃(x) = √(2s²/F) Σ_f w_f cos(ω_fᵀx + b_f) as a function of `rows x d` inputs. */
-function priorDraw(d: number, lengthscales: ArrayLike<number>, outputScale: number, features: number, random: Random): PriorDraw {
+/** The coordinates where row `points[p..p+d)` differs from base, or null when too many do for the sparse path. */
+function differing(points: Float64Array, p: number, base: Float64Array, d: number): number[] | null {
+  const most = Math.floor(SPARSE_SHARE * d);
+  const changed: number[] = [];
+  for (let j = 0; j < d; j++) {
+    if (points[p + j] === base[j]) continue;
+    if (changed.length === most) return null;
+    changed.push(j);
+  }
+  return changed;
+}
+
+interface PriorDraws {
+  /** `rows x outputs` values at `rows x d` points; `base` as for PosteriorDraws.at */
+  at(points: Float64Array, rows: number, base?: Float64Array): Float64Array;
+  /** output k's value at x; its gradient written into `gradient` */
+  withGradient(x: Float64Array, k: number, gradient: Float64Array): number;
+}
+
+/**
+ * Prior draws f̃_k(x) = √(2s²/F) Σ_f w_fk cos(ω_fᵀx + b_f), one per output, sharing the
+ * frequencies ω and phases b, as functions of `rows x d` inputs.
+ */
+function priorDraws(d: number, lengthscales: ArrayLike<number>, outputScale: number, features: number, outputs: number, random: Random): PriorDraws {
   const omega = new Float64Array(features * d);
   const phase = new Float64Array(features);
-  const weight = new Float64Array(features);
+  /** `features x outputs` */
+  const weight = new Float64Array(features * outputs);
   const amplitude = Math.sqrt((2 * outputScale) / features);
   for (let f = 0; f < features; f++) {
     const scale = 1 / Math.sqrt(gammaDraw(MATERN_NU, random) / MATERN_NU);
     for (let k = 0; k < d; k++) omega[f * d + k] = (random.normal() * scale) / lengthscales[k];
     phase[f] = 2 * Math.PI * random.uniform();
-    weight[f] = amplitude * random.normal();
+    for (let k = 0; k < outputs; k++) weight[f * outputs + k] = amplitude * random.normal();
   }
   const argument = (points: Float64Array, p: number, f: number): number => {
     const o = f * d;
@@ -128,23 +245,40 @@ function priorDraw(d: number, lengthscales: ArrayLike<number>, outputScale: numb
     return t;
   };
   return {
-    at(points, rows) {
-      const out = new Float64Array(rows);
+    at(points, rows, base) {
+      const out = new Float64Array(rows * outputs);
+      const baseArgument = base ? Float64Array.from({ length: features }, (_, f) => argument(base, 0, f)) : null;
+      const cosines = new Float64Array(features);
       for (let a = 0; a < rows; a++) {
-        let s = 0;
-        for (let f = 0; f < features; f++) s += weight[f] * Math.cos(argument(points, a * d, f));
-        out[a] = s;
+        const p = a * d;
+        const changed = base ? differing(points, p, base, d) : null;
+        for (let f = 0; f < features; f++) {
+          let t: number;
+          if (changed && base && baseArgument) {
+            t = baseArgument[f];
+            for (const j of changed) t += omega[f * d + j] * (points[p + j] - base[j]);
+          } else {
+            t = argument(points, p, f);
+          }
+          cosines[f] = Math.cos(t);
+        }
+        for (let k = 0; k < outputs; k++) {
+          let s = 0;
+          for (let f = 0; f < features; f++) s += weight[f * outputs + k] * cosines[f];
+          out[a * outputs + k] = s;
+        }
       }
       return out;
     },
-    withGradient(x, gradient) {
+    withGradient(x, k, gradient) {
       gradient.fill(0);
       let s = 0;
       for (let f = 0; f < features; f++) {
         const t = argument(x, 0, f);
-        s += weight[f] * Math.cos(t);
-        const slope = -weight[f] * Math.sin(t);
-        for (let k = 0; k < d; k++) gradient[k] += slope * omega[f * d + k];
+        const w = weight[f * outputs + k];
+        s += w * Math.cos(t);
+        const slope = -w * Math.sin(t);
+        for (let j = 0; j < d; j++) gradient[j] += slope * omega[f * d + j];
       }
       return s;
     },

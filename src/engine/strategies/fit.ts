@@ -2,7 +2,7 @@ import { fitHyperparameters } from '../gp/fit.js';
 import type { GpHyperparameters } from '../gp/priors.js';
 import type { FitRequest } from './types.js';
 
-/** Runs one planned fit: MAP hyperparameters of one output (gp/fit.ts). Pure; safe on any thread. */
+/** Runs one planned fit: MAP hyperparameters of one output, or of several sharing them (gp/fit.ts). Pure; safe on any thread. */
 export function fitModel(request: FitRequest): GpHyperparameters {
   return fitHyperparameters(request.X, request.y, request.n, request.d, {
     seed: request.seed,
@@ -10,5 +10,6 @@ export function fitModel(request: FitRequest): GpHyperparameters {
     maxIterations: request.maxIterations,
     initial: request.initial,
     ...(request.noise !== undefined ? { noise: request.noise } : {}),
+    ...(request.outputs !== undefined ? { outputs: request.outputs } : {}),
   }).hyperparameters;
 }

@@ -81,12 +81,14 @@ export interface StrategyContext {
   memory: unknown;
 }
 
-/** One GP hyperparameter fit: one output over a set of rows, with its own seed. */
+/** One GP hyperparameter fit: one output (or several sharing hyperparameters) over a set of rows, with its own seed. */
 export interface FitRequest {
   /** `n x d` inputs in [0, 1] */
   X: Float64Array;
-  /** length n standardized outputs (mean 0, std 1) */
+  /** length n standardized outputs (mean 0, std 1); `n x outputs` row-major with `outputs` */
   y: Float64Array;
+  /** columns of y fitted with one shared set of hyperparameters (default 1; several: n ≤ 256) */
+  outputs?: number;
   n: number;
   d: number;
   seed: number;

@@ -5,15 +5,17 @@ import type { PosteriorPath } from '../../gp/pathwise.js';
 const RIDGE = 1e-3;
 
 /**
- * A separable quadratic model y ≈ a + Σ_k b_k t_k + c_k t_k², t = x − center, fitted by ridge
- * least squares to `n x d` X and length-n y: the local model of derivative-free trust-region
- * methods (Powell's NEWUOA/BOBYQA use 2d + 1 interpolation points), cheap and reliable for a
- * step's direction and length where a GP in many dimensions is mostly prior.
+ * Separable quadratic models y_k ≈ a + Σ_j b_j t_j + c_j t_j², t = x − center, one per column of
+ * `n x outputs` Y, fitted by ridge least squares on `n x d` X: the local model of derivative-free
+ * trust-region methods (Powell's NEWUOA/BOBYQA use 2d + 1 interpolation points), cheap and
+ * reliable for a step's direction and length where a GP in many dimensions is mostly prior. The
+ * normal equations' matrix depends on X and the centre alone, so one Cholesky factor serves every
+ * output (O(n d² + d³) once, O(n d + d²) per output).
  */
-export function separableQuadratic(X: Float64Array, y: Float64Array, n: number, d: number, center: Float64Array): PosteriorPath {
+export function separableQuadratics(X: Float64Array, Y: Float64Array, n: number, d: number, outputs: number, center: Float64Array): PosteriorPath[] {
   const p = 2 * d + 1;
   const A = new Float64Array(p * p);
-  const b = new Float64Array(p);
+  const B = Array.from({ length: outputs }, () => new Float64Array(p));
   const phi = new Float64Array(p);
   for (let i = 0; i < n; i++) {
     phi[0] = 1;
@@ -22,16 +24,27 @@ export function separableQuadratic(X: Float64Array, y: Float64Array, n: number, 
       phi[1 + k] = t;
       phi[1 + d + k] = t * t;
     }
+    for (let o = 0; o < outputs; o++) {
+      const y = Y[i * outputs + o];
+      const b = B[o];
+      for (let a = 0; a < p; a++) b[a] += phi[a] * y;
+    }
     for (let a = 0; a < p; a++) {
-      b[a] += phi[a] * y[i];
       for (let c = 0; c <= a; c++) A[a * p + c] += phi[a] * phi[c];
     }
   }
   for (let a = 0; a < p; a++) for (let c = 0; c < a; c++) A[c * p + a] = A[a * p + c];
   for (let a = 1; a < p; a++) A[a * p + a] += RIDGE * Math.max(A[a * p + a], 1e-12) + 1e-12;
   if (!choleskyInPlace(A, p)) throw new Error('quadratic model: normal equations not positive definite');
-  solveLowerInPlace(A, p, b);
-  solveLowerTransposedInPlace(A, p, b);
+  return B.map((b) => {
+    solveLowerInPlace(A, p, b);
+    solveLowerTransposedInPlace(A, p, b);
+    return quadraticPath(b, d, center);
+  });
+}
+
+/** The model with coefficients b = [a, b_1..d, c_1..d] around `center`, as a path. */
+function quadraticPath(b: Float64Array, d: number, center: Float64Array): PosteriorPath {
   const value = (x: Float64Array, offset: number): number => {
     let s = b[0];
     for (let k = 0; k < d; k++) {

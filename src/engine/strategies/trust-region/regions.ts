@@ -29,6 +29,8 @@ export interface RegionMemory {
   weights: number[] | null;
   /** the last local fit per objective, warm start of the next */
   hyperparameters: SerializedHyperparameters[] | null;
+  /** the last fit of the outcome constraints' shared model (models.ts), warm start of the next; absent before one */
+  constraints?: SerializedHyperparameters;
   /** how far model steps reach, as a share of the box's width (steps.ts); absent before the first */
   reach?: number;
 }

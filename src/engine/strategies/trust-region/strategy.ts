@@ -1,22 +1,21 @@
 import { pointsInside, reachPicks } from '../../acquisition/reach.js';
-import { posteriorPath } from '../../gp/pathwise.js';
-import { deserializeHyperparameters, serializeHyperparameters, type GpHyperparameters } from '../../gp/priors.js';
-import { standardization } from '../../gp/surrogate.js';
+import { serializeHyperparameters, type GpHyperparameters } from '../../gp/priors.js';
 import type { FitRequest, Observations, Strategy, StrategyContext } from '../types.js';
 import { localRows, regionBox, regionCandidates } from './candidates.js';
-import { penalizedObjectives, rankingObjectives } from '../feasibility.js';
+import { rankingObjectives } from '../feasibility.js';
+import { fitCount, localData, regionFits, regionModels, sampleAt, standardizedColumns, type LocalData, type RegionModels } from './models.js';
 import { refineCandidate, utopiaPoint, type RegionDraw } from './refine.js';
 import { regionSettings, updateRegions, type RegionMemory, type TrustRegionMemory } from './regions.js';
 import { selectBatch, type CandidatePool } from './selection.js';
-import { separableQuadratic } from './quadratic.js';
+import { separableQuadratics } from './quadratic.js';
 import { adaptReach, modelSteps, takesModelSteps } from './steps.js';
-import { constantPath, modelledOutputs } from './constraint-models.js';
 
 /**
  * Trust regions with local models for high dimensions and large budgets (TuRBO, Eriksson et al.
  * 2019; MORBO, Daulton et al. 2022). Several regions live side by side (regions.ts); each step
  * fits one GP per objective to the points near each region's centre (at most LOCAL_MOST, so a
- * fit costs the same at 200 or 20,000 evaluations), draws Thompson samples of every objective at
+ * fit costs the same at 200 or 20,000 evaluations), and one GP shared by the outcome constraints
+ * that some of those points violate (models.ts), draws Thompson samples of every objective at
  * candidates inside each region (pathwise conditioning, gp/pathwise.ts), refines the first-round
  * picks a short way downhill on the same draws (refine.ts) and picks the batch by greedy
  * hypervolume improvement of the draws among all of them (selection.ts). No acquisition optimization runs
@@ -34,81 +33,44 @@ const FIT_ITERATIONS = 60;
 /** Lengthscales are clipped to this factor of their median before they shape a box. */
 const WEIGHT_RANGE = 10;
 
-interface RegionData {
+interface RegionData extends LocalData {
   region: RegionMemory;
   centerRow: number;
-  rows: number[];
-  X: Float64Array;
-  /** `rows x (m + c)`: the objectives, then the outcome-constraint slacks (the local models' outputs) */
-  Y: Float64Array;
 }
 
 export const trustRegionStrategy: Strategy = {
   name: 'trust-region',
   plan(context) {
     const { memory, regions } = prepare(context);
-    const { m, c, d } = context.observations;
-    const w = m + c;
+    const declared = context.mdl.objectives.map((objective) => (typeof objective.noise === 'object' ? objective.noise.sd : undefined));
     const fits: FitRequest[] = [];
-    regions.forEach((data, r) => {
-      const previous = memory.regions[r].hyperparameters;
-      const warm = previous?.length === w ? previous : null;
-      for (const o of modelledOutputs(data.Y, data.rows.length, m, c)) {
-        const { y, std } = standardizedOutput(data.Y, data.rows.length, w, o);
-        // a declared measurement sd is held fixed, in the standardized column's units
-        const declared = o < m ? context.mdl.objectives[o].noise : undefined;
-        fits.push({
-          X: data.X,
-          y,
-          n: data.rows.length,
-          d,
-          seed: context.random.seed(),
-          ...(warm ? { initial: deserializeHyperparameters(warm[o]) } : {}),
-          restarts: warm ? 1 : 2,
-          maxIterations: FIT_ITERATIONS,
-          ...(typeof declared === 'object' ? { noise: (declared.sd / std) ** 2 } : {}),
-        });
-      }
-    });
+    regions.forEach((data, r) => fits.push(...regionFits(data, context.observations.d, memory.regions[r], declared, FIT_ITERATIONS, context.random)));
     return { fits };
   },
 
   propose(context, fitted) {
     const { memory, regions, penalty } = prepare(context);
     const { observations: o, space, random, q } = context;
-    const { m, c, d } = o;
-    const w = m + c;
+    const { m, d } = o;
     const perRegion = Math.ceil(Math.min(CANDIDATES_MAX, Math.max(CANDIDATES_MIN, 100 * d)) / regions.length);
-    const draws: RegionDraw[] = [];
-    let offset = 0;
+    const models: RegionModels[] = [];
+    let next = 0;
     const pools: CandidatePool[] = regions.map((data, r) => {
-      // plan fitted the same outputs: the regions and their local data are the same in both
-      const outputs = modelledOutputs(data.Y, data.rows.length, m, c);
-      const models: (GpHyperparameters | null)[] = Array.from({ length: w }, () => null);
-      outputs.forEach((k, i) => (models[k] = fitted[offset + i]));
-      offset += outputs.length;
-      const previous = data.region.hyperparameters;
+      const objectives = fitted.slice(next, next + m);
+      const constraints = data.active.length > 0 ? fitted[next + m] : null;
+      next += fitCount(data, m);
       const region: RegionMemory = {
         ...data.region,
-        weights: boxWeights(models.slice(0, m) as GpHyperparameters[], d),
-        // a skipped constraint keeps its last fit, or the first objective's, as the warm start of its next fit
-        hyperparameters: models.map((model, k) =>
-          serializeHyperparameters(model ?? (previous?.length === w ? deserializeHyperparameters(previous[k]) : models[0]!)),
-        ),
+        weights: boxWeights(objectives, d),
+        hyperparameters: objectives.map(serializeHyperparameters),
+        ...(constraints ? { constraints: serializeHyperparameters(constraints) } : {}),
       };
       memory.regions[r] = region;
       const center = o.X.slice(data.centerRow * d, (data.centerRow + 1) * d);
-      const draw: RegionDraw = { paths: [], mean: [], std: [], ...regionBox(space, center, region) };
-      for (let k = 0; k < w; k++) {
-        const { y, mean, std } = standardizedOutput(data.Y, data.rows.length, w, k);
-        const model = models[k];
-        draw.paths.push(model ? posteriorPath(data.X, y, data.rows.length, d, model, random) : constantPath(Math.min(...y)));
-        draw.mean.push(mean);
-        draw.std.push(std);
-      }
-      draws.push(draw);
+      const model = regionModels(data, d, { objectives, constraints }, regionBox(space, center, region), penalty.scale, random);
+      models.push(model);
       const candidates = regionCandidates(space, center, region, perRegion, random);
-      return { region: r, ...sampled(draw, candidates.X, candidates.count, m, penalty) };
+      return { region: r, ...sampleAt(model, candidates.X, candidates.count, penalty.ref, penalty.spread, center) };
     });
     // the scalarization's origin for refinement and model steps alike
     const utopia = utopiaPoint([o.Y.subarray(0, o.n * m), ...pools.map((p) => p.S)], m, penalty.spread);
@@ -117,7 +79,7 @@ export const trustRegionStrategy: Strategy = {
     // before enough observed points are inside the reference box, the later picks head for it
     const reach = reachPicks(thompson, pointsInside(penalty.Y, o.n, m, o.ref!), m);
     const first = selectBatch(pools, penalty.Y, o.n, m, o.ref!, thompson, random, reach);
-    const refined = refinePicks(pools, first, draws, utopia, context, penalty);
+    const refined = refinePicks(pools, first, models, utopia, context, penalty);
     const picks = selectBatch(refined, penalty.Y, o.n, m, o.ref!, thompson, random, reach);
     const points = [...steps.map((s) => s.point), ...picks.map(({ pool, row }) => refined[pool].X.slice(row * d, (row + 1) * d))];
     memory.lastBatch = {
@@ -127,33 +89,10 @@ export const trustRegionStrategy: Strategy = {
     };
     // Thompson draws ranked by hypervolume improvement, with sampled infeasibility folded in when constrained.
     const ranking = reach === thompson ? 'thompson-reach' : reach > 0 ? 'thompson-hvi + reach' : 'thompson-hvi';
-    const acquisition = c > 0 ? `constrained ${ranking}` : ranking;
+    const acquisition = o.c > 0 ? `constrained ${ranking}` : ranking;
     return { points, label: 'trust-region', acquisition, memory, hyperparameters: fitted.slice(0, m) };
   },
 };
-
-/**
- * The draws of every objective and slack at `count x d` candidates X, as the pool's `count x m`
- * S: the sampled objectives, moved beyond the reference point where a sampled slack is negative
- * (feasibility.ts), so selection only counts candidates the draw says are feasible.
- */
-function sampled(draw: RegionDraw, X: Float64Array, count: number, m: number, penalty: Penalty): Omit<CandidatePool, 'region'> {
-  const w = draw.paths.length;
-  const c = w - m;
-  const values = new Float64Array(count * w);
-  draw.paths.forEach((path, k) => {
-    const at = path.at(X, count);
-    for (let i = 0; i < count; i++) values[i * w + k] = draw.mean[k] + draw.std[k] * at[i];
-  });
-  const Y = new Float64Array(count * m);
-  const slacks = new Float64Array(count * c);
-  for (let i = 0; i < count; i++) {
-    Y.set(values.subarray(i * w, i * w + m), i * m);
-    slacks.set(values.subarray(i * w + m, (i + 1) * w), i * c);
-  }
-  const S = penalizedObjectives(Y, slacks, count, m, c, penalty.ref, penalty.spread, penalty.scale);
-  return { X, S, count };
-}
 
 /** How infeasibility is folded into objectives this step, and the observations so folded. */
 interface Penalty {
@@ -175,24 +114,23 @@ function penaltyOf(o: Observations): Penalty {
 function refinePicks(
   pools: readonly CandidatePool[],
   picks: readonly { pool: number; row: number }[],
-  draws: readonly RegionDraw[],
+  models: readonly RegionModels[],
   utopia: Float64Array,
   context: StrategyContext,
   penalty: Penalty,
 ): CandidatePool[] {
   const { m, d } = context.observations;
-  const objectives = draws.map((draw) => objectivesOf(draw, m));
   const added = pools.map(() => [] as Float64Array[]);
   for (const { pool, row } of picks) {
     const start = pools[pool].X.slice(row * d, (row + 1) * d);
-    const point = refineCandidate(context.space, objectives[pool], start, utopia, penalty.spread);
+    const point = refineCandidate(context.space, models[pool].draw, start, utopia, penalty.spread);
     if (point) added[pool].push(point);
   }
   return pools.map((p, k) => {
     if (added[k].length === 0) return p;
     const extra = new Float64Array(added[k].length * d);
     added[k].forEach((point, i) => extra.set(point, i * d));
-    const more = sampled(draws[k], extra, added[k].length, m, penalty);
+    const more = sampleAt(models[k], extra, added[k].length, penalty.ref, penalty.spread);
     const X = new Float64Array((p.count + more.count) * d);
     X.set(p.X.subarray(0, p.count * d));
     X.set(extra, p.count * d);
@@ -204,8 +142,9 @@ function refinePicks(
 }
 
 /**
- * Every region's model steps (steps.ts) on separable quadratic models of its local data, leaving
- * out those whose models predict a violated outcome constraint.
+ * Every region's model steps (steps.ts) on separable quadratic models of its local data (one
+ * factorization for the objectives and the active constraints' slacks), leaving out those whose
+ * models predict a violated active constraint.
  */
 function stepsOf(
   regions: readonly RegionData[],
@@ -215,30 +154,28 @@ function stepsOf(
   penalty: Penalty,
 ): { point: Float64Array; factor: number; region: number }[] {
   const { observations: o, space } = context;
-  const { m, c, d } = o;
-  const w = m + c;
+  const { m, d } = o;
   const out: { point: Float64Array; factor: number; region: number }[] = [];
   regions.forEach((data, r) => {
     const region = memory.regions[r];
     const center = o.X.slice(data.centerRow * d, (data.centerRow + 1) * d);
-    const model: RegionDraw = { paths: [], mean: [], std: [], ...regionBox(space, center, region) };
-    for (let k = 0; k < w; k++) {
-      const { y, mean, std } = standardizedOutput(data.Y, data.rows.length, w, k);
-      model.paths.push(separableQuadratic(data.X, y, data.rows.length, d, center));
-      model.mean.push(mean);
-      model.std.push(std);
+    const n = data.rows.length;
+    const a = data.active.length;
+    const w = m + a;
+    const joined = new Float64Array(n * w);
+    for (let i = 0; i < n; i++) {
+      joined.set(data.Y.subarray(i * m, (i + 1) * m), i * w);
+      joined.set(data.S.subarray(i * a, (i + 1) * a), i * w + m);
     }
-    for (const step of modelSteps(space, objectivesOf(model, m), center, region, utopia, penalty.spread)) {
-      const slacks = model.paths.slice(m).map((path, j) => model.mean[m + j] + model.std[m + j] * path.at(step.point, 1)[0]);
+    const { y, mean, std } = standardizedColumns(joined, n, w);
+    const paths = separableQuadratics(data.X, y, n, d, w, center);
+    const model: RegionDraw = { paths: paths.slice(0, m), mean: mean.slice(0, m), std: std.slice(0, m), ...regionBox(space, center, region) };
+    for (const step of modelSteps(space, model, center, region, utopia, penalty.spread)) {
+      const slacks = paths.slice(m).map((path, j) => mean[m + j] + std[m + j] * path.at(step.point, 1)[0]);
       if (slacks.every((s) => s >= 0)) out.push({ ...step, region: r });
     }
   });
   return out;
-}
-
-/** The draw (or model) of the m objectives alone, without the outcome-constraint slacks after them. */
-function objectivesOf(draw: RegionDraw, m: number): RegionDraw {
-  return { ...draw, paths: draw.paths.slice(0, m), mean: draw.mean.slice(0, m), std: draw.std.slice(0, m) };
 }
 
 /**
@@ -256,30 +193,9 @@ function prepare(context: StrategyContext): { memory: TrustRegionMemory; regions
   const regions = memory.regions.map((region) => {
     const centerRow = rowOf.get(region.center)!;
     const rows = localRows(o, centerRow, region, Math.min(LOCAL_LEAST, LOCAL_MOST), LOCAL_MOST);
-    return { region, centerRow, rows, ...gather(o, rows) };
+    return { region, centerRow, ...localData(o, rows) };
   });
   return { memory, regions, penalty };
-}
-
-/** The local rows' inputs and outputs (`rows x (m + c)`: objectives, then slacks). */
-function gather(o: Observations, rows: readonly number[]): { X: Float64Array; Y: Float64Array } {
-  const { d, m, c } = o;
-  const w = m + c;
-  const X = new Float64Array(rows.length * d);
-  const Y = new Float64Array(rows.length * w);
-  rows.forEach((r, i) => {
-    X.set(o.X.subarray(r * d, (r + 1) * d), i * d);
-    Y.set(o.Y.subarray(r * m, (r + 1) * m), i * w);
-    Y.set(o.C.subarray(r * c, (r + 1) * c), i * w + m);
-  });
-  return { X, Y };
-}
-
-/** Column k of `n x m` Y standardized, with the mean and std to undo it. */
-function standardizedOutput(Y: Float64Array, n: number, m: number, k: number): { y: Float64Array; mean: number; std: number } {
-  const raw = Float64Array.from({ length: n }, (_, i) => Y[i * m + k]);
-  const { mean, std } = standardization(raw);
-  return { y: raw.map((v) => (v - mean) / std), mean, std };
 }
 
 /**

@@ -5,35 +5,9 @@ import { step } from '../src/engine/campaign/step.js';
 import type { CampaignState } from '../src/engine/campaign/types.js';
 import { mdlSchema, type Mdl } from '../src/engine/mdl/schema.js';
 import { testProblem } from '../src/engine/problems/registry.js';
-import { constantPath, modelledOutputs } from '../src/engine/strategies/trust-region/constraint-models.js';
 import { initTensorBackend } from '../src/engine/tensor/backend.js';
 
 await initTensorBackend('wasm');
-
-test('a region models every objective and only the constraints some local point violates or nearly does', () => {
-  // 4 local rows x (2 objectives + 3 slacks): slack 0 is met with room (lowest 2, spread 1),
-  // slack 1 is violated once, slack 2 is met but its lowest (0.1) is below a quarter of its spread (1)
-  const Y = Float64Array.from(
-    [
-      [0.1, 0.9, 2.0, 0.5, 0.1],
-      [0.4, 0.6, 2.5, -0.2, 0.6],
-      [0.7, 0.3, 3.0, 0.4, 1.1],
-      [0.9, 0.1, 2.2, 0.3, 0.5],
-    ].flat(),
-  );
-  assert.deepEqual(modelledOutputs(Y, 4, 2, 3), [0, 1, 3, 4]);
-  // with the third slack's lowest at 0.3 (spread 0.8, a quarter 0.2) it is skipped too
-  Y[4] = 0.3;
-  assert.deepEqual(modelledOutputs(Y, 4, 2, 3), [0, 1, 3]);
-});
-
-test('a skipped constraint draws a constant with zero gradient', () => {
-  const path = constantPath(-0.75);
-  assert.deepEqual([...path.at(new Float64Array(6), 3)], [-0.75, -0.75, -0.75]);
-  const gradient = Float64Array.of(1, 2);
-  assert.equal(path.withGradient(Float64Array.of(0.2, 0.4), gradient), -0.75);
-  assert.deepEqual([...gradient], [0, 0]);
-});
 
 function trustRegionMdl(outcomeConstraints: { expression: string }[]): Mdl {
   return mdlSchema.parse({

@@ -1,0 +1,205 @@
+import { posteriorDraws, type PosteriorDraws } from '../../gp/pathwise.js';
+import { deserializeHyperparameters, type GpHyperparameters } from '../../gp/priors.js';
+import { standardization } from '../../gp/surrogate.js';
+import type { Random } from '../../random.js';
+import { penalizedObjectives } from '../feasibility.js';
+import type { FitRequest, Observations } from '../types.js';
+import type { RegionDraw } from './refine.js';
+import type { RegionMemory } from './regions.js';
+import type { CandidatePool } from './selection.js';
+
+/**
+ * A trust region's local models, and what they cost. Each objective gets a GP of its own (they
+ * shape the box and the draws the batch is ranked on). The outcome constraints are modelled
+ * only where they decide something, and then together:
+ *
+ * - a constraint that none of the region's local rows violates is not modelled there: the
+ *   region's data show no sign of it, so its candidates treat it as satisfied (the region's
+ *   proposals are then exactly those of a campaign without it);
+ * - the constraints that some local row violates (the active ones) share one GP: one set of
+ *   hyperparameters fitted on the sum of their log likelihoods, one kernel matrix and one
+ *   Cholesky factor, one set of Fourier features with weights drawn per constraint
+ *   (gp/pathwise.ts posteriorDraws). A region then fits m + 1 models, not m + c, and a draw of
+ *   every active slack at N candidates costs O((F + n)·N) per constraint beyond the first.
+ *
+ * The shared kernel trades each constraint's own lengthscales for one set that every active
+ * constraint's data pull on: its relevance weights cover the union of the inputs the active
+ * constraints depend on. A slack whose inputs the others do not use is then modelled with a
+ * little extra prior variance along theirs, which the local data (100–200 rows) mostly condition
+ * away; the feasibility of candidates near the centre is what the draws have to get right.
+ */
+
+/** One region's local data: the rows of its models and what they are fitted to. */
+export interface LocalData {
+  rows: number[];
+  /** `rows x d` encoded inputs */
+  X: Float64Array;
+  /** `rows x m` minimization-space objectives */
+  Y: Float64Array;
+  /** the outcome constraints modelled here (indices into the observations' c): those some local row violates */
+  active: number[];
+  /** `rows x active.length` slacks of the active constraints */
+  S: Float64Array;
+}
+
+/** The local rows' inputs, objectives and the slacks of the constraints they violate. */
+export function localData(o: Observations, rows: number[]): LocalData {
+  const { d, m, c } = o;
+  const active = activeConstraints(o.C, rows, c);
+  const a = active.length;
+  const X = new Float64Array(rows.length * d);
+  const Y = new Float64Array(rows.length * m);
+  const S = new Float64Array(rows.length * a);
+  rows.forEach((r, i) => {
+    X.set(o.X.subarray(r * d, (r + 1) * d), i * d);
+    Y.set(o.Y.subarray(r * m, (r + 1) * m), i * m);
+    active.forEach((k, j) => (S[i * a + j] = o.C[r * c + k]));
+  });
+  return { rows, X, Y, active, S };
+}
+
+/** The constraints (indices, ascending) that at least one of `rows` violates; C: `n x c` slacks. */
+export function activeConstraints(C: Float64Array, rows: readonly number[], c: number): number[] {
+  const active: number[] = [];
+  for (let k = 0; k < c; k++) if (rows.some((r) => C[r * c + k] < 0)) active.push(k);
+  return active;
+}
+
+/**
+ * The fits a region needs, in order: one per objective, then one shared by the active
+ * constraints when there are any. Warm-started from the region's previous fits; `declaredSd[j]`
+ * is objective j's declared measurement sd (held fixed, in the standardized column's units).
+ */
+export function regionFits(
+  data: LocalData,
+  d: number,
+  region: RegionMemory,
+  declaredSd: readonly (number | undefined)[],
+  iterations: number,
+  random: Random,
+): FitRequest[] {
+  const n = data.rows.length;
+  const m = declaredSd.length;
+  const previous = region.hyperparameters && region.hyperparameters.length >= m ? region.hyperparameters : null;
+  const objectives = standardizedColumns(data.Y, n, m);
+  const fits: FitRequest[] = declaredSd.map((sd, j) => ({
+    X: data.X,
+    y: column(objectives.y, n, m, j),
+    n,
+    d,
+    seed: random.seed(),
+    ...(previous ? { initial: deserializeHyperparameters(previous[j]) } : {}),
+    restarts: previous ? 1 : 2,
+    maxIterations: iterations,
+    ...(sd !== undefined ? { noise: (sd / objectives.std[j]) ** 2 } : {}),
+  }));
+  const a = data.active.length;
+  if (a > 0) {
+    const warm = region.constraints;
+    fits.push({
+      X: data.X,
+      y: standardizedColumns(data.S, n, a).y,
+      ...(a > 1 ? { outputs: a } : {}),
+      n,
+      d,
+      seed: random.seed(),
+      ...(warm ? { initial: deserializeHyperparameters(warm) } : {}),
+      restarts: warm ? 1 : 2,
+      maxIterations: iterations,
+    });
+  }
+  return fits;
+}
+
+/** How many of the fits regionFits plans for this region's data. */
+export function fitCount(data: LocalData, m: number): number {
+  return m + (data.active.length > 0 ? 1 : 0);
+}
+
+/** One region's draws: the objectives' (refinement works on these) and the active constraints' together. */
+export interface RegionModels {
+  draw: RegionDraw;
+  /** one draw per objective, for evaluation at many candidates at once */
+  objectives: PosteriorDraws[];
+  /** the active constraints' shared draws, with each slack's standardization; null when none is active */
+  constraints: { draws: PosteriorDraws; mean: number[]; std: number[] } | null;
+  /** per active constraint, the unit its violation is counted in (feasibility.ts) */
+  scale: Float64Array;
+}
+
+/**
+ * Thompson draws of the region's objectives (one per fitted model) and active constraints (one
+ * shared model) on its local data. `box` is the region's box; `scale` the slack units of all c
+ * constraints.
+ */
+export function regionModels(
+  data: LocalData,
+  d: number,
+  fitted: { objectives: readonly GpHyperparameters[]; constraints: GpHyperparameters | null },
+  box: { lower: Float64Array; upper: Float64Array },
+  scale: ArrayLike<number>,
+  random: Random,
+): RegionModels {
+  const n = data.rows.length;
+  const m = fitted.objectives.length;
+  const standardized = standardizedColumns(data.Y, n, m);
+  const objectives = fitted.objectives.map((h, j) => posteriorDraws(data.X, column(standardized.y, n, m, j), n, d, 1, h, random));
+  const draw: RegionDraw = { paths: objectives.map((o) => o.path(0)), mean: standardized.mean, std: standardized.std, ...box };
+  const a = data.active.length;
+  let constraints: RegionModels['constraints'] = null;
+  if (a > 0 && fitted.constraints) {
+    const slacks = standardizedColumns(data.S, n, a);
+    constraints = { draws: posteriorDraws(data.X, slacks.y, n, d, a, fitted.constraints, random), mean: slacks.mean, std: slacks.std };
+  }
+  return { draw, objectives, constraints, scale: Float64Array.from(data.active, (k) => scale[k]) };
+}
+
+/**
+ * The draws at `count x d` candidates X as a pool's `count x m` S: the sampled objectives, moved
+ * beyond the reference point where a sampled active slack is negative (feasibility.ts), so
+ * selection only counts candidates the draw says are feasible. `base`: the point the candidates
+ * were perturbed from, for the sparse evaluation (PosteriorDraws.at).
+ */
+export function sampleAt(
+  models: RegionModels,
+  X: Float64Array,
+  count: number,
+  ref: readonly number[],
+  spread: ArrayLike<number>,
+  base?: Float64Array,
+): Omit<CandidatePool, 'region'> {
+  const { draw, constraints } = models;
+  const m = models.objectives.length;
+  const Y = new Float64Array(count * m);
+  models.objectives.forEach((o, j) => {
+    const at = o.at(X, count, base);
+    for (let i = 0; i < count; i++) Y[i * m + j] = draw.mean[j] + draw.std[j] * at[i];
+  });
+  const a = constraints?.draws.outputs ?? 0;
+  const slacks = new Float64Array(count * a);
+  if (constraints) {
+    const at = constraints.draws.at(X, count, base);
+    for (let i = 0; i < count; i++) for (let k = 0; k < a; k++) slacks[i * a + k] = constraints.mean[k] + constraints.std[k] * at[i * a + k];
+  }
+  return { X, S: penalizedObjectives(Y, slacks, count, m, a, ref, spread, models.scale), count };
+}
+
+/** Each column of `n x w` Y standardized (`n x w`), with the means and stds to undo it. */
+export function standardizedColumns(Y: Float64Array, n: number, w: number): { y: Float64Array; mean: number[]; std: number[] } {
+  const y = new Float64Array(n * w);
+  const mean: number[] = [];
+  const std: number[] = [];
+  for (let k = 0; k < w; k++) {
+    const raw = column(Y, n, w, k);
+    const t = standardization(raw);
+    for (let i = 0; i < n; i++) y[i * w + k] = (raw[i] - t.mean) / t.std;
+    mean.push(t.mean);
+    std.push(t.std);
+  }
+  return { y, mean, std };
+}
+
+/** Column k of `n x w` Y. */
+function column(Y: Float64Array, n: number, w: number, k: number): Float64Array {
+  return Float64Array.from({ length: n }, (_, i) => Y[i * w + k]);
+}
