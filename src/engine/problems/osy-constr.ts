@@ -36,7 +36,8 @@ function osyObjectives(x: ArrayLike<number>): [number, number] {
 
 const osyFront = cachedFront(2, () => {
   const values: number[] = [];
-  const n = 20_000;
+  // an odd count puts t = 1/2 on the grid: x = (1, 1, 1, 0, 1, 0) is the front's end (-42, 4)
+  const n = 20_001;
   for (let i = 0; i < n; i++) {
     const t = i / (n - 1);
     const x3 = 1 + 4 * t;
