@@ -131,3 +131,21 @@ export function summarize(cases: readonly ResolvedCase[], runs: readonly RunResu
   } else notes.push('no stored figures (bench/results/suite-baseline.json) to compare with');
   return { report: { rows, notes }, baselineRows };
 }
+
+const cellText = (v: unknown): string => (v === null || v === undefined ? '–' : String(v));
+
+/** The suite's table as Markdown, the columns docs/benchmarks.md shows (shares of the maximum in %). */
+export function markdownTable(rows: BenchReport['rows']): string {
+  const header =
+    '| case | budget | max HV (from) | Kiln mean / worst | random mean / worst | LHS mean | NSGA-II mean / worst | Kiln s/iter | previous Kiln | |';
+  const lines = [header, '|---|---|---|---|---|---|---|---|---|---|'];
+  for (const r of rows) {
+    const max = typeof r.max_hv === 'number' ? r.max_hv.toPrecision(4) : cellText(r.max_hv);
+    lines.push(
+      `| ${cellText(r.case)} | ${cellText(r.budget)} | ${max} (${cellText(r.max_from)}) | ${cellText(r.kiln_mean)} / ${cellText(r.kiln_worst)} | ` +
+        `${cellText(r.random_mean)} / ${cellText(r.random_worst)} | ${cellText(r.lhs_mean)} | ${cellText(r.nsga2_mean)} / ${cellText(r.nsga2_worst)} | ` +
+        `${cellText(r.kiln_s_per_iter)} | ${cellText(r.previous_kiln_mean)} | ${cellText(r.flag)} |`,
+    );
+  }
+  return lines.join('\n') + '\n';
+}

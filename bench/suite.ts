@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { tensorBackendName } from '../src/engine/tensor/backend.js';
 import { machineInfo, type BenchSuite } from './common.js';
 import { allCases, QUICK, resolveCase, type Family, type ResolvedCase } from './suite-cases.js';
-import { summarize, type Baseline } from './suite-report.js';
+import { markdownTable, summarize, type Baseline } from './suite-report.js';
 import { METHODS, runKey, runOnce, type Method, type RunResult } from './suite-run.js';
 
 /**
@@ -124,6 +124,8 @@ export const suite: BenchSuite = {
     const machine = machineInfo(tensorBackendName());
     const { report, baselineRows } = summarize(cases, runs, readBaseline());
     report.notes?.push(`backend ${machine.backend} on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}; seeds ${seeds.join(', ')}`);
+    writeFileSync(join(RESULTS, 'suite-table.md'), markdownTable(report.rows));
+    report.notes?.push(`the table as Markdown: ${join(RESULTS, 'suite-table.md')}`);
     const label = option('write-baseline');
     if (label !== undefined) {
       const stored: Baseline = {
