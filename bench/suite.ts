@@ -21,6 +21,7 @@ import { METHODS, runKey, runOnce, type Method, type RunResult } from './suite-r
  *   --seeds=1,2,3           seeds (default 1-5)
  *   --methods=kiln,random   methods (default kiln, random, lhs, nsga2)
  *   --resume                reuse the runs already in bench/results/suite-runs.jsonl
+ *   --report-only           run nothing: report the runs already stored (each row says its seeds)
  *   --write-baseline=LABEL  store this run's Kiln figures as the previous release's (LABEL names it)
  *   --list                  print the cases with their reference points and maxima, run nothing
  * Every finished run is appended to bench/results/suite-runs.jsonl, so a long suite can resume.
@@ -99,7 +100,8 @@ export const suite: BenchSuite = {
       };
     }
     mkdirSync(RESULTS, { recursive: true });
-    const previous = process.argv.includes('--resume') ? readRuns() : new Map<string, RunResult>();
+    const reportOnly = process.argv.includes('--report-only');
+    const previous = process.argv.includes('--resume') || reportOnly ? readRuns() : new Map<string, RunResult>();
     const runs: RunResult[] = [];
     const total = cases.reduce((s, c) => s + c.budgets.length, 0) * seeds.length * methods.length;
     for (const c of cases) {
@@ -109,14 +111,17 @@ export const suite: BenchSuite = {
             const stored = previous.get(runKey(c.id, budget, method, seed));
             // the share is recomputed: a better-known maximum changes it, not the hypervolume reached
             let run = stored ? { ...stored, share: stored.hv / c.maxHv } : undefined;
+            if (!run && reportOnly) continue;
             if (!run) {
               run = await runOnce(c, budget, method, seed);
               appendFileSync(RUNS_FILE, JSON.stringify(run) + '\n');
             }
             runs.push(run);
-            console.log(
-              `[${runs.length}/${total}] ${c.id} @${budget} ${method} seed ${seed}: ${(100 * run.share).toFixed(1)} % of max (${run.secondsPerIteration.toFixed(2)} s/iteration)`,
-            );
+            if (!reportOnly) {
+              console.log(
+                `[${runs.length}/${total}] ${c.id} @${budget} ${method} seed ${seed}: ${(100 * run.share).toFixed(1)} % of max (${run.secondsPerIteration.toFixed(2)} s/iteration)`,
+              );
+            }
           }
         }
       }
@@ -132,7 +137,13 @@ export const suite: BenchSuite = {
         release: label || 'unnamed',
         date: new Date().toISOString().slice(0, 10),
         machine: `${machine.cpu} (${machine.cores} cores), Node ${machine.node}, backend ${machine.backend}`,
-        covers: `${baselineRows.length} case-budgets, seeds ${seeds.join(', ')}: ${[...new Set(cases.map((c) => c.id))].join(', ')}`,
+        covers: [90, 300, 1000]
+          .map((budget) => {
+            const rows = baselineRows.filter((r) => r.budget === budget);
+            const seedCounts = [...new Set(rows.map((r) => r.seeds))].sort().join(' or ');
+            return `${rows.length} cases at ${budget} evaluations (${seedCounts || 0} seeds each)`;
+          })
+          .join('; '),
         rows: baselineRows,
       };
       writeFileSync(BASELINE_FILE, JSON.stringify(stored, null, 2) + '\n');

@@ -1,7 +1,6 @@
-import { dtlz1 } from './dtlz.js';
-import { dtlz4 } from './dtlz-more.js';
-import { sphereFront } from './dtlz.js';
 import { hypervolume } from '../hypervolume.js';
+import { dtlz1, sphereFront } from './dtlz.js';
+import { dtlz4 } from './dtlz-more.js';
 import type { TestProblem } from './types.js';
 
 /**

@@ -9,8 +9,8 @@ import type { TestProblem } from './types.js';
  *   constraints). The usual statement of its Pareto set, x1 = -2.5 with x2 in [2.5, 14.79] (where
  *   the gradients oppose: f1 + f2 = -0.25 there), is not all of it: the front goes on along the
  *   linear constraint (down to f1 = 10.1 at x = (1.1, 3.7)) and along the circle (f2 below
- *   -212.7). The front here is the non-dominated part of those three curves, checked against a
- *   dense grid of the feasible square in the tests.
+ *   -212.7). The front here is the non-dominated part of those three curves and of a 401 x 401
+ *   grid of the square (as a safeguard), checked against a finer grid in the tests.
  * - TNK (Tanaka et al. 1995): x in [0, pi]^2 (x2 > 0), f = x, subject to
  *   x1^2 + x2^2 - 1 - 0.1 cos(16 atan(x1/x2)) >= 0 (a wavy circle; a measured outcome `slack`,
  *   since the MDL's expressions have no trigonometry) and (x1 - 0.5)^2 + (x2 - 0.5)^2 <= 0.5 (an
