@@ -141,4 +141,13 @@ test('the summary: shares, normalised gain, the stored figures compared and the 
   assert.match(notes, /hypervolume 0 where random search does not: MISSED on 1: c @90/);
   assert.match(notes, /below random's mean: MISSED on 1: c @90/);
   assert.match(notes, /stored figures \(v0, 2026-01-01\): MISSED on 1: c @90 \(0 % vs 3 %\)/);
+  assert.doesNotMatch(notes, /where some method reaches/);
+
+  // a case where every method ends at 0 counts as gain 0, and the notes also give the median without it
+  const zero = ['a', 'z'].map((id): ResolvedCase => ({ ...cases[0], id }));
+  const both = summarize(zero, [...runs.filter((r) => r.case === 'a'), run('z', 'kiln', 1, 0), run('z', 'random', 1, 0), run('z', 'nsga2', 1, 0)], undefined);
+  const zeroNotes = both.report.notes!.join('\n');
+  assert.match(zeroNotes, /over 2 90-evaluation cases: 0\.300/);
+  assert.match(zeroNotes, /over the 1 of them where some method reaches the reference box: 0\.600 \(in the other 1 every method ends at 0\)/);
+  assert.match(zeroNotes, /no stored figures/);
 });
