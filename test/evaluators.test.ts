@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import test, { after } from 'node:test';
 import { mdlSchema, type Mdl, type MdlInput } from '../src/engine/mdl/schema.js';
 import { createBuiltinFunction } from '../src/engine/problems/builtin-function.js';
-import { builtinEvaluatorIssues } from '../src/engine/problems/registry.js';
+import { builtinEvaluatorIssues, builtinNames } from '../src/engine/problems/registry.js';
 import { toUnitCube } from '../src/engine/problems/unit-cube.js';
 import { BuiltinEvaluator } from '../src/evaluators/builtin.js';
 import { CommandEvaluator, splitCommand } from '../src/evaluators/command.js';
@@ -87,10 +87,8 @@ test('builtinEvaluatorIssues reports each mismatch with a path', () => {
   const unknown = issues({ evaluator: { type: 'builtin', name: 'zdt9' } });
   assert.equal(unknown.length, 1);
   assert.equal(unknown[0].path, 'evaluator.name');
-  assert.match(
-    unknown[0].message,
-    /unknown builtin evaluator 'zdt9'; known: zdt1, zdt2, zdt3, dtlz1, dtlz2, branin-currin, bnh, c2-dtlz2, constrained-branin-currin, water-membrane, battery-cathode, water-splitting-catalyst, electrolyte-formulation, perovskite-solar-cell, alloy-design, polymer-membrane/,
-  );
+  assert.equal(unknown[0].message, `unknown builtin evaluator 'zdt9'; known: ${builtinNames().join(', ')}`);
+  assert.match(unknown[0].message, /known: zdt1, zdt2, zdt3, dtlz1, dtlz2, .*, re21, .*, polymer-membrane$/);
 
   const count = issues({ objectives: minimize('a', 'b', 'c'), evaluator: { type: 'builtin', name: 'zdt1' } });
   assert.deepEqual(

@@ -68,5 +68,9 @@ export const bnh: TestProblem = {
     if (ref[0] >= NADIR[0] && ref[1] >= NADIR[1]) return ref[0] * ref[1] - AREA_UNDER_FRONT - F2_MIN * (ref[0] - NADIR[0]);
     return polylineHypervolume2d(front(65536), ref);
   },
+  bounds: () => [
+    [0, X1_MAX],
+    [0, X2_MAX],
+  ],
   constraints: ['(x1 - 5)^2 + x2^2 <= 25', '(x1 - 8)^2 + (x2 + 3)^2 >= 7.7'],
 };

@@ -11,21 +11,25 @@ import type { TestProblem } from './types.js';
  * with every f_i >= 0.
  */
 
-function checkShape(name: string, x: Float64Array, m: number): void {
+export function checkShape(name: string, x: Float64Array, m: number): void {
   if (!Number.isInteger(m) || m < 2) throw new Error(`${name} needs at least 2 objectives, got ${m}.`);
   if (x.length < m) throw new Error(`${name} with ${m} objectives needs at least ${m} variables, got ${x.length}.`);
 }
 
-/** DTLZ1: g = 100 (k + sum_{x_M} ((x_i - 0.5)^2 - cos(20 pi (x_i - 0.5)))), linear front. */
-function dtlz1Evaluate(x: Float64Array, m: number): Float64Array {
-  checkShape('dtlz1', x, m);
-  const n = x.length;
+/** DTLZ1's (and DTLZ3's) g over the distance variables x_m..x_n: 100 (k + sum ((x - 0.5)^2 - cos(20 pi (x - 0.5)))). */
+export function multimodalG(x: Float64Array, m: number): number {
   let s = 0;
-  for (let i = m - 1; i < n; i++) {
+  for (let i = m - 1; i < x.length; i++) {
     const t = x[i] - 0.5;
     s += t * t - Math.cos(20 * Math.PI * t);
   }
-  const g = 100 * (n - m + 1 + s);
+  return 100 * (x.length - m + 1 + s);
+}
+
+/** DTLZ1: g = 100 (k + sum_{x_M} ((x_i - 0.5)^2 - cos(20 pi (x_i - 0.5)))), linear front. */
+export function dtlz1Evaluate(x: Float64Array, m: number): Float64Array {
+  checkShape('dtlz1', x, m);
+  const g = multimodalG(x, m);
   const f = new Float64Array(m);
   for (let i = 0; i < m; i++) {
     // f_{i+1} = 0.5 (1 + g) x_1 ... x_{m-1-i} (1 - x_{m-i}) for i >= 1
@@ -38,7 +42,7 @@ function dtlz1Evaluate(x: Float64Array, m: number): Float64Array {
 }
 
 /** DTLZ2: g = sum_{x_M} (x_i - 0.5)^2, spherical front. */
-function dtlz2Evaluate(x: Float64Array, m: number): Float64Array {
+export function dtlz2Evaluate(x: Float64Array, m: number): Float64Array {
   checkShape('dtlz2', x, m);
   const n = x.length;
   let g = 0;
@@ -61,7 +65,7 @@ function factorial(k: number): number {
 }
 
 /** Volume of the unit m-ball. */
-function unitBallVolume(m: number): number {
+export function unitBallVolume(m: number): number {
   // V_0 = 1, V_1 = 2, V_k = 2 pi / k * V_{k-2}
   let v = m % 2 === 0 ? 1 : 2;
   for (let k = m % 2 === 0 ? 2 : 3; k <= m; k += 2) v *= (2 * Math.PI) / k;
@@ -73,7 +77,7 @@ function unitBallVolume(m: number): number {
  * {f >= 0 below the front}: prod(ref) minus that region's volume; `ref` must weakly dominate the
  * front's nadir point (nadir in every coordinate).
  */
-function frontHv(m: number, ref: ArrayLike<number>, nadir: number, hiddenVolume: number): number | undefined {
+export function frontHv(m: number, ref: ArrayLike<number>, nadir: number, hiddenVolume: number): number | undefined {
   if (ref.length !== m) return undefined;
   let box = 1;
   for (let i = 0; i < m; i++) {
@@ -104,16 +108,23 @@ export const dtlz2: TestProblem = {
   objectives: 'any',
   minDimension: (m) => m,
   evaluate: dtlz2Evaluate,
-  paretoFront: (m, count) => {
-    const w = simplexPoints(m, count);
-    for (let i = 0; i < count; i++) {
-      let norm = 0;
-      for (let j = 0; j < m; j++) norm += w[i * m + j] ** 2;
-      norm = Math.sqrt(norm);
-      for (let j = 0; j < m; j++) w[i * m + j] /= norm;
-    }
-    return w;
-  },
-  // the points of the orthant inside the unit sphere: 1/2^m of the unit ball
-  maxHypervolume: (m, ref) => frontHv(m, ref, 1, unitBallVolume(m) / 2 ** m),
+  paretoFront: (m, count) => sphereFront(m, count),
+  maxHypervolume: (m, ref) => sphereHypervolume(m, ref),
 };
+
+/** `count x m` points of the unit sphere's positive orthant (the DTLZ2-4 front): simplex points normalised. */
+export function sphereFront(m: number, count: number): Float64Array {
+  const w = simplexPoints(m, count);
+  for (let i = 0; i < count; i++) {
+    let norm = 0;
+    for (let j = 0; j < m; j++) norm += w[i * m + j] ** 2;
+    norm = Math.sqrt(norm);
+    for (let j = 0; j < m; j++) w[i * m + j] /= norm;
+  }
+  return w;
+}
+
+/** Hypervolume of the unit sphere's positive orthant against `ref` (ref >= 1): the box minus 1/2^m of the unit ball. */
+export function sphereHypervolume(m: number, ref: ArrayLike<number>): number | undefined {
+  return frontHv(m, ref, 1, unitBallVolume(m) / 2 ** m);
+}

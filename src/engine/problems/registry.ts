@@ -6,16 +6,77 @@ import { batteryCathode } from './battery-cathode.js';
 import { bnh } from './bnh.js';
 import { braninCurrin } from './branin-currin.js';
 import { c2Dtlz2, constrainedBraninCurrin } from './constrained.js';
+import { c1Dtlz1, c3Dtlz4 } from './constrained-dtlz.js';
 import { dtlz1, dtlz2 } from './dtlz.js';
+import { dtlz3, dtlz4, dtlz5, dtlz6 } from './dtlz-more.js';
+import { dtlz7 } from './dtlz7.js';
 import { electrolyteFormulation } from './electrolyte-formulation.js';
+import { mw1, mw2, mw3, mw4 } from './mw.js';
+import { constr, osy } from './osy-constr.js';
 import { perovskiteSolarCell } from './perovskite-solar-cell.js';
 import { polymerMembrane } from './polymer-membrane.js';
+import { re21, re22, re23, re24, re25 } from './re2.js';
+import { re31, re32, re35, re36, re37 } from './re3.js';
+import { re41, re42, re61 } from './re4.js';
+import { srn, tnk } from './srn-tnk.js';
 import type { DomainSimulator, SimulatorParameter, TestProblem } from './types.js';
 import { waterMembrane } from './water-membrane.js';
 import { waterSplittingCatalyst } from './water-splitting-catalyst.js';
+import { wfg1, wfg2, wfg3, wfg4, wfg5, wfg6, wfg7, wfg8, wfg9 } from './wfg.js';
 import { zdt1, zdt2, zdt3 } from './zdt.js';
+import { zdt4, zdt6 } from './zdt-more.js';
 
-const PROBLEMS: readonly TestProblem[] = [zdt1, zdt2, zdt3, dtlz1, dtlz2, braninCurrin, bnh, c2Dtlz2, constrainedBraninCurrin];
+const PROBLEMS: readonly TestProblem[] = [
+  zdt1,
+  zdt2,
+  zdt3,
+  dtlz1,
+  dtlz2,
+  braninCurrin,
+  bnh,
+  c2Dtlz2,
+  constrainedBraninCurrin,
+  // the public benchmark suite (npm run bench -- suite), one file per family
+  zdt4,
+  zdt6,
+  dtlz3,
+  dtlz4,
+  dtlz5,
+  dtlz6,
+  dtlz7,
+  wfg1,
+  wfg2,
+  wfg3,
+  wfg4,
+  wfg5,
+  wfg6,
+  wfg7,
+  wfg8,
+  wfg9,
+  re21,
+  re22,
+  re23,
+  re24,
+  re25,
+  re31,
+  re32,
+  re35,
+  re36,
+  re37,
+  re41,
+  re42,
+  re61,
+  c1Dtlz1,
+  c3Dtlz4,
+  srn,
+  tnk,
+  osy,
+  constr,
+  mw1,
+  mw2,
+  mw3,
+  mw4,
+];
 const SIMULATORS: readonly DomainSimulator[] = [
   waterMembrane,
   batteryCathode,

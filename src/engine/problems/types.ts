@@ -26,6 +26,16 @@ export interface TestProblem {
    * (length m); undefined where not known for that reference point.
    */
   maxHypervolume?(m: number, ref: ArrayLike<number>): number | undefined;
+  /** How maxHypervolume is known with m objectives, e.g. 'closed form', 'integral', 'dense front sample' (absent: closed form). */
+  maxHypervolumeSource?(m: number): string;
+  /**
+   * The native range [lower, upper] of each of the d variables with m objectives, in order; the
+   * unit cube maps onto them (absent: every variable is natively in [0, 1]). An MDL for the
+   * problem declares these bounds, so its constraint expressions read native values.
+   */
+  bounds?(d: number, m: number): readonly (readonly [number, number])[];
+  /** 0-based indices of the variables the problem rounds to whole numbers (declare them integer). */
+  integers?: readonly number[];
   /** MDL constraint expressions over parameters named x1, x2, ... in the problem's native units. */
   constraints?: string[];
   /**
