@@ -17,7 +17,7 @@ import {
 } from '../store/campaigns.js';
 import { relaxedCommit, type Db, type Transaction } from '../store/db.js';
 import { deleteTakenResults, postedResults } from '../store/external-results.js';
-import { handBackJobs, LeaseLost, parkJob, readFenced, updateFenced, type JobRow, type Lease } from '../store/jobs.js';
+import { handBackJobs, LeaseLost, parkJob, pastTimeout, readFenced, updateFenced, type JobRow, type Lease } from '../store/jobs.js';
 import { announceJobs, publishEvent } from '../store/notify.js';
 import { loadCampaignState, storedEngineState } from '../lifecycle/campaign-state.js';
 import { evaluateProposals } from '../evaluators/evaluate-proposals.js';
@@ -28,7 +28,7 @@ import { createEvaluator, type ServiceEvaluatorOptions } from '../evaluators/cre
 import { EvaluatorError, type Evaluator } from '../evaluators/types.js';
 import { iterationSummary } from '../lifecycle/iteration-summary.js';
 import { progressOf, timingOf } from '../lifecycle/progress.js';
-import { endJob, logJob } from '../lifecycle/transitions.js';
+import { endJob, logJob, timedOut } from '../lifecycle/transitions.js';
 import { kilnEvent } from '../events.js';
 
 export interface JobRunContext {
@@ -48,6 +48,8 @@ export type JobRunOutcome = 'completed' | 'failed' | 'cancelled' | 'released' | 
 
 class Released extends Error {}
 class CancelRequested extends Error {}
+/** The job's own time passed its timeout, seen by its worker at an iteration's start (the reaper sees it between). */
+class TimedOut extends Error {}
 
 /**
  * Runs one claimed job: rebuild the campaign's state from its rows, then iterate (propose on the
@@ -69,6 +71,7 @@ export async function runJob(ctx: JobRunContext, claimed: JobRow): Promise<JobRu
       return 'lost';
     }
     if (error instanceof Released) return release(ctx, claimed, lease);
+    if (error instanceof TimedOut) return finishSafely(ctx, claimed, lease, timedOut(claimed.timeout_seconds));
     if (error instanceof CancelRequested) {
       return finishSafely(ctx, claimed, lease, {
         job: 'cancelled',
@@ -123,6 +126,7 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
     if (proposals.length === 0) {
       job = await ctx.db.transaction(async (trx) => {
         await relaxedCommit(trx);
+        if (await pastTimeout(trx, lease)) throw new TimedOut();
         return announce(trx, claimed, lease, state, mdl, 'proposing');
       });
       if (job.cancel_requested) throw new CancelRequested();
@@ -146,6 +150,7 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
       reporter.schedule(mdl, state);
     } else {
       job = await ctx.db.transaction(async (trx) => {
+        if (await pastTimeout(trx, lease)) throw new TimedOut();
         await logJob(
           trx,
           claimed,

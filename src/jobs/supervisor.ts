@@ -10,7 +10,7 @@ import type { TensorBackendName } from '../engine/tensor/backend.js';
 import { EnginePool } from './engine-pool.js';
 import type { ServiceEvaluatorOptions } from '../evaluators/create.js';
 import { runJob } from './job-runner.js';
-import { endJob, logJob } from '../lifecycle/transitions.js';
+import { endJob, logJob, timedOut, type JobEnding } from '../lifecycle/transitions.js';
 import { kilnEvent } from '../events.js';
 
 export interface SupervisorOptions {
@@ -195,17 +195,17 @@ export class Supervisor {
             setTimeout(() => void this.fill(), delay * 1000 + 50).unref();
             continue;
           }
-          const message =
+          const ending: JobEnding =
             job.overdue === 'lease'
-              ? `Worker ${job.worker_id} stopped renewing its lease (it crashed or lost the database), the job's attempt ${deaths} of ${maxAttempts} (KILN_MAX_ATTEMPTS); the job is failed. Retry it to resume after the last saved iteration.`
-              : `The job ran past its timeout of ${duration(job.timeout_seconds)} and is failed (time spent waiting for external results is not counted). Retry it to continue after the last saved iteration (give the retry a new timeout_hours to change it).`;
-          await endJob(trx, job, null, {
-            job: 'failed',
-            campaign: 'failed',
-            level: 'error',
-            message,
-            error: job.overdue === 'lease' ? 'lease lapsed' : 'timed out',
-          });
+              ? {
+                  job: 'failed',
+                  campaign: 'failed',
+                  level: 'error',
+                  message: `Worker ${job.worker_id} stopped renewing its lease (it crashed or lost the database), the job's attempt ${deaths} of ${maxAttempts} (KILN_MAX_ATTEMPTS); the job is failed. Retry it to resume after the last saved iteration.`,
+                  error: 'lease lapsed',
+                }
+              : timedOut(job.timeout_seconds);
+          await endJob(trx, job, null, ending);
           this.log.warn({ job: job.id, reason: job.overdue }, 'overdue job failed');
         }
       });
@@ -213,10 +213,4 @@ export class Supervisor {
       this.log.warn({ err: error }, 'looking for overdue jobs failed; retrying later');
     }
   }
-}
-
-function duration(seconds: number): string {
-  if (seconds >= 3600) return `${Number((seconds / 3600).toFixed(2))} hours`;
-  if (seconds >= 60) return `${Number((seconds / 60).toFixed(1))} minutes`;
-  return `${Number(seconds.toFixed(1))} seconds`;
 }

@@ -49,3 +49,22 @@ export async function endJob(trx: Transaction, job: JobRef, lease: Lease | null,
   await announceStatus(trx, job, ending.job, ending.job);
   await announceCampaignStatus(trx, { id: job.campaign_id, organization_id: job.organization_id }, ending.campaign, job.id);
 }
+
+/** The ending of a job that ran past its timeout, whoever finds it: the reaper or its own worker. */
+export function timedOut(timeoutSeconds: number): JobEnding {
+  return {
+    job: 'failed',
+    campaign: 'failed',
+    level: 'error',
+    message:
+      `The job ran past its timeout of ${duration(timeoutSeconds)} and is failed (time spent waiting for external results is not counted). ` +
+      'Retry it to continue after the last saved iteration (give the retry a new timeout_hours to change it).',
+    error: 'timed out',
+  };
+}
+
+function duration(seconds: number): string {
+  if (seconds >= 3600) return `${Number((seconds / 3600).toFixed(2))} hours`;
+  if (seconds >= 60) return `${Number((seconds / 60).toFixed(1))} minutes`;
+  return `${Number(seconds.toFixed(1))} seconds`;
+}

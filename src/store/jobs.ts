@@ -196,6 +196,17 @@ export async function readFenced(db: Executor, lease: Lease): Promise<JobRow> {
   return job;
 }
 
+/**
+ * Whether a job's own time (its wait for external results left out) has passed its timeout, by
+ * the database's clock, the one the reaper uses too.
+ */
+export async function pastTimeout(db: Executor, lease: Lease): Promise<boolean> {
+  const row = await db('jobs')
+    .where({ id: lease.id, attempt: lease.attempt })
+    .first<{ overdue: boolean } | undefined>(db.raw('started_at + make_interval(secs => timeout_seconds + waited_seconds) < now() as overdue'));
+  return row?.overdue === true;
+}
+
 export async function updateJob(db: Executor, id: string, patch: JobPatch): Promise<JobRow | undefined> {
   const [job] = await db('jobs').where({ id }).update(jobValues(patch)).returning('*');
   return job;
