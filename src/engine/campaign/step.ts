@@ -6,6 +6,7 @@ import { SearchSpace } from '../space.js';
 import { chooseStrategy } from '../strategies/choice.js';
 import { fitModel } from '../strategies/fit.js';
 import { strategyNamed } from '../strategies/registry.js';
+import { randomPoints } from '../strategies/space-filling.js';
 import type { FitRequest, Strategy, StrategyContext, StrategyName } from '../strategies/types.js';
 import { noisyFront } from './noisy-front.js';
 import { observe } from './observations.js';
@@ -57,7 +58,7 @@ export function completeStep(mdl: Mdl, previous: CampaignState, fitted: readonly
   state.strategy = prepared.choice;
   if (outcome.memory !== undefined) state.strategies = { ...state.strategies, [strategy.name]: outcome.memory };
   if (outcome.hyperparameters) state.hyperparameters = outcome.hyperparameters.map(serializeHyperparameters);
-  const parameters = outcome.points.map((x) => space.decode(x));
+  const parameters = distinctPoints(space, previous, outcome.points, new Random(mixSeed(seeds.propose, iteration))).map((x) => space.decode(x));
   if (prepared.modelGuided) withReplicates(mdl, previous, parameters);
   const proposals: Proposal[] = parameters.map((values) => ({
     id: `${state.idPrefix ?? 'eval_'}${state.nextId++}`,
@@ -138,6 +139,31 @@ function prepare(mdl: Mdl, state: CampaignState): PreparedStep | null {
       memory: state.strategies?.[strategy.name],
     }),
   };
+}
+
+/** Fresh random draws per duplicate before a duplicate is kept (a small finite space may have no other point). */
+const DUPLICATE_REDRAWS = 200;
+
+/**
+ * The batch with every point that repeats an evaluated or pending candidate, or an earlier point
+ * of the batch, replaced by a random feasible point that repeats none. Points are compared as the
+ * evaluator sees them (snapped: integers, steps and listed values rounded), so two proposals
+ * that round to one setting are caught. A batch without repeats is returned as it is.
+ */
+function distinctPoints(space: SearchSpace, state: CampaignState, points: readonly Float64Array[], random: Random): Float64Array[] {
+  const key = (x: ArrayLike<number>) => Array.from(x).join(',');
+  const seen = new Set<string>();
+  for (const e of state.evaluations) seen.add(key(space.snap(space.encode(e.parameters))));
+  for (const p of state.pending) seen.add(key(space.snap(space.encode(p.parameters))));
+  return points.map((x) => {
+    let point = space.snap(x);
+    for (let k = 0; seen.has(key(point)) && k < DUPLICATE_REDRAWS; k++) {
+      const fresh = randomPoints(space, 1, random)[0];
+      if (!seen.has(key(fresh))) point = fresh;
+    }
+    seen.add(key(point));
+    return point;
+  });
 }
 
 /** A well-mixed 31-bit seed for one iteration, so iterations draw independent streams (receipt.ts SEED_DERIVATION says how). */
