@@ -169,7 +169,7 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
     if (results === null) return 'waiting';
     const evaluateSeconds = (performance.now() - evaluating) / 1000;
     // results told earlier may have been corrected while the batch was out: the stored rows win
-    if (external) state = { ...state, evaluations: await loadEvaluations(ctx.db, campaign.id) };
+    if (external) state = { ...state, evaluations: await loadEvaluations(ctx.db, campaign) };
     const told = tell(mdl, state, results);
     const fresh = told.state.evaluations.slice(told.state.evaluations.length - results.length);
     state = told.state;

@@ -105,7 +105,11 @@ export function nextState(previous: CampaignState): CampaignState {
 export function tell(mdl: Mdl, previous: CampaignState, results: readonly EvaluationResult[]): { state: CampaignState; summary: IterationSummary | null } {
   const state = nextState(previous);
   const pending = new Map(state.pending.map((p) => [p.id, p]));
-  for (const result of results) {
+  // recorded in the order the candidates were proposed (eval_…_1, 2, …, 10, 11), whatever order
+  // the results came in; off-plan experiments after them
+  const rank = new Map(state.pending.map((p, i) => [p.id, i]));
+  const ordered = [...results].sort((a, b) => (rank.get(a.id) ?? rank.size) - (rank.get(b.id) ?? rank.size));
+  for (const result of ordered) {
     const proposal = pending.get(result.id);
     if (!proposal) {
       if ('parameters' in result && result.parameters && !state.evaluations.some((e) => e.id === result.id)) {
