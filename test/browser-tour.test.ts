@@ -142,7 +142,7 @@ test('jobs: cancel a running job from its page; retry a failed one, which opens 
   await page.getByTestId('job-status').getByText('failed').waitFor({ timeout: 60_000 });
   await page
     .getByTestId('log')
-    .getByText(/computed for longer than its timeout/)
+    .getByText(/ran past its timeout/)
     .waitFor();
   await page.screenshot({ path: `${ARTIFACTS}/job-failed.png` });
   await page.getByRole('button', { name: 'Retry' }).click();

@@ -525,7 +525,7 @@ describe('running a campaign', () => {
     assert.equal(job.error, 'timed out');
     const logs = (await api('GET', `/v1/jobs/${started.job.id}/logs?level=error`)).json.data;
     assert.equal(logs.length, 1);
-    assert.match(logs[0].message, /computed for longer than its timeout of 1\.8 seconds/);
+    assert.match(logs[0].message, /ran past its timeout of 1\.8 seconds/);
     assert.ok(failed.evaluations_completed < 200);
   });
 });

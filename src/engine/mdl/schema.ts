@@ -145,6 +145,15 @@ export const optimizerSchema = z.strictObject({
     ),
   budget: z.int().min(1).max(1_000_000).describe('total number of evaluations allowed'),
   batch_size: z.int().min(1).max(1000).default(1).describe('candidates proposed and evaluated per iteration'),
+  batch_deadline_hours: z
+    .number()
+    .positive()
+    .max(8760)
+    .optional()
+    .describe(
+      'external (ask/tell) campaigns: hours a batch may wait for its results; candidates still without a result then are ' +
+        'abandoned (never measured, no failure) and the campaign goes on with a new batch. A late result corrects its candidate with PUT',
+    ),
   seed: z
     .int()
     .min(0)
