@@ -23,6 +23,19 @@ export interface StepResult {
   receipt: Receipt | null;
 }
 
+/**
+ * An asynchronous step: `count` more candidates while others are still pending (a lab or a
+ * cluster that asks for work before the batch out is finished). The pending candidates are
+ * conditioned on (the global model believes its own prediction at each, Kriging believer; the
+ * trust regions add each one's Thompson-draw value to the front their picks must improve; no
+ * strategy proposes one of them again), so the new picks go elsewhere. The new candidates form
+ * an iteration of their own, after the latest pending one. Without `count` a step proposes a
+ * batch of `optimizer.batch_size` (or the initial design), and only when nothing is pending.
+ */
+export interface StepOptions {
+  count?: number;
+}
+
 /** Successful evaluations needed before a surrogate is worth fitting. */
 const MIN_MODEL_DATA = 2;
 
@@ -35,13 +48,13 @@ const MIN_MODEL_DATA = 2;
  * returned fits over them (strategies/fit.ts, `fitModel`) and hands the results to
  * `completeStep`: the proposals are the same either way.
  */
-export function step(mdl: Mdl, previous: CampaignState, environment?: ReceiptEnvironment): StepResult {
-  return completeStep(mdl, previous, planStep(mdl, previous).map(fitModel), environment);
+export function step(mdl: Mdl, previous: CampaignState, environment?: ReceiptEnvironment, options: StepOptions = {}): StepResult {
+  return completeStep(mdl, previous, planStep(mdl, previous, options).map(fitModel), environment, options);
 }
 
 /** The GP fits the next step needs (plain data, each with its own seed); empty when none. */
-export function planStep(mdl: Mdl, state: CampaignState): FitRequest[] {
-  const prepared = prepare(mdl, state);
+export function planStep(mdl: Mdl, state: CampaignState, options: StepOptions = {}): FitRequest[] {
+  const prepared = prepare(mdl, state, options);
   return prepared ? prepared.strategy.plan(prepared.context('plan')).fits : [];
 }
 
@@ -49,8 +62,14 @@ export function planStep(mdl: Mdl, state: CampaignState): FitRequest[] {
  * The next step from the results of `planStep`'s fits, in their order. `environment` (Kiln's
  * version and the tensor backend) goes into the receipt as given: the engine cannot know either.
  */
-export function completeStep(mdl: Mdl, previous: CampaignState, fitted: readonly GpHyperparameters[], environment?: ReceiptEnvironment): StepResult {
-  const prepared = prepare(mdl, previous);
+export function completeStep(
+  mdl: Mdl,
+  previous: CampaignState,
+  fitted: readonly GpHyperparameters[],
+  environment?: ReceiptEnvironment,
+  options: StepOptions = {},
+): StepResult {
+  const prepared = prepare(mdl, previous, options);
   const state = nextState(previous);
   if (!prepared) return { state, proposals: [], strategy: 'none', receipt: null };
   const { strategy, space, iteration, seeds } = prepared;
@@ -65,7 +84,7 @@ export function completeStep(mdl: Mdl, previous: CampaignState, fitted: readonly
     iteration,
     parameters: values,
   }));
-  state.pending = proposals;
+  state.pending = [...previous.pending, ...proposals];
   const receipt: Receipt = {
     version: 1,
     iteration,
@@ -81,6 +100,9 @@ export function completeStep(mdl: Mdl, previous: CampaignState, fitted: readonly
     proposals_hash: proposalsHash(proposals),
   };
   // Kept with the pending batch, so a batch resumed after a crash is stored with its receipt.
+  if (previous.receipt && previous.pending.some((p) => p.iteration === previous.receipt!.iteration)) {
+    state.earlierReceipts = [...(previous.earlierReceipts ?? []), previous.receipt];
+  }
   state.receipt = receipt;
   return { state, proposals, strategy: outcome.label, receipt };
 }
@@ -97,11 +119,13 @@ interface PreparedStep {
 }
 
 /** Everything a step decides before any model is fitted; null when nothing is to be proposed. */
-function prepare(mdl: Mdl, state: CampaignState): PreparedStep | null {
+function prepare(mdl: Mdl, state: CampaignState, options: StepOptions): PreparedStep | null {
   const remaining = mdl.optimizer.budget - budgetUsed(state);
-  if (state.status !== 'running' || remaining <= 0 || state.pending.length > 0) return null;
+  if (state.status !== 'running' || remaining <= 0) return null;
+  if (state.pending.length > 0 && !(options.count !== undefined && options.count > 0)) return null;
   const space = new SearchSpace(mdl);
-  const iteration = state.iteration + 1;
+  // an asynchronous step's batch follows the latest one still pending
+  const iteration = Math.max(state.iteration, ...state.pending.map((p) => p.iteration)) + 1;
   // measured warm-start rows: failed ones inform the failure model but replace no initial design
   const warmRows = state.evaluations.filter((e) => e.iteration === 0 && e.objectives !== null).length;
   const choice = state.strategy ?? chooseStrategy(mdl, space, warmRows);
@@ -109,7 +133,7 @@ function prepare(mdl: Mdl, state: CampaignState): PreparedStep | null {
   const modelBased = choice.name === 'global' || choice.name === 'trust-region';
   // A warm start replaces the initial design; random and lhs have none of their own.
   const isDesign = iteration === 1 && warmRows === 0 && choice.name !== 'random' && choice.name !== 'lhs';
-  const q = Math.min(isDesign ? initialDesignSize(mdl) : mdl.optimizer.batch_size, remaining);
+  const q = Math.min(isDesign ? initialDesignSize(mdl) : (options.count ?? mdl.optimizer.batch_size), remaining);
 
   let name: StrategyName = isDesign ? 'initial-design' : choice.name;
   if (modelBased && !isDesign && (observations.n < MIN_MODEL_DATA || observations.ref === null)) name = 'random';

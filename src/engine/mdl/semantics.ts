@@ -151,7 +151,8 @@ function checkResolution(parameter: Record<string, unknown>, lower: number, uppe
   values.forEach((value, i) => {
     if (!isFiniteNumber(value)) return;
     if (value < lower || value > upper) errors.push({ path: at('values', i), message: `value ${value} is outside the bounds [${lower}, ${upper}]` });
-    if (parameter.type === 'integer' && !Number.isInteger(value)) errors.push({ path: at('values', i), message: `an integer parameter takes whole numbers (got ${value})` });
+    if (parameter.type === 'integer' && !Number.isInteger(value))
+      errors.push({ path: at('values', i), message: `an integer parameter takes whole numbers (got ${value})` });
     if (parameter.scale === 'log' && !(value > 0)) errors.push({ path: at('values', i), message: `log scale needs positive values (got ${value})` });
     const first = seen.get(value);
     if (first === undefined) seen.set(value, i);
