@@ -384,6 +384,13 @@ export const modelReportSchema = z.object({
   computed_at: timestamp.nullable(),
 });
 export const candidateSchema = z.object({ id: z.string(), iteration: z.int(), parameters: parameterValues });
+export const candidatesQuery = z.object({
+  count: wholeNumber(1, 1000)
+    .optional()
+    .describe(
+      'at most this many candidates, oldest first; when fewer wait for results and the budget allows, the job proposes the difference beside the pending ones (an asynchronous batch, conditioned on them) and a later call lists them',
+    ),
+});
 export const candidatesMeta = z.object({
   state: z
     .enum(['awaiting_results', 'proposing', 'queued', 'not_started', 'ended'])
@@ -393,6 +400,10 @@ export const candidatesMeta = z.object({
   pending_results: z.int().describe('candidates of the current batch still without a result'),
   queued_ahead: z.int().optional().describe('while queued: jobs that a free worker slot takes before this one (see the claim order)'),
   running_jobs: z.int().optional().describe('while queued: jobs holding worker slots now'),
+  requested: z
+    .int()
+    .optional()
+    .describe('candidates asked for with count that the job is still to propose beside the pending ones (an asynchronous batch); absent when none'),
   message: z.string().describe('the state in words, with what to do'),
 });
 export const pageMeta = z.object({ page: z.int(), per_page: z.int(), total: z.int(), total_pages: z.int() });
