@@ -101,7 +101,13 @@ test('validation: a step that does not divide the range is refused with a messag
     ['parameters[0].step'],
   );
   // 0.1 divides [0, 0.3] although 0.3 / 0.1 is 2.9999999999999996 in floating point
-  assert.ok(validateMdl({ parameters: [{ name: 'x', type: 'continuous', bounds: [0, 0.3], step: 0.1 }], objectives: [{ name: 'f', direction: 'maximize' }], optimizer: { budget: 5 } }).ok);
+  assert.ok(
+    validateMdl({
+      parameters: [{ name: 'x', type: 'continuous', bounds: [0, 0.3], step: 0.1 }],
+      objectives: [{ name: 'f', direction: 'maximize' }],
+      optimizer: { budget: 5 },
+    }).ok,
+  );
   const errors = errorsOf([
     { name: 'a', type: 'continuous', bounds: [0, 1], step: 0.5, values: [0, 1] },
     { name: 'b', type: 'continuous', bounds: [0, 1], values: [0.5, 2, 0.5] },
