@@ -105,6 +105,21 @@ test('candidates?count=N proposes beside the pending candidates, never repeating
   assert.equal(again.json.meta.requested, undefined, 'asking again for the same count asks nothing more');
   assert.equal(again.json.meta.state, 'awaiting_results');
 
+  // the two open iterations move with the campaign: exported and imported, the same candidates wait
+  const exported = (await api('GET', `/v1/campaigns/${id}/export`)).json;
+  const doc = exported.data ?? exported;
+  assert.deepEqual(
+    doc.evaluations.filter((e: { status: string }) => e.status === 'pending').map((e: { iteration: number }) => e.iteration),
+    [2, 2, 3, 3, 3],
+  );
+  const imported = await api('POST', '/v1/campaigns/import', { ...doc, name: 'async moved' });
+  assert.equal(imported.status, 201, imported.text);
+  const moved = (await api('GET', `/v1/campaigns/${imported.json.data.id}/candidates`)).json.data as Candidate[];
+  assert.deepEqual(
+    moved.map((c) => [c.iteration, c.parameters]),
+    five.data.map((c) => [c.iteration, c.parameters]),
+  );
+
   // the later batch's results first: they wait for iteration 2, and the job keeps waiting
   await tell(id, later);
   await new Promise((resolve) => setTimeout(resolve, 1500));
