@@ -1,8 +1,10 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { initialState, tell } from '../src/engine/campaign/state.js';
+import { iterationReceipts } from '../src/engine/campaign/receipt.js';
+import { replayCampaign } from '../src/engine/campaign/replay.js';
 import { step } from '../src/engine/campaign/step.js';
-import type { CampaignState, EvaluationResult, Proposal } from '../src/engine/campaign/types.js';
+import type { CampaignState, EvaluationResult, Proposal, Receipt } from '../src/engine/campaign/types.js';
 import { mdlSchema, type Mdl } from '../src/engine/mdl/schema.js';
 import { initTensorBackend } from '../src/engine/tensor/backend.js';
 
@@ -170,4 +172,36 @@ test('a step without a count and nothing pending proposes batch_size as before, 
   const told = tell(mdl, beside.state, measured(design.proposals));
   assert.equal(told.summary?.iteration, 1);
   assert.equal(told.state.pending.length, 2);
+});
+
+test('replay proposes an asynchronous campaign again identically: each batch beside the ones its receipt says were pending', () => {
+  const mdl = toyMdl();
+  const environment = { engine_version: 'test', tensor_backend: 'wasm' };
+  const receipts: Receipt[] = [];
+  const stepped = (state: CampaignState, count?: number) => {
+    const out = step(mdl, state, environment, count === undefined ? {} : { count });
+    receipts.push(out.receipt!);
+    return out;
+  };
+  const design = stepped(initialState(mdl));
+  let state = tell(mdl, design.state, measured(design.proposals)).state;
+  const a = stepped(state); // iteration 2
+  const b = stepped(a.state, 3); // iteration 3, beside 2
+  const c = stepped(b.state, 1); // iteration 4, beside 2 and 3
+  state = tell(mdl, c.state, measured(a.proposals)).state;
+  const d = stepped(state, 2); // iteration 5, beside 3 and 4
+  state = tell(mdl, d.state, [...measured(b.proposals), ...measured(c.proposals), ...measured(d.proposals)]).state;
+  const e = stepped(state, 4); // iteration 6, nothing pending: a batch of 4 asked for
+  state = tell(mdl, e.state, measured(e.proposals)).state;
+  assert.equal(state.iteration, 6);
+  assert.deepEqual(
+    receipts.map((r) => r.asked ?? null),
+    [null, null, { count: 3, pending: 2 }, { count: 1, pending: 5 }, { count: 2, pending: 4 }, { count: 4, pending: 0 }],
+  );
+  const byIteration = new Map(receipts.map((r) => [r.iteration, r]));
+  const replays = replayCampaign({ mdl, evaluations: state.evaluations, iterations: iterationReceipts(state, (i) => byIteration.get(i)) }, environment);
+  assert.deepEqual(
+    replays.map((r) => [r.iteration, r.identical, r.differences]),
+    [1, 2, 3, 4, 5, 6].map((i) => [i, true, []]),
+  );
 });

@@ -307,6 +307,10 @@ const receiptSchema = z.object({
   state_hash: sha256.describe('of the engine state the step started from'),
   mdl_hash: sha256.describe('of the campaign definition as run, defaults filled in'),
   proposals_hash: sha256.describe('of the proposals in order: ids, iterations, parameters'),
+  asked: z
+    .object({ count: z.int(), pending: z.int() })
+    .optional()
+    .describe('a batch asked for with candidates?count=N: the count, and the candidates still pending beside it (an asynchronous batch when any)'),
 });
 export const resultsSchema = z.object({
   pareto_front: z.array(resultRow),

@@ -98,6 +98,7 @@ export function completeStep(
     state_hash: stateHash(previous),
     mdl_hash: mdlHash(mdl),
     proposals_hash: proposalsHash(proposals),
+    ...(options.count !== undefined ? { asked: { count: options.count, pending: previous.pending.length } } : {}),
   };
   // Kept with the pending batch, so a batch resumed after a crash is stored with its receipt.
   if (previous.receipt && previous.pending.some((p) => p.iteration === previous.receipt!.iteration)) {

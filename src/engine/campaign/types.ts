@@ -166,6 +166,11 @@ export interface Receipt {
   mdl_hash: string;
   /** sha-256 of the proposals: ids, iterations and parameters, in order */
   proposals_hash: string;
+  /**
+   * a batch asked for with a count (step.ts `StepOptions`): the count, and the candidates still
+   * pending beside it (an asynchronous batch when there are any); absent for a plain batch
+   */
+  asked?: { count: number; pending: number };
 }
 
 /** What the caller knows and the engine does not: its version and tensor backend. */
