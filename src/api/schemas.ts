@@ -256,7 +256,7 @@ export const jobListItemSchema = z.object({
   pending_results: z
     .int()
     .optional()
-    .describe('while the job is waiting (an external campaign, holding no worker): candidates of its batch still without a result'),
+    .describe('while the job is waiting (an external campaign, holding no worker): candidates still without a result (of every pending batch, with asynchronous batches)'),
 });
 export const jobDetailSchema = jobListItemSchema.extend({
   attempt: z.int(),
@@ -401,7 +401,7 @@ export const candidatesMeta = z.object({
     .describe(
       'awaiting_results: the listed candidates wait for results; proposing: a worker is telling the last batch or proposing the next; queued: the job waits for a worker slot; not_started: the campaign is created or stopped; ended: it completed, converged or failed',
     ),
-  pending_results: z.int().describe('candidates of the current batch still without a result'),
+  pending_results: z.int().describe('candidates still without a result (of every pending batch, with asynchronous batches)'),
   queued_ahead: z.int().optional().describe('while queued: jobs that a free worker slot takes before this one (see the claim order)'),
   running_jobs: z.int().optional().describe('while queued: jobs holding worker slots now'),
   requested: z
