@@ -256,7 +256,9 @@ export const jobListItemSchema = z.object({
   pending_results: z
     .int()
     .optional()
-    .describe('while the job is waiting (an external campaign, holding no worker): candidates still without a result (of every pending batch, with asynchronous batches)'),
+    .describe(
+      'while the job is waiting (an external campaign, holding no worker): candidates still without a result (of every pending batch, with asynchronous batches)',
+    ),
 });
 export const jobDetailSchema = jobListItemSchema.extend({
   attempt: z.int(),
