@@ -139,7 +139,7 @@ test('builtinEvaluatorIssues reports each mismatch with a path', () => {
   assert.deepEqual(issues({ ...membrane, objectives: [{ name: 'water_permeance', direction: 'minimize' }] }), []);
   const wider = membraneParameters.map((p) => (p.name === 'cure_temperature_c' ? { ...p, bounds: [20, 120] as [number, number] } : p));
   assert.match(issues({ ...membrane, parameters: wider })[0].message, /bounds \[20, 120\] exceed the model's range \[40, 120\]/);
-  const monomers = membraneParameters.map((p) => (p.name === 'amine_monomer' ? { ...p, values: ['MPD', 'PEI'] } : p));
+  const monomers = membraneParameters.map((p) => (p.name === 'amine_monomer' && p.type === 'categorical' ? { ...p, values: ['MPD', 'PEI'] } : p));
   assert.deepEqual(
     issues({ ...membrane, parameters: monomers }).map((i) => i.path),
     ['parameters[0]'],

@@ -147,7 +147,7 @@ test('a document with many problems lists all of them with paths, lines and colu
   ]);
   const messages = Object.fromEntries(result.errors.map((e) => [e.path, e.message]));
   assert.equal(messages['parameters[0].bounds'], 'lower bound 5 must be below upper bound 2');
-  assert.match(messages['parameters[0].colour'], /^unknown member "colour" \(allowed: name, type, bounds, scale, unit, description\)$/);
+  assert.match(messages['parameters[0].colour'], /^unknown member "colour" \(allowed: name, type, bounds, scale, step, values, unit, description\)$/);
   assert.equal(messages['parameters[1].type'], 'type must be one of continuous, integer, categorical (got the text "integr")');
   assert.equal(messages['parameters[2].name'], 'duplicate parameter name "x1" (also parameters[0].name)');
   assert.equal(messages['parameters[2].bounds'], 'integer bounds must be whole numbers (got 0.5)');
@@ -233,7 +233,7 @@ test('structural problems are rewritten into plain sentences', () => {
     [
       variant((d) => (d.optimizer.metod = 'lhs')),
       'optimizer.metod',
-      'unknown member "metod" (did you mean "method"? allowed: method, strategy, budget, batch_size, seed, initial_samples, max_failed_iterations, replicates, acquisition, stagnation)',
+      'unknown member "metod" (did you mean "method"? allowed: method, strategy, budget, batch_size, batch_deadline_hours, seed, initial_samples, max_failed_iterations, replicates, acquisition, stagnation)',
     ],
     [variant((d) => (d.parameters[0].bounds = [0])), 'parameters[0].bounds', 'bounds must be a list of two numbers [lower, upper]'],
     [

@@ -70,9 +70,15 @@ test('the Python client installs with pip and its lab and cluster loops run agai
     KILN_KEY: kiln.adminKey,
   });
   assert.equal(tests.code, 0, tests.output);
-  assert.match(tests.output, /Ran 4 tests/, tests.output);
+  assert.match(tests.output, /Ran 5 tests/, tests.output);
   assert.match(tests.output, /\nOK\s*$/, tests.output);
-  for (const name of ['test_lab_loop', 'test_cluster_loop', 'test_partial_failed_and_abandoned_results', 'test_campaign_sources_and_typed_errors']) {
+  for (const name of [
+    'test_lab_loop',
+    'test_cluster_loop',
+    'test_cluster_loop_keeps_jobs_in_flight',
+    'test_partial_failed_and_abandoned_results',
+    'test_campaign_sources_and_typed_errors',
+  ]) {
     assert.ok(tests.output.includes(`${name} (`), `${name} ran:\n${tests.output}`);
   }
 });

@@ -256,7 +256,9 @@ export const jobListItemSchema = z.object({
   pending_results: z
     .int()
     .optional()
-    .describe('while the job is waiting (an external campaign, holding no worker): candidates of its batch still without a result'),
+    .describe(
+      'while the job is waiting (an external campaign, holding no worker): candidates still without a result (of every pending batch, with asynchronous batches)',
+    ),
 });
 export const jobDetailSchema = jobListItemSchema.extend({
   attempt: z.int(),
@@ -307,6 +309,10 @@ const receiptSchema = z.object({
   state_hash: sha256.describe('of the engine state the step started from'),
   mdl_hash: sha256.describe('of the campaign definition as run, defaults filled in'),
   proposals_hash: sha256.describe('of the proposals in order: ids, iterations, parameters'),
+  asked: z
+    .object({ count: z.int(), pending: z.int() })
+    .optional()
+    .describe('a batch asked for with candidates?count=N: the count, and the candidates still pending beside it (an asynchronous batch when any)'),
 });
 export const resultsSchema = z.object({
   pareto_front: z.array(resultRow),
@@ -384,15 +390,26 @@ export const modelReportSchema = z.object({
   computed_at: timestamp.nullable(),
 });
 export const candidateSchema = z.object({ id: z.string(), iteration: z.int(), parameters: parameterValues });
+export const candidatesQuery = z.object({
+  count: wholeNumber(1, 1000)
+    .optional()
+    .describe(
+      'at most this many candidates, oldest first; when fewer wait for results and the budget allows, the job proposes the difference beside the pending ones (an asynchronous batch, conditioned on them) and a later call lists them',
+    ),
+});
 export const candidatesMeta = z.object({
   state: z
     .enum(['awaiting_results', 'proposing', 'queued', 'not_started', 'ended'])
     .describe(
       'awaiting_results: the listed candidates wait for results; proposing: a worker is telling the last batch or proposing the next; queued: the job waits for a worker slot; not_started: the campaign is created or stopped; ended: it completed, converged or failed',
     ),
-  pending_results: z.int().describe('candidates of the current batch still without a result'),
+  pending_results: z.int().describe('candidates still without a result (of every pending batch, with asynchronous batches)'),
   queued_ahead: z.int().optional().describe('while queued: jobs that a free worker slot takes before this one (see the claim order)'),
   running_jobs: z.int().optional().describe('while queued: jobs holding worker slots now'),
+  requested: z
+    .int()
+    .optional()
+    .describe('candidates asked for with count that the job is still to propose beside the pending ones (an asynchronous batch); absent when none'),
   message: z.string().describe('the state in words, with what to do'),
 });
 export const pageMeta = z.object({ page: z.int(), per_page: z.int(), total: z.int(), total_pages: z.int() });

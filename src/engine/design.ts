@@ -1,6 +1,6 @@
 import type { ParameterValue } from './mdl/schema.js';
 import type { Random } from './random.js';
-import type { SearchSpace } from './space.js';
+import { parameterLevels, type SearchSpace } from './space.js';
 
 /** Squared distances below this count as this, so coincident points give a large finite penalty. */
 const minSquaredDistance = 1e-10;
@@ -139,18 +139,18 @@ function smallestSquaredDistance(x: Float64Array, n: number, d: number): number 
 }
 
 /**
- * Every feasible point (snapped, encoded) of a space made only of integer and categorical
- * parameters with few combinations; undefined for other spaces.
+ * Every feasible point (snapped, encoded) of a space made only of integer, stepped, listed and
+ * categorical parameters with few combinations; undefined for other spaces.
  */
 function finiteFeasiblePoints(space: SearchSpace): Float64Array[] | undefined {
   const levels: ParameterValue[][] = [];
   let combinations = 1;
   for (const parameter of space.parameters) {
-    if (parameter.type === 'continuous') return undefined;
-    const size = parameter.type === 'categorical' ? parameter.values.length : Math.floor(parameter.bounds[1]) - Math.ceil(parameter.bounds[0]) + 1;
-    combinations *= size;
+    const values = parameter.type === 'categorical' ? [...parameter.values] : parameterLevels(parameter, maxEnumerated);
+    if (!values) return undefined;
+    combinations *= values.length;
     if (combinations > maxEnumerated) return undefined;
-    levels.push(parameter.type === 'categorical' ? [...parameter.values] : Array.from({ length: size }, (_, k) => Math.ceil(parameter.bounds[0]) + k));
+    levels.push(values);
   }
   const points: Float64Array[] = [];
   const digits = new Array<number>(levels.length).fill(0);

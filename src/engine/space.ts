@@ -1,3 +1,4 @@
+import { decimals } from './mdl/decimals.js';
 import { compileConstraint, type CompiledConstraint } from './mdl/expression.js';
 import type { Mdl, Parameter, ParameterValue } from './mdl/schema.js';
 
@@ -11,9 +12,12 @@ export interface ParameterLayout {
 /**
  * The campaign's search space as the optimizer sees it: the unit cube `[0, 1]^dimension`.
  * Continuous and integer parameters take one coordinate each (linear, or logarithmic for
- * `scale: log`); a categorical parameter with k values takes k one-hot coordinates. Constraints
- * are judged on decoded values, so feasibility means the same thing to the optimizer and to
- * the evaluator.
+ * `scale: log`); a categorical parameter with k values takes k one-hot coordinates. A numeric
+ * parameter with a `step` or a list of `values` keeps its one ordered coordinate and decodes to
+ * the nearest allowed value (the grid `lower + k step`, or the nearest listed value), as an
+ * integer does to the nearest whole number: every point the optimizer scores is one a lab can
+ * set. Constraints are judged on decoded values, so feasibility means the same thing to the
+ * optimizer and to the evaluator.
  */
 export class SearchSpace {
   readonly dimension: number;
@@ -101,9 +105,9 @@ export class SearchSpace {
     this.checkLength(u);
     const out = new Float64Array(this.dimension);
     for (const { parameter, offset, width } of this.layout) {
-      if (parameter.type === 'continuous') out[offset] = isFixed(parameter) ? 0 : clamp01(u[offset]);
-      else if (parameter.type === 'integer') out[offset] = toUnit(parameter, numericValue(parameter, u[offset]));
-      else out[offset + argmax(u, offset, width)] = 1;
+      if (parameter.type === 'categorical') out[offset + argmax(u, offset, width)] = 1;
+      else if (isDiscrete(parameter)) out[offset] = toUnit(parameter, numericValue(parameter, u[offset]));
+      else out[offset] = isFixed(parameter) ? 0 : clamp01(u[offset]);
     }
     return out;
   }
@@ -129,8 +133,9 @@ export class SearchSpace {
   /**
    * Best-effort move of `u` (length `dimension`) into the feasible set, returned snapped. Linear
    * constraints (equalities such as li_frac + ni_frac + co_frac == 1, and inequalities) are met
-   * by Dykstra's alternating projections in value space while keeping the bounds; integers are
-   * then rounded and the continuous parameters projected again with the integers held. Nonlinear
+   * by Dykstra's alternating projections in value space while keeping the bounds; integers and
+   * stepped or listed values are then rounded to their nearest allowed value and the other
+   * continuous parameters projected again with those held. Nonlinear
    * constraints are left to the caller (rejection), and so is a point that stays infeasible.
    */
   repair(u: ArrayLike<number>): Float64Array {
@@ -143,14 +148,14 @@ export class SearchSpace {
     if (!projector.project(x, false)) return out;
     let rounded = false;
     numeric.forEach(({ parameter }, k) => {
-      if (parameter.type !== 'integer') return;
+      if (!isDiscrete(parameter)) return;
       const r = numericValue(parameter, toUnit(parameter, x[k]));
       rounded ||= r !== x[k];
       x[k] = r;
     });
     if (rounded) projector.project(x, true);
     numeric.forEach(({ parameter, offset }, k) => {
-      out[offset] = parameter.type === 'integer' ? toUnit(parameter, x[k]) : clamp01(toUnit(parameter, x[k]));
+      out[offset] = isDiscrete(parameter) ? toUnit(parameter, x[k]) : clamp01(toUnit(parameter, x[k]));
     });
     return out;
   }
@@ -169,7 +174,49 @@ function clamp01(t: number): number {
   return t <= 0 ? 0 : t >= 1 ? 1 : t;
 }
 
-type NumericParameter = Exclude<Parameter, { type: 'categorical' }>;
+export type NumericParameter = Exclude<Parameter, { type: 'categorical' }>;
+
+/** A numeric parameter that takes only some values: an integer, a `step` grid, or a list of `values`. */
+export function isDiscrete(parameter: NumericParameter): boolean {
+  return parameter.type === 'integer' || parameter.step !== undefined || parameter.values !== undefined;
+}
+
+/** Grids and lists up to this many values are enumerated (finite designs, widths of a box). */
+const ENUMERATED_LEVELS = 100_000;
+
+/**
+ * Every value a discrete numeric parameter takes, ascending; undefined for a continuous one, or
+ * for one with more than `limit` values.
+ */
+export function parameterLevels(parameter: NumericParameter, limit = ENUMERATED_LEVELS): number[] | undefined {
+  const [lo, hi] = parameter.bounds;
+  if (parameter.values !== undefined) return parameter.values.length <= limit ? [...parameter.values].sort((a, b) => a - b) : undefined;
+  const step = parameter.step ?? (parameter.type === 'integer' ? 1 : undefined);
+  if (step === undefined) return undefined;
+  const first = parameter.type === 'integer' && parameter.step === undefined ? Math.ceil(lo) : lo;
+  const count = Math.floor((hi - first) / step + 1e-9) + 1;
+  if (count > limit) return undefined;
+  return Array.from({ length: count }, (_, k) => onGrid(parameter, first + k * step));
+}
+
+/**
+ * The widest gap between neighbouring allowed values of a discrete parameter, in unit
+ * coordinates (a box narrower than this around a value may hold no other value); 0 for a
+ * continuous or fixed one.
+ */
+export function unitGap(parameter: NumericParameter): number {
+  if (!isDiscrete(parameter) || isFixed(parameter)) return 0;
+  const [lo, hi] = parameter.bounds;
+  if (parameter.values === undefined) {
+    const step = parameter.step ?? 1;
+    // on a log scale the grid's widest unit gap is its first; on a linear one all are equal
+    return toUnit(parameter, Math.min(hi, lo + step));
+  }
+  const units = parameterLevels(parameter)!.map((v) => toUnit(parameter, v));
+  let widest = 0;
+  for (let i = 1; i < units.length; i++) widest = Math.max(widest, units[i] - units[i - 1]);
+  return widest;
+}
 
 /** Value → unit coordinate (linear, or logarithmic for log scale); no clamping. */
 function toUnit(parameter: NumericParameter, value: number): number {
@@ -183,7 +230,11 @@ function isFixed(parameter: NumericParameter): boolean {
   return parameter.bounds[0] === parameter.bounds[1];
 }
 
-/** Unit coordinate `t` → decoded value: clamped to the bounds, exact at both ends, integers rounded. */
+/**
+ * Unit coordinate `t` → decoded value: clamped to the bounds, exact at both ends, then the
+ * nearest allowed value of a discrete parameter (a listed value nearest in unit coordinates; the
+ * grid `lower + k step`, printed to the step's decimals; integers rounded).
+ */
 function numericValue(parameter: NumericParameter, t: number): number {
   const [lo, hi] = parameter.bounds;
   let x: number;
@@ -191,7 +242,39 @@ function numericValue(parameter: NumericParameter, t: number): number {
   else if (t >= 1) x = hi;
   else x = parameter.scale === 'log' ? lo * Math.exp(t * Math.log(hi / lo)) : lo + t * (hi - lo);
   x = Math.min(hi, Math.max(lo, x));
+  if (parameter.values !== undefined) return nearestListed(parameter, t);
+  if (parameter.step !== undefined) {
+    const k = Math.round((x - lo) / parameter.step);
+    return Math.min(hi, onGrid(parameter, lo + k * parameter.step));
+  }
   return parameter.type === 'integer' ? Math.min(hi, Math.max(lo, Math.round(x))) : x;
+}
+
+/** A grid value without the rounding error of `lower + k step`: to the decimals of the step and the lower bound. */
+function onGrid(parameter: NumericParameter, x: number): number {
+  if (parameter.type === 'integer') return Math.round(x);
+  const places = Math.max(decimals(parameter.step ?? 0), decimals(parameter.bounds[0]));
+  return places > 15 ? x : Number(x.toFixed(places));
+}
+
+/** The listed value whose unit coordinate is nearest `t` (ties to the lower one). */
+const listedUnits = new WeakMap<NumericParameter, { values: number[]; units: number[] }>();
+function nearestListed(parameter: NumericParameter, t: number): number {
+  let levels = listedUnits.get(parameter);
+  if (!levels) {
+    const values = parameterLevels(parameter)!;
+    levels = { values, units: values.map((v) => toUnit(parameter, v)) };
+    listedUnits.set(parameter, levels);
+  }
+  const { values, units } = levels;
+  let lo = 0;
+  let hi = units.length - 1;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (units[mid] <= t) lo = mid;
+    else hi = mid;
+  }
+  return Math.abs(units[hi] - t) < Math.abs(t - units[lo]) ? values[hi] : values[lo];
 }
 
 /** Index of the largest of `u[offset .. offset + width)`; ties go to the first. */
@@ -268,12 +351,12 @@ class LinearProjector {
       const normals = this.normals.map((a) => a.map((ai, i) => (held(parameters[i]) ? 0 : ai)));
       return { normals, norms: Float64Array.from(normals, (a) => a.reduce((sum, ai) => sum + ai * ai, 0)) };
     };
-    this.plans = { free: plan(() => false), held: plan((p) => p.type === 'integer') };
+    this.plans = { free: plan(() => false), held: plan(isDiscrete) };
   }
 
   /**
    * Moves `x` (values of the numeric parameters, in place) into the constraints; with
-   * `holdIntegers` the integer parameters keep their values. Returns false when `x` already met
+   * `holdIntegers` the discrete parameters (integers, steps, listed values) keep their values. Returns false when `x` already met
    * every constraint and was left untouched.
    */
   project(x: Float64Array, holdIntegers: boolean): boolean {

@@ -1,5 +1,5 @@
 import { Piscina } from 'piscina';
-import type { StepResult } from '../engine/campaign/step.js';
+import type { StepOptions, StepResult } from '../engine/campaign/step.js';
 import type { CampaignState } from '../engine/campaign/types.js';
 import type { ModelReport } from '../engine/diagnostics/report.js';
 import type { Mdl } from '../engine/mdl/schema.js';
@@ -43,15 +43,15 @@ export class EnginePool {
   }
 
   /**
-   * step(mdl, state) on the pool; the result also names the threads' tensor backend. With more
+   * step(mdl, state, options) on the pool (options.count: an asynchronous step beside pending candidates); the result also names the threads' tensor backend. With more
    * than one thread the step's GP fits (one per objective, and per trust region) run in parallel
    * on all threads, between planning and completing the step on one of them: the proposals are
    * those of the same step in one piece.
    */
-  async step(mdl: Mdl, state: CampaignState): Promise<StepResult & { backend: TensorBackendName }> {
+  async step(mdl: Mdl, state: CampaignState, options: StepOptions = {}): Promise<StepResult & { backend: TensorBackendName }> {
     const backend = this.backend;
-    if (this.threads === 1) return this.finish(await this.pool.run({ kind: 'step', mdl, state, backend }));
-    const plan = await this.pool.run({ kind: 'plan', mdl, state, backend });
+    if (this.threads === 1) return this.finish(await this.pool.run({ kind: 'step', mdl, state, options, backend }));
+    const plan = await this.pool.run({ kind: 'plan', mdl, state, options, backend });
     const fits = plan.kind === 'plan' ? plan.fits : [];
     const fitted = await Promise.all(
       fits.map(async (request) => {
@@ -60,7 +60,7 @@ export class EnginePool {
         return done.hyperparameters;
       }),
     );
-    return this.finish(await this.pool.run({ kind: 'complete', mdl, state, fitted, backend }));
+    return this.finish(await this.pool.run({ kind: 'complete', mdl, state, fitted, options, backend }));
   }
 
   private finish(done: StepTaskResult): StepResult & { backend: TensorBackendName } {

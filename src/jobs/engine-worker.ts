@@ -1,4 +1,4 @@
-import { completeStep, planStep, step, type StepResult } from '../engine/campaign/step.js';
+import { completeStep, planStep, step, type StepOptions, type StepResult } from '../engine/campaign/step.js';
 import type { CampaignState } from '../engine/campaign/types.js';
 import { diagnoseCampaign, type ModelReport } from '../engine/diagnostics/report.js';
 import type { GpHyperparameters } from '../engine/gp/priors.js';
@@ -14,10 +14,10 @@ import { packageVersion } from '../package-root.js';
  * of one step over its threads; or a campaign's model report.
  */
 export type StepTask = { backend: TensorBackendName | 'auto' } & (
-  | { kind: 'step'; mdl: Mdl; state: CampaignState }
-  | { kind: 'plan'; mdl: Mdl; state: CampaignState }
+  | { kind: 'step'; mdl: Mdl; state: CampaignState; options?: StepOptions }
+  | { kind: 'plan'; mdl: Mdl; state: CampaignState; options?: StepOptions }
   | { kind: 'fit'; request: FitRequest }
-  | { kind: 'complete'; mdl: Mdl; state: CampaignState; fitted: GpHyperparameters[] }
+  | { kind: 'complete'; mdl: Mdl; state: CampaignState; fitted: GpHyperparameters[]; options?: StepOptions }
   | { kind: 'diagnose'; mdl: Mdl; state: CampaignState }
 );
 
@@ -42,13 +42,13 @@ export default async function runStep(task: StepTask): Promise<StepTaskResult> {
   const environment = { engine_version: (version ??= packageVersion()), tensor_backend: backend };
   switch (task.kind) {
     case 'step':
-      return { kind: 'step', result: step(task.mdl, task.state, environment), backend };
+      return { kind: 'step', result: step(task.mdl, task.state, environment, task.options), backend };
     case 'plan':
-      return { kind: 'plan', fits: planStep(task.mdl, task.state), backend };
+      return { kind: 'plan', fits: planStep(task.mdl, task.state, task.options), backend };
     case 'fit':
       return { kind: 'fit', hyperparameters: fitModel(task.request), backend };
     case 'complete':
-      return { kind: 'step', result: completeStep(task.mdl, task.state, task.fitted, environment), backend };
+      return { kind: 'step', result: completeStep(task.mdl, task.state, task.fitted, environment, task.options), backend };
     case 'diagnose':
       return { kind: 'report', report: diagnoseCampaign(task.mdl, task.state), backend };
   }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { describeReferenceDistance } from '../engine/campaign/reference-distance.js';
 import { bestObjectives } from '../engine/campaign/results.js';
 import { budgetUsed, completedEvaluations, evaluationRecord, tell } from '../engine/campaign/state.js';
-import type { CampaignState, EvaluationResult, IterationSummary, Proposal } from '../engine/campaign/types.js';
+import type { CampaignState, EvaluationResult, IterationSummary, Proposal, Receipt } from '../engine/campaign/types.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import {
   countEvaluations,
@@ -16,12 +16,13 @@ import {
   lockCampaign,
 } from '../store/campaigns.js';
 import { relaxedCommit, type Db, type Transaction } from '../store/db.js';
-import { deleteTakenResults, postedResults } from '../store/external-results.js';
+import { countPostedResults, deleteTakenResults, postedResults } from '../store/external-results.js';
 import { handBackJobs, LeaseLost, parkJob, pastTimeout, readFenced, updateFenced, type JobRow, type Lease } from '../store/jobs.js';
 import { announceJobs, publishEvent } from '../store/notify.js';
 import { loadCampaignState, storedEngineState } from '../lifecycle/campaign-state.js';
 import { evaluateProposals } from '../evaluators/evaluate-proposals.js';
 import type { EnginePool } from './engine-pool.js';
+import { abandonOverdue } from './deadlines.js';
 import { ModelReporter } from './model-reporter.js';
 import { saveModelReport } from '../store/model-reports.js';
 import { createEvaluator, type ServiceEvaluatorOptions } from '../evaluators/create.js';
@@ -115,35 +116,86 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
     await announce(trx, claimed, lease, state, mdl, 'starting');
   });
 
+  // how each batch proposed by this run was chosen, for its iteration's row when it completes
+  const proposedHere = new Map<number, { strategy: string; proposeSeconds: number }>();
   while (state.status === 'running') {
     if (ctx.shutdown.aborted) throw new Released();
     const started = performance.now();
+    let ask: number | undefined;
+    if (external && state.pending.length > 0) {
+      // an external campaign: complete the earliest batch whose results are in, propose what a
+      // client asked for beside the pending ones, or park until one of the two can happen
+      const taken = await takeExternal(ctx, claimed, lease, mdl, state);
+      if (taken.kind === 'parked') return 'waiting';
+      if (taken.kind === 'ask') ask = taken.count;
+      else {
+        const evaluateSeconds = (performance.now() - started) / 1000;
+        // results told earlier may have been corrected while the batch was out: the stored rows win
+        const before: CampaignState = { ...state, evaluations: await loadEvaluations(ctx.db, campaign) };
+        const told = tell(mdl, before, taken.results);
+        const fresh = told.state.evaluations.slice(before.evaluations.length);
+        state = told.state;
+        for (const [k, summary] of told.summaries.entries()) {
+          const proposed = proposedHere.get(summary.iteration);
+          await storeIteration(ctx, claimed, lease, campaign, state, summary, {
+            strategy: proposed?.strategy ?? 'resumed',
+            stored,
+            proposeSeconds: proposed?.proposeSeconds ?? 0,
+            evaluateSeconds,
+            iterationStarted: started,
+            fresh: k === 0 ? fresh : [],
+            external,
+            receipt: receiptOf(before, summary.iteration),
+          });
+        }
+        stored += fresh.length;
+        continue;
+      }
+    }
     let proposeSeconds = 0;
     let proposals: Proposal[] = state.pending;
     let strategy = 'resumed';
     let job: JobRow;
     const phase = external ? 'awaiting_evaluations' : 'evaluating';
-    if (proposals.length === 0) {
+    if (proposals.length === 0 || ask !== undefined) {
       job = await ctx.db.transaction(async (trx) => {
         await relaxedCommit(trx);
         if (await pastTimeout(trx, lease)) throw new TimedOut();
         return announce(trx, claimed, lease, state, mdl, 'proposing');
       });
       if (job.cancel_requested) throw new CancelRequested();
+      // what a client asked for: beside the pending candidates, or a first batch larger than batch_size
+      const requested = job.candidates_requested;
+      const count = ask ?? (external && requested > mdl.optimizer.batch_size ? requested : undefined);
       const stepStarted = performance.now();
-      const next = await ctx.pool.step(mdl, state);
+      const next = await ctx.pool.step(mdl, state, count !== undefined ? { count } : {});
       proposeSeconds = (performance.now() - stepStarted) / 1000;
-      if (next.proposals.length === 0) break;
+      if (next.proposals.length === 0) {
+        if (ask === undefined) break;
+        // the budget is spent with what is pending: nothing more to propose for the request
+        await ctx.db.transaction((trx) => servedRequest(trx, lease, requested));
+        continue;
+      }
       const chosen = state.strategy === undefined ? next.state.strategy : undefined;
       state = next.state;
       proposals = next.proposals;
       strategy = next.strategy;
+      proposedHere.set(proposals[0].iteration, { strategy, proposeSeconds });
       // The pending batch is saved before evaluation: a crash re-evaluates the same candidates, and
       // an external campaign lists them.
       await ctx.db.transaction(async (trx) => {
         await relaxedCommit(trx);
         await updateCampaign(trx, campaign.id, { engine_state: storedEngineState(state) });
         if (chosen) await logJob(trx, claimed, 'info', `Strategy: ${chosen.name} (${chosen.reason}).`);
+        if (ask !== undefined) {
+          await logJob(
+            trx,
+            claimed,
+            'info',
+            `Iteration ${proposals[0].iteration}: ${proposals.length} candidates proposed as asked (GET candidates?count=${requested}), beside the ${state.pending.length - proposals.length} still pending, which the model takes into account.`,
+          );
+        }
+        if (ask !== undefined) await servedRequest(trx, lease, requested);
         await logSurrogate(trx, claimed, mdl, state);
         await announce(trx, claimed, lease, state, mdl, phase);
       });
@@ -155,21 +207,18 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
           trx,
           claimed,
           'info',
-          claimed.resumes > 0 && external
-            ? `Taking up iteration ${proposals[0].iteration}: the results of its ${proposals.length} candidates have arrived.`
-            : `Resuming iteration ${proposals[0].iteration}: its ${proposals.length} candidates were proposed before the last interruption.`,
+          `Resuming iteration ${proposals[0].iteration}: its ${proposals.length} candidates were proposed before the last interruption.`,
         );
         return announce(trx, claimed, lease, state, mdl, phase);
       });
       if (job.cancel_requested) throw new CancelRequested();
     }
+    // an external batch waits for its results: the next pass takes them or parks
+    if (external) continue;
     const evaluating = performance.now();
-    const results = external ? await takeExternal(ctx, claimed, lease, mdl, state, proposals) : await evaluateBatch(ctx, claimed, evaluator!, proposals);
-    // the model report of the batch just proposed finishes beside, on the report thread
-    if (results === null) return 'waiting';
+    const results = await evaluateBatch(ctx, claimed, evaluator!, proposals);
     const evaluateSeconds = (performance.now() - evaluating) / 1000;
-    // results told earlier may have been corrected while the batch was out: the stored rows win
-    if (external) state = { ...state, evaluations: await loadEvaluations(ctx.db, campaign.id) };
+    const before = state;
     const told = tell(mdl, state, results);
     const fresh = told.state.evaluations.slice(told.state.evaluations.length - results.length);
     state = told.state;
@@ -181,6 +230,7 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
       iterationStarted: started,
       fresh,
       external,
+      receipt: receiptOf(before, told.summary!.iteration),
     });
     stored += fresh.length;
   }
@@ -221,41 +271,65 @@ async function evaluateBatch(ctx: JobRunContext, job: JobRow, evaluator: Evaluat
   return batch.results;
 }
 
+/** What an external campaign's job does next (takeExternal). */
+type ExternalTake = { kind: 'results'; results: EvaluationResult[] } | { kind: 'ask'; count: number } | { kind: 'parked' };
+
 /**
- * The batch's posted results when all have arrived; otherwise the job parks (status waiting, no
- * worker, no lease) and this returns null, so the slot is free until the results arrive and queue
- * the job again. Under the campaign's lock, which posting results takes too: a result posted at
- * the same moment is either seen here or wakes the parked job.
+ * Under the campaign's lock, which posting results and asking for candidates take too: abandons
+ * what is past its batch deadline, then takes the posted results of the earliest pending batch
+ * when all have arrived (with the off-plan experiments posted meanwhile), or else the candidates
+ * a client asked for beyond those awaiting results, if the budget leaves any; otherwise the job
+ * parks (status waiting, no worker, no lease) until results or a request queue it again. A result
+ * or a request made at the same moment is either seen here or wakes the parked job.
  */
-async function takeExternal(
-  ctx: JobRunContext,
-  job: JobRow,
-  lease: Lease,
-  mdl: Mdl,
-  state: CampaignState,
-  proposals: readonly Proposal[],
-): Promise<EvaluationResult[] | null> {
+async function takeExternal(ctx: JobRunContext, job: JobRow, lease: Lease, mdl: Mdl, state: CampaignState): Promise<ExternalTake> {
   return ctx.db.transaction(async (trx) => {
     await lockCampaign(trx, job.campaign_id);
-    const results = await postedResults(trx, job.campaign_id, proposals);
-    // off-plan experiments come beside the batch; the batch itself must be complete
-    const proposed = new Set(proposals.map((p) => p.id));
-    const received = results.filter((r) => proposed.has(r.id)).length;
-    if (received === proposals.length) return results;
     const current = await readFenced(trx, lease);
     if (current.cancel_requested) throw new CancelRequested();
-    const awaiting = proposals.length - received;
+    if (await pastTimeout(trx, lease)) throw new TimedOut();
+    await abandonOverdue(trx, job, lease, mdl, state.pending);
+    const earliest = Math.min(...state.pending.map((p) => p.iteration));
+    const batch = state.pending.filter((p) => p.iteration === earliest);
+    const results = await postedResults(trx, job.campaign_id, batch);
+    const inBatch = new Set(batch.map((p) => p.id));
+    const received = results.filter((r) => inBatch.has(r.id)).length;
+    if (received === batch.length) {
+      await logJob(trx, job, 'info', `Taking up iteration ${earliest}: the results of its ${batch.length} candidates have arrived.`);
+      await announce(trx, job, lease, state, mdl, 'awaiting_evaluations');
+      return { kind: 'results', results };
+    }
+    const awaiting =
+      state.pending.length -
+      (await countPostedResults(
+        trx,
+        job.campaign_id,
+        state.pending.map((p) => p.id),
+      ));
+    const more = Math.min(current.candidates_requested - awaiting, mdl.optimizer.budget - budgetUsed(state));
+    if (more > 0) return { kind: 'ask', count: more };
+    if (current.candidates_requested > 0) await servedRequest(trx, lease, current.candidates_requested);
     await parkJob(trx, lease, awaiting, progressOf(mdl, state, bestObjectives(mdl, state)));
     await publishEvent(trx, kilnEvent('job.status', job, { status: 'waiting', current_phase: 'awaiting_evaluations' }));
     await logJob(
       trx,
       job,
       'info',
-      `Waiting for results of ${awaiting} of ${proposals.length} candidates, holding no worker meanwhile: GET /v1/campaigns/${job.campaign_id}/candidates, ` +
-        `then POST their results to /v1/campaigns/${job.campaign_id}/evaluations; the job is queued again when the last one arrives.`,
+      `Waiting for results of ${awaiting} of ${state.pending.length} candidates, holding no worker meanwhile: GET /v1/campaigns/${job.campaign_id}/candidates, ` +
+        `then POST their results to /v1/campaigns/${job.campaign_id}/evaluations; the job is queued again when the batch's last one arrives, or when more candidates are asked for (candidates?count=N).`,
     );
-    return null;
+    return { kind: 'parked' };
   });
+}
+
+/** The request for candidates is served (or cannot be): cleared, unless a larger one came meanwhile. */
+async function servedRequest(trx: Transaction, lease: Lease, requested: number): Promise<void> {
+  await updateFenced(trx, lease, { candidates_requested: trx.raw('case when candidates_requested <= ? then 0 else candidates_requested end', [requested]) });
+}
+
+/** The receipt of `iteration`'s batch, kept in the state with it while it was pending. */
+function receiptOf(state: CampaignState, iteration: number) {
+  return [state.receipt, ...(state.earlierReceipts ?? [])].find((r) => r?.iteration === iteration) ?? null;
 }
 
 interface IterationTiming {
@@ -270,6 +344,8 @@ interface IterationTiming {
   fresh: CampaignState['evaluations'];
   /** results came from the API (they may have been corrected since they were read) */
   external: boolean;
+  /** the receipt of the iteration's batch */
+  receipt: Receipt | null;
 }
 
 /** The batch's evaluations as their posted results stand now, under the campaign's lock. */
@@ -348,7 +424,7 @@ async function storeIteration(
       propose_seconds: timing.proposeSeconds,
       evaluate_seconds: timing.evaluateSeconds,
       // the step's receipt travels in the state with its pending batch, so a resumed batch keeps it
-      receipt: state.receipt?.iteration === summary.iteration ? state.receipt : null,
+      receipt: timing.receipt,
       // last statement of the transaction, so this is all of the store but its commit
       store_seconds: (performance.now() - storeStarted) / 1000,
     });

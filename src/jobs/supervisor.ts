@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { newId } from '../ids.js';
 import type { Db } from '../store/db.js';
-import { claimNextJob, handBackJobs, overdueJobs, renewLeases, requeueLapsed, type JobRow, type Lease } from '../store/jobs.js';
+import { claimNextJob, handBackJobs, jobsPastDeadline, overdueJobs, renewLeases, requeueLapsed, type JobRow, type Lease } from '../store/jobs.js';
 import { PgListener } from '../store/listener.js';
 import { announceJobs, JOBS_CHANNEL, publishEvent } from '../store/notify.js';
 import { markWorkerStopped, registerWorker, touchWorker } from '../store/workers.js';
@@ -11,6 +11,7 @@ import { EnginePool } from './engine-pool.js';
 import type { ServiceEvaluatorOptions } from '../evaluators/create.js';
 import { runJob } from './job-runner.js';
 import { endJob, logJob, timedOut, type JobEnding } from '../lifecycle/transitions.js';
+import { wakeJob } from '../lifecycle/waiting.js';
 import { kilnEvent } from '../events.js';
 
 export interface SupervisorOptions {
@@ -172,6 +173,7 @@ export class Supervisor {
    * queue by themselves, after a backoff of 2^(attempt − 1) seconds up to a minute, and resume
    * after their last saved iteration on any worker; their campaign keeps running. After
    * `maxAttempts` such deaths, or past its timeout, a job fails (and a manual retry still works).
+   * A waiting job with a batch past its deadline (optimizer.batch_deadline_hours) is queued again.
    */
   private async reap(): Promise<void> {
     const maxAttempts = this.options.maxAttempts ?? 5;
@@ -211,6 +213,20 @@ export class Supervisor {
       });
     } catch (error) {
       this.log.warn({ err: error }, 'looking for overdue jobs failed; retrying later');
+    }
+    try {
+      // a waiting job holds no worker to notice its batch deadline: the sweep queues it
+      await this.options.db.transaction(async (trx) => {
+        for (const job of await jobsPastDeadline(trx)) {
+          await wakeJob(
+            trx,
+            job,
+            'A batch is past its deadline (optimizer.batch_deadline_hours); the job is queued to abandon its candidates without a result and go on.',
+          );
+        }
+      });
+    } catch (error) {
+      this.log.warn({ err: error }, 'looking for batches past their deadline failed; retrying later');
     }
   }
 }

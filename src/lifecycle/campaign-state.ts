@@ -14,7 +14,7 @@ export function evaluationIdPrefix(campaignId: string): string {
  * with any warm-start rows (iteration 0) as prior data.
  */
 export async function loadCampaignState(db: Db, campaign: CampaignRow): Promise<CampaignState> {
-  const evaluations = await loadEvaluations(db, campaign.id);
+  const evaluations = await loadEvaluations(db, campaign);
   if (campaign.engine_state === null) {
     const warmStart = evaluations.filter((e) => e.iteration === 0).map((e) => warmStartRow(e));
     return initialState(campaign.mdl, { seed: campaign.seed, warmStart, idPrefix: evaluationIdPrefix(campaign.id) });

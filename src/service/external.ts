@@ -5,8 +5,8 @@ import { KilnError } from '../errors.js';
 import { evaluationIdPrefix } from '../lifecycle/campaign-state.js';
 import { findCampaign, findEvaluations, lockCampaign, updateEvaluationResult, type CampaignRow } from '../store/campaigns.js';
 import { insertCorrection, listCorrections, type CorrectionRow, type ResultValues } from '../store/corrections.js';
-import type { Db, Executor } from '../store/db.js';
-import { activeJob, queuePosition } from '../store/jobs.js';
+import type { Db, Executor, Transaction } from '../store/db.js';
+import { activeJob, queuePosition, requestCandidates } from '../store/jobs.js';
 import {
   countPostedResults,
   findPostedResult,
@@ -15,7 +15,7 @@ import {
   receivedCandidateIds,
   updatePostedResult,
 } from '../store/external-results.js';
-import { resultsArrived } from '../lifecycle/waiting.js';
+import { resultsArrived, wakeJob } from '../lifecycle/waiting.js';
 import type { Principal } from './principal.js';
 import { entriesFromCsv, offPlanParameters, resultValues, worklistCsv, type ResultEntry } from './result-entries.js';
 import { invalidState, notFound, validationFailed, type FieldError } from './validation.js';
@@ -51,19 +51,67 @@ export async function worklistOf(db: Db, principal: Principal, id: string): Prom
 }
 
 /**
- * Candidates proposed and still waiting for results (ask), with the campaign's state in `meta`:
- * why the list is empty when it is (proposing, queued behind other jobs, not started, ended).
+ * Candidates proposed and still waiting for results (ask), oldest first, at most `count`, with
+ * the campaign's state in `meta`: why the list is empty when it is (proposing, queued behind other
+ * jobs, not started, ended). With `count`, when fewer than that wait for results and the budget
+ * allows more, the campaign's job is asked for the difference: it proposes them beside the pending
+ * ones (an asynchronous batch, conditioned on what is pending, so they do not repeat it) and a
+ * later call lists them (`meta.requested` counts them meanwhile). Asking again for the same count
+ * asks nothing more.
  */
-export async function listCandidates(db: Db, principal: Principal, id: string) {
-  const campaign = await externalCampaign(db, principal, id);
-  const pending = pendingOf(campaign.engine_state);
-  const received = new Set(await receivedCandidateIds(db, campaign.id));
-  const data = pending.filter((p) => !received.has(p.id)).map((p) => ({ id: p.id, iteration: p.iteration, parameters: p.parameters }));
-  return { data, meta: await candidatesState(db, campaign, data.length) };
+export async function listCandidates(db: Db, principal: Principal, id: string, count?: number) {
+  return db.transaction(async (trx) => {
+    let campaign = await externalCampaign(trx, principal, id);
+    if (count !== undefined) {
+      // a request for candidates takes the campaign row, like a post of results and a parking job
+      await lockCampaign(trx, campaign.id);
+      campaign = (await findCampaign(trx, principal.organizationId, id)) ?? campaign;
+    }
+    const pending = pendingOf(campaign.engine_state);
+    const received = new Set(await receivedCandidateIds(trx, campaign.id));
+    const awaiting = pending.filter((p) => !received.has(p.id));
+    const requested = count !== undefined ? await askForCandidates(trx, campaign, count, awaiting.length) : 0;
+    const data = awaiting.slice(0, count ?? awaiting.length).map((p) => ({ id: p.id, iteration: p.iteration, parameters: p.parameters }));
+    return { data, meta: await candidatesState(trx, campaign, awaiting.length, requested) };
+  });
 }
 
-async function candidatesState(db: Db, campaign: CampaignRow, awaiting: number) {
-  const base = { pending_results: awaiting };
+/**
+ * Asks a running campaign's job for candidates until `count` wait for results (as many as the
+ * budget leaves), waking it if it waits; returns how many it still has to propose. The caller
+ * holds the campaign row.
+ */
+async function askForCandidates(trx: Transaction, campaign: CampaignRow, count: number, awaiting: number): Promise<number> {
+  if (campaign.status !== 'running') return 0;
+  let job = await activeJob(trx, campaign.id, { forUpdate: true });
+  if (!job) return 0;
+  const pending = pendingOf(campaign.engine_state).length;
+  const left = Math.max(0, campaign.mdl.optimizer.budget - campaign.evaluations_completed - pending);
+  const wanted = Math.min(count, awaiting + left);
+  if (wanted > awaiting && wanted > job.candidates_requested) {
+    job = (await requestCandidates(trx, job.id, wanted)) ?? job;
+    if (job.status === 'waiting' && pending > 0) {
+      await wakeJob(
+        trx,
+        job,
+        `${wanted - awaiting} more candidates were asked for (GET candidates?count=${count}) beside the ${pending} pending; the job is queued to propose them.`,
+      );
+    }
+  }
+  return Math.max(0, job.candidates_requested - awaiting);
+}
+
+/** Whether the earliest pending batch has all its results (its iteration can complete); true when nothing is pending. */
+async function earliestBatchIn(db: Executor, campaign: CampaignRow): Promise<boolean> {
+  const pending = pendingOf(campaign.engine_state);
+  if (pending.length === 0) return true;
+  const earliest = Math.min(...pending.map((p) => p.iteration));
+  const batch = pending.filter((p) => p.iteration === earliest).map((p) => p.id);
+  return (await countPostedResults(db, campaign.id, batch)) === batch.length;
+}
+
+async function candidatesState(db: Executor, campaign: CampaignRow, awaiting: number, requested: number) {
+  const base = { pending_results: awaiting, ...(requested > 0 ? { requested } : {}) };
   if (ENDED.includes(campaign.status)) {
     return { state: 'ended' as const, ...base, message: `The campaign is ${campaign.status}; it proposes no more candidates.` };
   }
@@ -75,11 +123,12 @@ async function candidatesState(db: Db, campaign: CampaignRow, awaiting: number) 
       message: `The campaign is ${campaign.status}; start it (POST /v1/campaigns/${campaign.id}/start) and it proposes its next batch.`,
     };
   }
-  if (awaiting > 0) {
+  const asked = requested > 0 ? ` ${requested} more candidates asked for with count are being proposed beside them; ask again in a moment.` : '';
+  if (awaiting > 0 && (requested === 0 || job.status === 'waiting')) {
     return {
       state: 'awaiting_results' as const,
       ...base,
-      message: `${awaiting} candidates wait for results: POST them to /v1/campaigns/${campaign.id}/evaluations; the next batch is proposed when the last one arrives.`,
+      message: `${awaiting} candidates wait for results: POST them to /v1/campaigns/${campaign.id}/evaluations; the next batch is proposed when the last one arrives, or beside them when more are asked for with count.${asked}`,
     };
   }
   if (job.status === 'queued') {
@@ -89,10 +138,10 @@ async function candidatesState(db: Db, campaign: CampaignRow, awaiting: number) 
       ...base,
       queued_ahead: ahead,
       running_jobs: running,
-      message: `Job ${job.id} waits for a worker slot: ${ahead} queued jobs go before it, and ${running} jobs hold the slots now.`,
+      message: `Job ${job.id} waits for a worker slot: ${ahead} queued jobs go before it, and ${running} jobs hold the slots now.${asked}`,
     };
   }
-  return { state: 'proposing' as const, ...base, message: `Job ${job.id} is proposing the next batch; ask again in a moment.` };
+  return { state: 'proposing' as const, ...base, message: `Job ${job.id} is proposing the next batch; ask again in a moment.${asked}` };
 }
 
 /**
@@ -168,7 +217,7 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
     }
     const received = await countPostedResults(trx, campaign.id, [...pending.keys()]);
     const awaiting = Math.max(0, pending.size - received);
-    if (accepted > 0) await resultsArrived(trx, campaign.id, awaiting);
+    if (accepted > 0) await resultsArrived(trx, campaign.id, awaiting, await earliestBatchIn(trx, campaign));
     return { accepted, duplicates, awaiting };
   });
 }

@@ -41,7 +41,7 @@ export async function exportCampaign(db: Db, principal: Principal, id: string): 
     async (trx) => {
       const campaign = await findCampaign(trx, principal.organizationId, id);
       if (!campaign) throw notFound('campaign', id);
-      const [told, iterations, posted] = [await loadEvaluations(trx, id), await loadIterations(trx, id), await allPostedResults(trx, id)];
+      const [told, iterations, posted] = [await loadEvaluations(trx, campaign), await loadIterations(trx, id), await allPostedResults(trx, id)];
       // warm-start rows are a dataset's rows: only a caller who may read datasets takes them away
       if (told.some((e) => e.iteration === 0) && !hasScope(principal, 'datasets:read')) {
         throw insufficientScope('datasets:read', "This campaign was warm-started from a dataset, and its export holds the dataset's rows");

@@ -116,11 +116,29 @@ export async function insertCampaign(
 export async function findCampaign(db: Executor, organizationId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<CampaignRow | undefined> {
   const query = db('campaigns').where({ organization_id: organizationId, id }).first();
   if (options.forUpdate) query.forUpdate();
-  return query;
+  return withPendingInOrder(await query);
 }
 
 export async function findCampaignById(db: Executor, id: string): Promise<CampaignRow | undefined> {
-  return db('campaigns').where({ id }).first();
+  return withPendingInOrder(await db('campaigns').where({ id }).first());
+}
+
+/**
+ * Parameter values keyed in the MDL's order. jsonb keeps an object's keys in an order of its own
+ * (shorter first, then alphabetical), not the order they were written in, so every read of
+ * stored parameter values puts them back in definition order.
+ */
+function inParameterOrder<T>(mdl: Mdl, values: Record<string, T>): Record<string, T> {
+  const ordered: Record<string, T> = {};
+  for (const p of mdl.parameters) if (Object.prototype.hasOwnProperty.call(values, p.name)) ordered[p.name] = values[p.name];
+  for (const [name, value] of Object.entries(values)) if (!Object.prototype.hasOwnProperty.call(ordered, name)) ordered[name] = value;
+  return ordered;
+}
+
+function withPendingInOrder(row: CampaignRow | undefined): CampaignRow | undefined {
+  if (!row?.engine_state) return row;
+  const pending = row.engine_state.pending.map((p) => ({ ...p, parameters: inParameterOrder(row.mdl, p.parameters) }));
+  return { ...row, engine_state: { ...row.engine_state, pending } };
 }
 
 export async function listCampaigns(db: Executor, organizationId: string, filter: CampaignFilter): Promise<{ rows: CampaignRow[]; total: number }> {
@@ -174,16 +192,16 @@ export async function countCampaignsWithStatus(db: Executor, organizationId: str
   return Number(count);
 }
 
-/** Every stored evaluation of a campaign, in the order the engine recorded them. */
-export async function loadEvaluations(db: Executor, campaignId: string): Promise<EvaluationRecord[]> {
+/** Every stored evaluation of a campaign, in the order the engine recorded them, parameters in MDL order. */
+export async function loadEvaluations(db: Executor, campaign: Pick<CampaignRow, 'id' | 'mdl'>): Promise<EvaluationRecord[]> {
   const rows = await db('evaluations')
-    .where({ campaign_id: campaignId })
+    .where({ campaign_id: campaign.id })
     .orderBy('position')
     .select('id', 'iteration', 'parameters', 'objectives', 'outcomes', 'error', 'abandoned', 'external_id', 'off_plan');
   return rows.map((r) => ({
     id: r.id,
     iteration: r.iteration,
-    parameters: r.parameters,
+    parameters: inParameterOrder(campaign.mdl, r.parameters),
     objectives: r.objectives,
     ...(r.outcomes !== null ? { outcomes: r.outcomes } : {}),
     ...(r.error !== null ? { error: r.error } : {}),

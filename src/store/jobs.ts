@@ -40,6 +40,14 @@ export interface JobRow {
   resumes: number;
   /** candidates of the batch still without a result, while the job waits */
   pending_results: number | null;
+  /**
+   * candidates a client asked to have waiting for results (GET candidates?count=N) while fewer
+   * do: the job proposes the difference beside the pending ones (an asynchronous batch); 0 when
+   * nothing is asked
+   */
+  candidates_requested: number;
+  /** per pending iteration (its number), when its candidates still without a result are abandoned (ISO timestamps) */
+  batch_deadlines: Record<string, string>;
 }
 
 /** The claim a worker slot holds on a job: every write it makes names this attempt. */
@@ -174,12 +182,16 @@ export async function renewLeases(db: Db, workerId: string, leases: readonly Lea
   return leases.filter((l) => !heldIds.has(l.id)).map((l) => l.id);
 }
 
-/** A change to a job, its progress given as the object. */
-export type JobPatch = Patch<Omit<JobRow, 'progress'>> & { progress?: Partial<JobProgress> };
+/** A change to a job, its progress and batch deadlines given as objects. */
+export type JobPatch = Patch<Omit<JobRow, 'progress' | 'batch_deadlines'>> & { progress?: Partial<JobProgress>; batch_deadlines?: Record<string, string> };
 
 function jobValues(patch: JobPatch) {
-  const { progress, ...values } = patch;
-  return 'progress' in patch ? { ...values, progress: JSON.stringify(progress) } : values;
+  const { progress, batch_deadlines, ...values } = patch;
+  return {
+    ...values,
+    ...('progress' in patch ? { progress: JSON.stringify(progress) } : {}),
+    ...(batch_deadlines !== undefined ? { batch_deadlines: JSON.stringify(batch_deadlines) } : {}),
+  };
 }
 
 /** Updates a running job only if this attempt still holds it; otherwise throws LeaseLost. */
@@ -258,6 +270,56 @@ export async function wakeWaitingJob(db: Executor, jobId: string): Promise<JobRo
     .update({ status: 'queued', phase: 'queued', pending_results: 0, queued_at: db.fn.now() })
     .returning('*');
   return job;
+}
+
+/**
+ * Asks an active job for candidates: `wanted` waiting for results in all (the larger of this and
+ * an earlier request stands). The caller holds the campaign row. Returns the job as it stands.
+ */
+export async function requestCandidates(db: Executor, jobId: string, wanted: number): Promise<JobRow | undefined> {
+  const [job] = await db('jobs')
+    .where({ id: jobId })
+    .whereIn('status', ACTIVE_JOB_STATUSES)
+    .update({ candidates_requested: db.raw('greatest(candidates_requested, ?)', [wanted]) })
+    .returning('*');
+  return job;
+}
+
+/**
+ * Keeps a running job's batch deadlines to `iterations` (those pending), giving each one without
+ * a deadline its own, `hours` from now by the database's clock; returns the iterations whose
+ * deadline has passed. Fenced by the lease.
+ */
+export async function keepBatchDeadlines(db: Executor, lease: Lease, iterations: readonly number[], hours: number): Promise<number[]> {
+  const keys = iterations.map(String);
+  await db('jobs')
+    .where({ id: lease.id, attempt: lease.attempt, status: 'running' })
+    .update({
+      batch_deadlines: db.raw(
+        `(select coalesce(jsonb_object_agg(k, coalesce(batch_deadlines -> k, to_jsonb(now() + make_interval(secs => ?)))), '{}'::jsonb) from unnest(?::text[]) k)`,
+        [hours * 3600, keys],
+      ),
+    });
+  const result: { rows: { iteration: string }[] } = await db.raw(
+    `select d.key as iteration from jobs, jsonb_each_text(jobs.batch_deadlines) d where jobs.id = ? and d.value::timestamptz <= now()`,
+    [lease.id],
+  );
+  return result.rows.map((r) => Number(r.iteration));
+}
+
+/**
+ * Waiting jobs with a batch past its deadline (optimizer.batch_deadline_hours), locked with
+ * their campaign rows, SKIP LOCKED like the reaper's sweep: queued again, the job abandons the
+ * overdue candidates and goes on.
+ */
+export async function jobsPastDeadline(trx: Transaction): Promise<JobRow[]> {
+  return (await trx('jobs')
+    .join('campaigns', 'campaigns.id', 'jobs.campaign_id')
+    .where('jobs.status', 'waiting')
+    .whereRaw(`exists (select 1 from jsonb_each_text(jobs.batch_deadlines) d where d.value::timestamptz <= now())`)
+    .select('jobs.*')
+    .forUpdate()
+    .skipLocked()) as JobRow[];
 }
 
 /**

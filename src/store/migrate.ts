@@ -11,6 +11,7 @@ import * as receipts from './migrations/008-receipts.js';
 import * as templateOwners from './migrations/009-template-owners.js';
 import * as resultsFromPeople from './migrations/010-results-from-people.js';
 import * as waitingJobs from './migrations/011-waiting-jobs.js';
+import * as asynchronousBatches from './migrations/012-asynchronous-batches.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -33,6 +34,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['009-template-owners', templateOwners],
   ['010-results-from-people', resultsFromPeople],
   ['011-waiting-jobs', waitingJobs],
+  ['012-asynchronous-batches', asynchronousBatches],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

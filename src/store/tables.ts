@@ -32,7 +32,7 @@ declare module 'knex/types/tables.js' {
     evaluations: Table<EvaluationRow, 'parameters' | 'objectives' | 'outcomes'>;
     campaign_iterations: Table<IterationRow>;
     campaign_model_reports: Table<ModelReportRow, 'report'>;
-    jobs: Table<JobRow, 'progress'>;
+    jobs: Table<JobRow, 'progress' | 'batch_deadlines'>;
     job_logs: Table<JobLogRow>;
     external_results: Table<ExternalResultRow, 'objectives' | 'outcomes' | 'parameters'>;
     evaluation_corrections: Table<CorrectionRow, 'previous' | 'corrected'>;

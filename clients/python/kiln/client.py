@@ -161,14 +161,18 @@ class Campaign:
             poll: float = 1.0) -> List[Dict[str, Any]]:
         """Candidates waiting for results (``{id, iteration, parameters}``). With ``wait`` (the
         default) it waits until there are some, and returns [] once the campaign has ended.
-        ``count`` asks for at most that many (``?count=N``: a server that can propose more while
-        others are pending does; an older one lists its batch, cut to ``count``)."""
+        ``count`` asks for that many (``?count=N``): when fewer wait for results the server
+        proposes the difference beside the pending ones (an asynchronous batch, as far as the
+        budget allows), and with ``wait`` this waits until they are proposed."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            found = self._http.request("GET", f"/campaigns/{self.id}/candidates", query={"count": count})
+            body = self._http.request_with_meta("GET", f"/campaigns/{self.id}/candidates", {"count": count})
+            found = body.get("data") or []
             if count is not None:
                 found = found[:count]
-            if found or not wait:
+            # candidates asked for that the server is still proposing (meta.requested)
+            coming = count is not None and len(found) < count and (body.get("meta") or {}).get("requested", 0) > 0
+            if (found and not coming) or not wait:
                 return found
             if self.refresh().status in ENDED:
                 return []
@@ -232,17 +236,20 @@ class Campaign:
         return self._http.request("GET", f"/campaigns/{self.id}/corrections", query={"evaluation_id": evaluation_id})
 
     def run(self, submit: Callable[[Dict[str, Any]], Any], *, poll: float = 1.0, timeout: Optional[float] = None,
-            progress: Union[bool, Callable[[Dict[str, Any]], None]] = False) -> "Campaign":
+            progress: Union[bool, Callable[[Dict[str, Any]], None]] = False, keep: Optional[int] = None) -> "Campaign":
         """The cluster loop: every candidate goes to ``submit(candidate)``, which returns a
         ``concurrent.futures.Future`` (a scheduler job); each result is told as soon as its future
         finishes: a mapping of objectives (or ``{"objectives", "outcomes"}``), and an exception
-        tells the candidate as failed with its message. Returns when the campaign has ended."""
+        tells the candidate as failed with its message. With ``keep``, that many candidates are
+        kept in flight: as jobs finish, new candidates are asked for beside the running ones
+        (``ask(count=keep)``, asynchronous batches) instead of waiting for the whole batch.
+        Returns when the campaign has ended."""
         from concurrent.futures import FIRST_COMPLETED, wait as wait_futures
         deadline = None if timeout is None else time.monotonic() + timeout
         in_flight: Dict[Any, Dict[str, Any]] = {}
         submitted = set()
         while True:
-            for candidate in self.ask(wait=False):
+            for candidate in self.ask(count=keep, wait=False):
                 if candidate["id"] not in submitted:
                     submitted.add(candidate["id"])
                     in_flight[submit(candidate)] = candidate

@@ -48,6 +48,36 @@ class ClusterLoop(unittest.TestCase):
         self.assertEqual(len(records), 8)
         self.assertTrue(seen, "progress was reported as results came in")
 
+    def test_cluster_loop_keeps_jobs_in_flight(self):
+        k = kiln()
+        campaign = k.create_campaign(zdt1_mdl(budget=10), name="cluster loop, asynchronous", domain="benchmark")
+        campaign.start()
+        scheduler = ThreadPoolExecutor(max_workers=3)
+        lock = threading.Lock()
+        overlaps = []
+        running = set()
+
+        def simulate(candidate):
+            with lock:
+                # a candidate of a later iteration started while one of an earlier one still runs
+                if any(iteration < candidate["iteration"] for iteration in running):
+                    overlaps.append(candidate["id"])
+                running.add(candidate["iteration"])
+            time.sleep(0.4 if candidate["iteration"] % 2 else 0.1)
+            with lock:
+                running.discard(candidate["iteration"])
+            return zdt1(candidate["parameters"])
+
+        campaign.run(lambda c: scheduler.submit(simulate, c), poll=0.1, timeout=180, keep=3)
+        scheduler.shutdown()
+        self.assertEqual(campaign.status, "completed")
+        self.assertEqual(campaign.data["evaluations_completed"], 10)
+        records = campaign.results()
+        self.assertEqual(len(records), 10)
+        self.assertEqual(len({tuple(sorted((k, v) for k, v in r.items() if k in ("x1", "x2"))) for r in records}), 10,
+                         "no candidate repeats another")
+        self.assertTrue(overlaps, "new candidates were asked for while others were still running")
+
 
 if __name__ == "__main__":
     unittest.main()

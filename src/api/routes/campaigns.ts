@@ -206,9 +206,13 @@ export function campaignRoutes(table: RouteTable, db: Db, templates: TemplateCat
     summary: 'Candidates awaiting results (external ask/tell campaigns)',
     scope: 'campaigns:read',
     description:
-      'The list is empty while no candidate waits for a result; `meta.state` says why (proposing, queued and behind how many jobs, not started, ended).',
+      'The list is empty while no candidate waits for a result; `meta.state` says why (proposing, queued and behind how many jobs, not started, ended). ' +
+      'With `count` (1 to 1000), at most that many; when fewer wait for results and the budget allows, the job is asked for the difference and proposes it beside the pending candidates ' +
+      '(an asynchronous batch: the model conditions on the pending ones, so the new picks do not repeat them); `meta.requested` counts those still to come, and a later call lists them. ' +
+      "A worker-run campaign's batch_size is not affected.",
+    query: s.candidatesQuery,
     responses: { 200: { description: 'proposed candidates without results yet', data: s.candidateSchema, list: true, listMeta: s.candidatesMeta } },
-    handle: async ({ params, principal }) => listCandidates(db, principal, params.campaign_id),
+    handle: async ({ params, query, principal }) => listCandidates(db, principal, params.campaign_id, query.count),
   });
 
   table.add({

@@ -37,6 +37,7 @@ export function observe(mdl: Mdl, state: Readonly<CampaignState>, space: SearchS
   const failed: Float64Array[] = [];
   for (const e of state.evaluations) if (e.objectives === null && !e.abandoned) failed.push(space.snap(space.encode(e.parameters)));
   const partial = partialRows(mdl, state, space);
+  const pending = state.pending.map((p) => space.snap(space.encode(p.parameters)));
   return {
     d,
     m,
@@ -49,6 +50,8 @@ export function observe(mdl: Mdl, state: Readonly<CampaignState>, space: SearchS
     C,
     feasible,
     failed,
+    pending,
+    pendingIds: state.pending.map((p) => p.id),
     ...(partial ? { partial } : {}),
     ref: state.referencePoint ? [...state.referencePoint] : null,
     noisy: isNoisy(mdl, state),

@@ -65,7 +65,8 @@ export function dataHash(evaluations: readonly EvaluationRecord[]): string {
  * written once per step, not twice.
  */
 export function stateHash(state: CampaignState): string {
-  const { receipt: _receipt, evaluations, ...rest } = state;
+  // the receipts kept with pending batches name the engine version and backend, not the state
+  const { receipt: _receipt, earlierReceipts: _earlier, evaluations, ...rest } = state;
   return sha256Hex(canonicalJson({ ...rest, evaluations: dataHash(evaluations) }));
 }
 

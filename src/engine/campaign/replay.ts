@@ -44,19 +44,28 @@ export function replayCampaign(recorded: RecordedCampaign, environment: ReceiptE
   const warmStart = recorded.evaluations.filter((e) => e.iteration === 0).map((e) => warmStartRow(e));
   let state = initialState(mdl, { seed, warmStart, idPrefix: idPrefixOf(recorded.iterations) });
   const replays: IterationReplay[] = [];
+  // batches proposed and not yet told, oldest first: an asynchronous batch was proposed beside them
+  const open: (readonly EvaluationRecord[])[] = [];
+  const stillPending = () => open.reduce((sum, told) => sum + told.filter((e) => !e.offPlan).length, 0);
   for (const entry of recorded.iterations) {
     const told = entry.evaluation_ids.map((id) => {
       const record = byId.get(id);
       if (!record) throw new Error(`iteration ${entry.iteration} lists evaluation ${id}, which the results do not hold`);
       return record;
     });
+    const asked = entry.receipt?.asked;
+    // the batches told before this one was proposed: all but those its receipt says were pending beside it
+    while (open.length > 0 && stillPending() > (asked?.pending ?? 0)) state = tellRecorded(mdl, state, open.shift()!);
     // A retried job runs a campaign the engine had stopped for failing evaluations (jobs/job-runner.ts).
     if (state.status === 'failed') state = { ...state, status: 'running', stopReason: null, stopMessage: undefined };
-    const next = step(mdl, state, environment);
+    const next = step(mdl, state, environment, asked ? { count: asked.count } : {});
     // off-plan experiments were told beside the batch, never proposed
     const proposed = told.filter((e) => !e.offPlan);
     if (!only || only.has(entry.iteration)) replays.push(compare(entry, proposed, next.proposals, next.receipt, environment));
-    state = tellRecorded(mdl, next.state, entry.iteration, told);
+    // the recorded batch, not the replayed one, is what waits to be told
+    const recordedBatch: Proposal[] = proposed.map((e) => ({ id: e.id, iteration: entry.iteration, parameters: e.parameters }));
+    state = { ...next.state, pending: [...state.pending, ...recordedBatch] };
+    open.push(told);
   }
   return replays;
 }
@@ -111,15 +120,14 @@ function compare(
   return { iteration: entry.iteration, identical: differences.length === 0, proposals: proposals.length, recorded, replayed, differences, notes };
 }
 
-/** The state after telling the recorded batch, as recorded, in its recorded order. */
-function tellRecorded(mdl: Mdl, stepped: CampaignState, iteration: number, told: readonly EvaluationRecord[]): CampaignState {
-  const pending: Proposal[] = told.filter((e) => !e.offPlan).map((e) => ({ id: e.id, iteration, parameters: e.parameters }));
+/** The state after telling the recorded batch (pending in `state`), as recorded, in its recorded order. */
+function tellRecorded(mdl: Mdl, state: CampaignState, told: readonly EvaluationRecord[]): CampaignState {
   const results: EvaluationResult[] = told.map((e) =>
     e.objectives === null
       ? { id: e.id, error: e.error ?? 'no result', ...(e.abandoned ? { abandoned: true as const } : {}) }
       : { id: e.id, objectives: e.objectives, ...(e.outcomes ? { outcomes: e.outcomes } : {}), ...(e.offPlan ? { parameters: e.parameters } : {}) },
   );
-  return tell(mdl, { ...stepped, pending }, results).state;
+  return tell(mdl, state, results).state;
 }
 
 /**

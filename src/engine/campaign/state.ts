@@ -101,17 +101,32 @@ export function nextState(previous: CampaignState): CampaignState {
  * Records evaluation results for pending proposals (matched by id). When the last pending
  * proposal of an iteration is told, the iteration completes: its hypervolume joins the
  * convergence history and the stop rules are checked. Returns a new state.
+ *
+ * After asynchronous steps (step.ts, `StepOptions.count`) candidates of several iterations may
+ * be pending at once. Iterations then complete in their order, each once none of its candidates
+ * is pending and every earlier one has completed (results of a later iteration told first wait
+ * for it), and the stop rules are checked only when nothing is pending any more, so no campaign
+ * ends with candidates out. `summaries` lists every iteration the call completed (one in a
+ * synchronous loop), `summary` the last of them.
  */
-export function tell(mdl: Mdl, previous: CampaignState, results: readonly EvaluationResult[]): { state: CampaignState; summary: IterationSummary | null } {
+export function tell(
+  mdl: Mdl,
+  previous: CampaignState,
+  results: readonly EvaluationResult[],
+): { state: CampaignState; summary: IterationSummary | null; summaries: IterationSummary[] } {
   const state = nextState(previous);
   const pending = new Map(state.pending.map((p) => [p.id, p]));
-  for (const result of results) {
+  // recorded in the order the candidates were proposed (eval_…_1, 2, …, 10, 11), whatever order
+  // the results came in; off-plan experiments after them
+  const rank = new Map(state.pending.map((p, i) => [p.id, i]));
+  const ordered = [...results].sort((a, b) => (rank.get(a.id) ?? rank.size) - (rank.get(b.id) ?? rank.size));
+  // an off-plan experiment joins the earliest iteration still open when it is told
+  const open = Math.min(...state.pending.map((p) => p.iteration), state.iteration + 1);
+  for (const result of ordered) {
     const proposal = pending.get(result.id);
     if (!proposal) {
       if ('parameters' in result && result.parameters && !state.evaluations.some((e) => e.id === result.id)) {
-        // an off-plan experiment joins the iteration it was told with
-        const iteration = state.pending[0]?.iteration ?? state.iteration + 1;
-        state.evaluations.push({ ...evaluationRecord(mdl, { id: result.id, iteration, parameters: result.parameters }, result), offPlan: true });
+        state.evaluations.push({ ...evaluationRecord(mdl, { id: result.id, iteration: open, parameters: result.parameters }, result), offPlan: true });
         continue;
       }
       throw new Error(`Evaluation ${result.id} does not match any pending candidate of this campaign.`);
@@ -121,30 +136,49 @@ export function tell(mdl: Mdl, previous: CampaignState, results: readonly Evalua
     state.evaluations.push(record);
   }
   state.pending = state.pending.filter((p) => pending.has(p.id));
-  if (state.pending.length > 0) return { state, summary: null };
+  const summaries: IterationSummary[] = [];
+  // the earliest iteration with results completes once none of its candidates (nor any earlier one) is pending
+  for (;;) {
+    let next = Infinity;
+    for (const e of state.evaluations) if (e.iteration > state.iteration && e.iteration < next) next = e.iteration;
+    if (next === Infinity || state.pending.some((p) => p.iteration <= next)) break;
+    summaries.push(completeIteration(mdl, state, next));
+  }
+  return { state, summary: summaries.at(-1) ?? null, summaries };
+}
 
-  const iteration = Math.max(state.iteration + 1, ...results.map((r) => iterationOf(state, r.id)));
+/**
+ * Completes `iteration` in place: the reference point, the hypervolume of what is told up to it
+ * and, when nothing is pending any more, the stop rules.
+ */
+function completeIteration(mdl: Mdl, state: CampaignState, iteration: number): IterationSummary {
   state.iteration = iteration;
   fixReferencePoint(mdl, state);
-  const { hypervolume: hv, paretoSize } = frontSummary(mdl, state);
+  // the front after this iteration: results of a later one, told while it was pending, wait for theirs
+  const later = state.evaluations.some((e) => e.iteration > iteration);
+  const { hypervolume: hv, paretoSize } = frontSummary(
+    mdl,
+    later ? { ...state, evaluations: state.evaluations.filter((e) => e.iteration <= iteration) } : state,
+  );
   state.convergenceHistory.push(hv);
+  if (state.earlierReceipts) {
+    state.earlierReceipts = state.earlierReceipts.filter((r) => r.iteration > iteration);
+    if (state.earlierReceipts.length === 0) delete state.earlierReceipts;
+  }
   const ofIteration = state.evaluations.filter((e) => e.iteration === iteration);
   const failed = ofIteration.filter((e) => e.objectives === null).length;
   const infeasible = ofIteration.filter((e) => e.objectives !== null && !isFeasible(mdl, e)).length;
-  applyStopRules(mdl, state);
+  if (state.pending.length === 0 && !later) applyStopRules(mdl, state);
   return {
-    state,
-    summary: {
-      iteration,
-      evaluated: ofIteration.length,
-      failed,
-      infeasible,
-      hypervolume: hv,
-      paretoSize,
-      status: state.status,
-      stopReason: state.stopReason,
-      ...(state.stopMessage ? { stopMessage: state.stopMessage } : {}),
-    },
+    iteration,
+    evaluated: ofIteration.length,
+    failed,
+    infeasible,
+    hypervolume: hv,
+    paretoSize,
+    status: state.status,
+    stopReason: state.stopReason,
+    ...(state.stopMessage ? { stopMessage: state.stopMessage } : {}),
   };
 }
 
@@ -162,10 +196,6 @@ export function frontSummary(mdl: Mdl, state: CampaignState): { hypervolume: num
     hypervolume: hypervolume(Y, n, m, state.referencePoint),
     paretoSize: paretoIndices(Y, n, m).length,
   };
-}
-
-function iterationOf(state: CampaignState, id: string): number {
-  return state.evaluations.find((e) => e.id === id)?.iteration ?? 0;
 }
 
 function fixReferencePoint(mdl: Mdl, state: CampaignState): void {

@@ -6,6 +6,7 @@ import { SearchSpace } from '../space.js';
 import { chooseStrategy } from '../strategies/choice.js';
 import { fitModel } from '../strategies/fit.js';
 import { strategyNamed } from '../strategies/registry.js';
+import { randomPoints } from '../strategies/space-filling.js';
 import type { FitRequest, Strategy, StrategyContext, StrategyName } from '../strategies/types.js';
 import { noisyFront } from './noisy-front.js';
 import { observe } from './observations.js';
@@ -22,6 +23,19 @@ export interface StepResult {
   receipt: Receipt | null;
 }
 
+/**
+ * An asynchronous step: `count` more candidates while others are still pending (a lab or a
+ * cluster that asks for work before the batch out is finished). The pending candidates are
+ * conditioned on (the global model believes its own prediction at each, Kriging believer; the
+ * trust regions add each one's Thompson-draw value to the front their picks must improve; no
+ * strategy proposes one of them again), so the new picks go elsewhere. The new candidates form
+ * an iteration of their own, after the latest pending one. Without `count` a step proposes a
+ * batch of `optimizer.batch_size` (or the initial design), and only when nothing is pending.
+ */
+export interface StepOptions {
+  count?: number;
+}
+
 /** Successful evaluations needed before a surrogate is worth fitting. */
 const MIN_MODEL_DATA = 2;
 
@@ -34,13 +48,13 @@ const MIN_MODEL_DATA = 2;
  * returned fits over them (strategies/fit.ts, `fitModel`) and hands the results to
  * `completeStep`: the proposals are the same either way.
  */
-export function step(mdl: Mdl, previous: CampaignState, environment?: ReceiptEnvironment): StepResult {
-  return completeStep(mdl, previous, planStep(mdl, previous).map(fitModel), environment);
+export function step(mdl: Mdl, previous: CampaignState, environment?: ReceiptEnvironment, options: StepOptions = {}): StepResult {
+  return completeStep(mdl, previous, planStep(mdl, previous, options).map(fitModel), environment, options);
 }
 
 /** The GP fits the next step needs (plain data, each with its own seed); empty when none. */
-export function planStep(mdl: Mdl, state: CampaignState): FitRequest[] {
-  const prepared = prepare(mdl, state);
+export function planStep(mdl: Mdl, state: CampaignState, options: StepOptions = {}): FitRequest[] {
+  const prepared = prepare(mdl, state, options);
   return prepared ? prepared.strategy.plan(prepared.context('plan')).fits : [];
 }
 
@@ -48,8 +62,14 @@ export function planStep(mdl: Mdl, state: CampaignState): FitRequest[] {
  * The next step from the results of `planStep`'s fits, in their order. `environment` (Kiln's
  * version and the tensor backend) goes into the receipt as given: the engine cannot know either.
  */
-export function completeStep(mdl: Mdl, previous: CampaignState, fitted: readonly GpHyperparameters[], environment?: ReceiptEnvironment): StepResult {
-  const prepared = prepare(mdl, previous);
+export function completeStep(
+  mdl: Mdl,
+  previous: CampaignState,
+  fitted: readonly GpHyperparameters[],
+  environment?: ReceiptEnvironment,
+  options: StepOptions = {},
+): StepResult {
+  const prepared = prepare(mdl, previous, options);
   const state = nextState(previous);
   if (!prepared) return { state, proposals: [], strategy: 'none', receipt: null };
   const { strategy, space, iteration, seeds } = prepared;
@@ -57,14 +77,14 @@ export function completeStep(mdl: Mdl, previous: CampaignState, fitted: readonly
   state.strategy = prepared.choice;
   if (outcome.memory !== undefined) state.strategies = { ...state.strategies, [strategy.name]: outcome.memory };
   if (outcome.hyperparameters) state.hyperparameters = outcome.hyperparameters.map(serializeHyperparameters);
-  const parameters = outcome.points.map((x) => space.decode(x));
+  const parameters = distinctPoints(space, previous, outcome.points, new Random(mixSeed(seeds.propose, iteration))).map((x) => space.decode(x));
   if (prepared.modelGuided) withReplicates(mdl, previous, parameters);
   const proposals: Proposal[] = parameters.map((values) => ({
     id: `${state.idPrefix ?? 'eval_'}${state.nextId++}`,
     iteration,
     parameters: values,
   }));
-  state.pending = proposals;
+  state.pending = [...previous.pending, ...proposals];
   const receipt: Receipt = {
     version: 1,
     iteration,
@@ -78,8 +98,12 @@ export function completeStep(mdl: Mdl, previous: CampaignState, fitted: readonly
     state_hash: stateHash(previous),
     mdl_hash: mdlHash(mdl),
     proposals_hash: proposalsHash(proposals),
+    ...(options.count !== undefined ? { asked: { count: options.count, pending: previous.pending.length } } : {}),
   };
   // Kept with the pending batch, so a batch resumed after a crash is stored with its receipt.
+  if (previous.receipt && previous.pending.some((p) => p.iteration === previous.receipt!.iteration)) {
+    state.earlierReceipts = [...(previous.earlierReceipts ?? []), previous.receipt];
+  }
   state.receipt = receipt;
   return { state, proposals, strategy: outcome.label, receipt };
 }
@@ -96,11 +120,13 @@ interface PreparedStep {
 }
 
 /** Everything a step decides before any model is fitted; null when nothing is to be proposed. */
-function prepare(mdl: Mdl, state: CampaignState): PreparedStep | null {
+function prepare(mdl: Mdl, state: CampaignState, options: StepOptions): PreparedStep | null {
   const remaining = mdl.optimizer.budget - budgetUsed(state);
-  if (state.status !== 'running' || remaining <= 0 || state.pending.length > 0) return null;
+  if (state.status !== 'running' || remaining <= 0) return null;
+  if (state.pending.length > 0 && !(options.count !== undefined && options.count > 0)) return null;
   const space = new SearchSpace(mdl);
-  const iteration = state.iteration + 1;
+  // an asynchronous step's batch follows the latest one still pending
+  const iteration = Math.max(state.iteration, ...state.pending.map((p) => p.iteration)) + 1;
   // measured warm-start rows: failed ones inform the failure model but replace no initial design
   const warmRows = state.evaluations.filter((e) => e.iteration === 0 && e.objectives !== null).length;
   const choice = state.strategy ?? chooseStrategy(mdl, space, warmRows);
@@ -108,7 +134,7 @@ function prepare(mdl: Mdl, state: CampaignState): PreparedStep | null {
   const modelBased = choice.name === 'global' || choice.name === 'trust-region';
   // A warm start replaces the initial design; random and lhs have none of their own.
   const isDesign = iteration === 1 && warmRows === 0 && choice.name !== 'random' && choice.name !== 'lhs';
-  const q = Math.min(isDesign ? initialDesignSize(mdl) : mdl.optimizer.batch_size, remaining);
+  const q = Math.min(isDesign ? initialDesignSize(mdl) : (options.count ?? mdl.optimizer.batch_size), remaining);
 
   let name: StrategyName = isDesign ? 'initial-design' : choice.name;
   if (modelBased && !isDesign && (observations.n < MIN_MODEL_DATA || observations.ref === null)) name = 'random';
@@ -138,6 +164,31 @@ function prepare(mdl: Mdl, state: CampaignState): PreparedStep | null {
       memory: state.strategies?.[strategy.name],
     }),
   };
+}
+
+/** Fresh random draws per duplicate before a duplicate is kept (a small finite space may have no other point). */
+const DUPLICATE_REDRAWS = 200;
+
+/**
+ * The batch with every point that repeats an evaluated or pending candidate, or an earlier point
+ * of the batch, replaced by a random feasible point that repeats none. Points are compared as the
+ * evaluator sees them (snapped: integers, steps and listed values rounded), so two proposals
+ * that round to one setting are caught. A batch without repeats is returned as it is.
+ */
+function distinctPoints(space: SearchSpace, state: CampaignState, points: readonly Float64Array[], random: Random): Float64Array[] {
+  const key = (x: ArrayLike<number>) => Array.from(x).join(',');
+  const seen = new Set<string>();
+  for (const e of state.evaluations) seen.add(key(space.snap(space.encode(e.parameters))));
+  for (const p of state.pending) seen.add(key(space.snap(space.encode(p.parameters))));
+  return points.map((x) => {
+    let point = space.snap(x);
+    for (let k = 0; seen.has(key(point)) && k < DUPLICATE_REDRAWS; k++) {
+      const fresh = randomPoints(space, 1, random)[0];
+      if (!seen.has(key(fresh))) point = fresh;
+    }
+    seen.add(key(point));
+    return point;
+  });
 }
 
 /** A well-mixed 31-bit seed for one iteration, so iterations draw independent streams (receipt.ts SEED_DERIVATION says how). */

@@ -104,13 +104,19 @@ export interface CampaignState {
   stopMessage?: string;
   /** the receipt of the latest step (receipt.ts): kept with its pending batch until the batch is stored */
   receipt?: Receipt;
+  /**
+   * receipts of earlier iterations whose candidates were still pending when an asynchronous step
+   * (step.ts, `StepOptions.count`) proposed another batch beside them; each leaves when its
+   * iteration completes
+   */
+  earlierReceipts?: Receipt[];
   /** counter for evaluation ids the engine hands out when the caller does not */
   nextId: number;
   /** evaluation ids are `${idPrefix}${n}`; the service sets a per-campaign prefix so ids are unique everywhere */
   idPrefix?: string;
 }
 
-/** What one call of `tell` reports. */
+/** What `tell` reports of one iteration it completed. */
 export interface IterationSummary {
   iteration: number;
   evaluated: number;
@@ -160,6 +166,11 @@ export interface Receipt {
   mdl_hash: string;
   /** sha-256 of the proposals: ids, iterations and parameters, in order */
   proposals_hash: string;
+  /**
+   * a batch asked for with a count (step.ts `StepOptions`): the count, and the candidates still
+   * pending beside it (an asynchronous batch when there are any); absent for a plain batch
+   */
+  asked?: { count: number; pending: number };
 }
 
 /** What the caller knows and the engine does not: its version and tensor backend. */

@@ -24,12 +24,28 @@ const scale = z.enum(['linear', 'log']).default('linear').describe('log searches
 const unit = z.string().max(64).optional().describe('unit of measure, for display only, e.g. "K" or "mol/L"');
 const note = z.string().max(2000).optional().describe('free text for people; ignored by the optimizer');
 
+const numericValues = z
+  .array(z.number())
+  .min(1)
+  .max(1000)
+  .optional()
+  .describe('the only values the parameter takes (e.g. the sieve sizes a lab has), each within the bounds and distinct; not with step');
+
 export const continuousParameterSchema = z
   .strictObject({
     name: identifier.describe('identifier used in constraint expressions and result columns'),
     type: z.literal('continuous'),
     bounds,
     scale,
+    step: z
+      .number()
+      .positive()
+      .optional()
+      .describe(
+        'the resolution a lab can set (e.g. 0.01 for a balance, 5 for a furnace in °C): proposals take the values lower + k·step; ' +
+          'the step must divide upper − lower a whole number of times',
+      ),
+    values: numericValues,
     unit,
     description: note,
   })
@@ -41,6 +57,8 @@ export const integerParameterSchema = z
     type: z.literal('integer'),
     bounds: bounds.describe('[lower, upper], whole numbers, inclusive; lower must not exceed upper (equal bounds fix the parameter)'),
     scale,
+    step: z.int().positive().optional().describe('proposals take the values lower + k·step; it must divide upper − lower'),
+    values: numericValues,
     unit,
     description: note,
   })
@@ -127,6 +145,15 @@ export const optimizerSchema = z.strictObject({
     ),
   budget: z.int().min(1).max(1_000_000).describe('total number of evaluations allowed'),
   batch_size: z.int().min(1).max(1000).default(1).describe('candidates proposed and evaluated per iteration'),
+  batch_deadline_hours: z
+    .number()
+    .positive()
+    .max(8760)
+    .optional()
+    .describe(
+      'external (ask/tell) campaigns: hours a batch may wait for its results; candidates still without a result then are ' +
+        'abandoned (never measured, no failure) and the campaign goes on with a new batch. A late result corrects its candidate with PUT',
+    ),
   seed: z
     .int()
     .min(0)

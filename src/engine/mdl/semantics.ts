@@ -1,3 +1,4 @@
+import { decimals } from './decimals.js';
 import { compileConstraint, functionNames } from './expression.js';
 import { parseConstraint } from './expressionParser.js';
 import { formatPath, type MdlIssue, type PathSegment } from './issues.js';
@@ -104,6 +105,7 @@ function checkParameter(parameter: unknown, index: number, errors: MdlIssue[]): 
     if (parameter.scale === 'log' && !(lower > 0)) {
       errors.push({ path: at('bounds'), message: `log scale needs a positive lower bound (got ${lower})` });
     }
+    if (lower <= upper) checkResolution(parameter, lower, upper, at, errors);
   } else if (parameter.type === 'categorical' && Array.isArray(parameter.values)) {
     const seen = new Map<string, number>();
     parameter.values.forEach((value, i) => {
@@ -119,6 +121,43 @@ function checkParameter(parameter: unknown, index: number, errors: MdlIssue[]): 
       }
     });
   }
+}
+
+/**
+ * A numeric parameter's `step` must divide its range a whole number of times (so both bounds are
+ * on the grid), and its `values` must be distinct, within the bounds (whole numbers for an
+ * integer); the two do not go together.
+ */
+function checkResolution(parameter: Record<string, unknown>, lower: number, upper: number, at: (...rest: PathSegment[]) => string, errors: MdlIssue[]): void {
+  const { step, values } = parameter;
+  if (step !== undefined && values !== undefined) {
+    errors.push({ path: at('values'), message: 'give either step or values, not both' });
+    return;
+  }
+  if (typeof step === 'number' && step > 0) {
+    const steps = (upper - lower) / step;
+    if (Math.abs(steps - Math.round(steps)) > 1e-9 * Math.max(1, steps)) {
+      const places = Math.max(decimals(step), decimals(lower));
+      const fitted = Number((lower + Math.floor(steps) * step).toFixed(Math.min(places, 15)));
+      const instead = Math.floor(steps) >= 1 ? ` or bounds [${lower}, ${fitted}]` : '';
+      errors.push({
+        path: at('step'),
+        message: `step ${step} does not divide the range [${lower}, ${upper}]: ${upper} − ${lower} is ${Number(steps.toPrecision(6))} steps, not a whole number; choose a step that fits a whole number of times${instead}`,
+      });
+    }
+  }
+  if (!Array.isArray(values)) return;
+  const seen = new Map<number, number>();
+  values.forEach((value, i) => {
+    if (!isFiniteNumber(value)) return;
+    if (value < lower || value > upper) errors.push({ path: at('values', i), message: `value ${value} is outside the bounds [${lower}, ${upper}]` });
+    if (parameter.type === 'integer' && !Number.isInteger(value))
+      errors.push({ path: at('values', i), message: `an integer parameter takes whole numbers (got ${value})` });
+    if (parameter.scale === 'log' && !(value > 0)) errors.push({ path: at('values', i), message: `log scale needs positive values (got ${value})` });
+    const first = seen.get(value);
+    if (first === undefined) seen.set(value, i);
+    else errors.push({ path: at('values', i), message: `duplicate value ${value} (same as values[${first}]); values must be distinct` });
+  });
 }
 
 function expressionCharacters(constraints: unknown): number {

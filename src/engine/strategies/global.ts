@@ -58,7 +58,8 @@ export const globalStrategy: Strategy = {
       m: data.m,
       ref: context.observations.ref!,
       q: context.q,
-      pending: [],
+      // an asynchronous step's pending candidates are believed at the model's prediction (Kriging believer)
+      pending: context.observations.pending ?? [],
       acquisition: context.mdl.optimizer.acquisition,
       random: context.random,
       surrogate: parts.length === 1 ? parts[0] : new JointPosterior(parts),

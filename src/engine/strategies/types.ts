@@ -45,6 +45,14 @@ export interface Observations {
   /** encoded inputs of evaluations that failed, one per row */
   failed: Float64Array[];
   /**
+   * encoded, snapped inputs of candidates proposed and not yet told: an asynchronous step
+   * (campaign/step.ts, `StepOptions.count`) proposes beside them, conditioned on them, and never
+   * proposes one again; empty in a step that waits for its whole batch
+   */
+  pending?: Float64Array[];
+  /** the evaluation id of each pending candidate, in the order of `pending` */
+  pendingIds?: string[];
+  /**
    * partial measurements (some objectives missing): `X` `n x d` encoded inputs, `Y` `n x m`
    * minimization-space objectives with NaN where not measured. Kept out of `X`/`Y` above (the
    * front needs every objective); a model of one objective may learn from them.

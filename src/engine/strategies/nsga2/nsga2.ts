@@ -11,7 +11,7 @@ import { crowdingDistances, nondominatedRanks } from './sorting.js';
  * `batch_size` evaluations by non-dominated rank and crowding distance among the last population
  * and its offspring (elitist survival); the next offspring come from binary tournaments on
  * (rank, crowding), simulated binary crossover and polynomial mutation (operators.ts). Children
- * are repaired into the parameter constraints, and duplicates of evaluated points are redrawn
+ * are repaired into the parameter constraints, and duplicates of evaluated or pending points are redrawn
  * (as pymoo's eliminate_duplicates). Failed evaluations never survive.
  *
  * Memory: the ids of the current population and the last iteration it has seen, so a resumed or
@@ -99,6 +99,7 @@ function breed(space: SearchSpace, o: Observations, population: Member[], q: num
   const seen = new Set<string>();
   for (let i = 0; i < o.n; i++) seen.add(key(o.X.subarray(i * d, (i + 1) * d)));
   for (const x of o.failed) seen.add(key(x));
+  for (const x of o.pending ?? []) seen.add(key(x));
   const children: Float64Array[] = [];
   let tries = 0;
   while (children.length < q) {

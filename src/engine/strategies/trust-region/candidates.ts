@@ -1,5 +1,5 @@
 import type { Random } from '../../random.js';
-import type { SearchSpace } from '../../space.js';
+import { isDiscrete, unitGap, type SearchSpace } from '../../space.js';
 import type { Observations } from '../types.js';
 import { isInsideBox, type RegionMemory } from './regions.js';
 
@@ -75,7 +75,8 @@ export function regionBox(space: SearchSpace, center: Float64Array, region: Regi
   for (const { parameter, offset } of space.layout) {
     if (parameter.type === 'categorical') continue;
     let half = 0.5 * region.length * (region.weights?.[offset] ?? 1);
-    if (parameter.type === 'integer') half = Math.max(half, 1 / (parameter.bounds[1] - parameter.bounds[0]));
+    // a discrete parameter's box reaches at least its neighbouring values, or it could never move
+    if (isDiscrete(parameter)) half = Math.max(half, unitGap(parameter));
     lower[offset] = Math.max(0, center[offset] - half);
     upper[offset] = Math.min(1, center[offset] + half);
   }

@@ -49,7 +49,7 @@ export const trustRegionStrategy: Strategy = {
   },
 
   propose(context, fitted) {
-    const { memory, regions, penalty } = prepare(context);
+    const { memory, regions, penalty, waiting } = prepare(context);
     const { observations: o, space, random, q } = context;
     const { m, d } = o;
     const perRegion = Math.ceil(Math.min(CANDIDATES_MAX, Math.max(CANDIDATES_MIN, 100 * d)) / regions.length);
@@ -78,14 +78,17 @@ export const trustRegionStrategy: Strategy = {
     const thompson = q - steps.length;
     // before enough observed points are inside the reference box, the later picks head for it
     const reach = reachPicks(thompson, pointsInside(penalty.Y, o.n, m, o.ref!), m);
-    const first = selectBatch(pools, penalty.Y, o.n, m, o.ref!, thompson, random, reach);
+    // candidates still pending join the front at their draws' values, so the picks go elsewhere
+    const baseline = withFantasies(penalty, o, regions, models);
+    const first = selectBatch(pools, baseline.Y, baseline.n, m, o.ref!, thompson, random, reach);
     const refined = refinePicks(pools, first, models, utopia, context, penalty);
-    const picks = selectBatch(refined, penalty.Y, o.n, m, o.ref!, thompson, random, reach);
+    const picks = selectBatch(refined, baseline.Y, baseline.n, m, o.ref!, thompson, random, reach);
     const points = [...steps.map((s) => s.point), ...picks.map(({ pool, row }) => refined[pool].X.slice(row * d, (row + 1) * d))];
+    // a batch still pending is judged with this one, when their results are in
     memory.lastBatch = {
-      ids: context.proposalIds.slice(0, points.length),
-      regions: [...steps.map((s) => s.region), ...picks.map((p) => refined[p.pool].region)],
-      steps: [...steps.map((s) => s.factor), ...picks.map(() => 0)],
+      ids: [...(waiting?.ids ?? []), ...context.proposalIds.slice(0, points.length)],
+      regions: [...(waiting?.regions ?? []), ...steps.map((s) => s.region), ...picks.map((p) => refined[p.pool].region)],
+      steps: [...(waiting?.steps ?? waiting?.ids.map(() => 0) ?? []), ...steps.map((s) => s.factor), ...picks.map(() => 0)],
     };
     // Thompson draws ranked by hypervolume improvement, with sampled infeasibility folded in when constrained.
     const ranking = reach === thompson ? 'thompson-reach' : reach > 0 ? 'thompson-hvi + reach' : 'thompson-hvi';
@@ -93,6 +96,48 @@ export const trustRegionStrategy: Strategy = {
     return { points, label: 'trust-region', acquisition, memory, hyperparameters: fitted.slice(0, m) };
   },
 };
+
+/**
+ * The folded `n x m` objectives followed by a fantasy of every pending candidate (an asynchronous
+ * step): its value under the Thompson draw of the region whose centre is nearest. Without pending
+ * candidates, the folded objectives themselves.
+ */
+function withFantasies(penalty: Penalty, o: Observations, regions: readonly RegionData[], models: readonly RegionModels[]): { Y: Float64Array; n: number } {
+  const pending = o.pending ?? [];
+  if (pending.length === 0 || regions.length === 0) return { Y: penalty.Y, n: o.n };
+  const { m, d } = o;
+  const Y = new Float64Array((o.n + pending.length) * m);
+  Y.set(penalty.Y.subarray(0, o.n * m));
+  pending.forEach((x, k) => {
+    let nearest = 0;
+    let best = Infinity;
+    regions.forEach((data, r) => {
+      let distance = 0;
+      for (let j = 0; j < d; j++) distance += (x[j] - o.X[data.centerRow * d + j]) ** 2;
+      if (distance < best) [best, nearest] = [distance, r];
+    });
+    Y.set(sampleAt(models[nearest], Float64Array.from(x), 1, penalty.ref, penalty.spread).S.subarray(0, m), (o.n + k) * m);
+  });
+  return { Y, n: o.n + pending.length };
+}
+
+/**
+ * The last batch split into its candidates already told, judged now, and those still pending
+ * (after an asynchronous step), judged with the next batch.
+ */
+function splitBatch(batch: TrustRegionMemory['lastBatch'], pendingIds: ReadonlySet<string>) {
+  if (!batch) return { told: null, waiting: null };
+  const part = (keep: (id: string) => boolean) => {
+    const rows = batch.ids.flatMap((id, k) => (keep(id) ? [k] : []));
+    return {
+      ids: rows.map((k) => batch.ids[k]),
+      regions: rows.map((k) => batch.regions[k]),
+      ...(batch.steps ? { steps: rows.map((k) => batch.steps![k]) } : {}),
+    };
+  };
+  const waiting = part((id) => pendingIds.has(id));
+  return { told: part((id) => !pendingIds.has(id)), waiting: waiting.ids.length > 0 ? waiting : null };
+}
 
 /** How infeasibility is folded into objectives this step, and the observations so folded. */
 interface Penalty {
@@ -182,11 +227,19 @@ function stepsOf(
  * This step's regions (judged and re-centred on the observations with infeasibility folded in)
  * and the local data of each.
  */
-function prepare(context: StrategyContext): { memory: TrustRegionMemory; regions: RegionData[]; penalty: Penalty } {
+function prepare(context: StrategyContext): {
+  memory: TrustRegionMemory;
+  regions: RegionData[];
+  penalty: Penalty;
+  waiting: TrustRegionMemory['lastBatch'];
+} {
   const o = context.observations;
   const penalty = penaltyOf(o);
   const rowOf = new Map(o.ids.map((id, i) => [id, i]));
-  const previous = context.memory as TrustRegionMemory | undefined;
+  const remembered = context.memory as TrustRegionMemory | undefined;
+  // candidates of the last batch still pending are not failures of their region: they wait
+  const { told, waiting } = splitBatch(remembered?.lastBatch ?? null, new Set(o.pendingIds ?? []));
+  const previous = remembered && { ...remembered, lastBatch: told };
   // step reaches are judged from where the last steps started, before the regions re-centre
   const judged = previous && { ...previous, regions: adaptReach(previous, penalty.Y.subarray(0, o.n * o.m), o.m, rowOf) };
   const memory = updateRegions(judged, { ...o, Y: penalty.Y }, regionSettings(o.d, context.q));
@@ -195,7 +248,7 @@ function prepare(context: StrategyContext): { memory: TrustRegionMemory; regions
     const rows = localRows(o, centerRow, region, Math.min(LOCAL_LEAST, LOCAL_MOST), LOCAL_MOST);
     return { region, centerRow, ...localData(o, rows) };
   });
-  return { memory, regions, penalty };
+  return { memory, regions, penalty, waiting };
 }
 
 /**
