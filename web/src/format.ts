@@ -77,3 +77,24 @@ export function plainNumber(x: number): string {
   const text = Number(x.toFixed(decimals)).toFixed(decimals);
   return decimals > 0 ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
 }
+
+/**
+ * Axis ticks for a plot drawn by hand (the model check): about `count` round values (1, 2 or 5
+ * times a power of ten apart) covering [lo, hi], the first at or below lo and the last at or above
+ * hi, so the axis starts and ends on a labelled tick. Each tick is rounded to the step's decimals
+ * (0.1 + 0.2 reads 0.3). A range of zero width is widened by one around its value.
+ */
+export function niceTicks(lo: number, hi: number, count = 5): number[] {
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return [0, 1];
+  if (hi < lo) [lo, hi] = [hi, lo];
+  if (hi === lo) [lo, hi] = [lo - 1, hi + 1];
+  const rough = (hi - lo) / Math.max(1, count);
+  const power = 10 ** Math.floor(Math.log10(rough));
+  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough * 0.999) ?? 10 * power;
+  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+  const first = Math.floor(lo / step + 1e-9);
+  const last = Math.ceil(hi / step - 1e-9);
+  const ticks: number[] = [];
+  for (let k = first; k <= last; k++) ticks.push(Number((k * step).toFixed(Math.min(decimals, 15))));
+  return ticks;
+}

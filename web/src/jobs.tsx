@@ -21,6 +21,16 @@ export function duration(seconds: number | undefined): string {
   return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
+/**
+ * The time left while a job runs. Before its first iteration ends there is no iteration time to
+ * extrapolate from, and 0 s would read as "about to finish": say so instead. An external campaign's
+ * job counts only the optimizer's work; the lab's time is not in it.
+ */
+function etaText(timing: { avg_iteration_seconds: number; estimated_remaining_seconds: number }): string {
+  if (!(timing.avg_iteration_seconds > 0)) return 'ETA known after the first iteration';
+  return `ETA ${duration(timing.estimated_remaining_seconds)}`;
+}
+
 /** Seconds from start to finish, or to now while the job runs; undefined before it starts. */
 function elapsedOf(job: Job): number | undefined {
   if (!job.started_at) return undefined;
@@ -194,8 +204,8 @@ export function JobDetail({ id }: { id: string }) {
         {job.timing && (
           <>
             {' '}
-            · {duration(job.timing.elapsed_seconds)} elapsed · {duration(job.timing.avg_iteration_seconds)} per iteration
-            {job.status === 'running' && <> · ETA {duration(job.timing.estimated_remaining_seconds)}</>}
+            · {duration(job.timing.elapsed_seconds)} elapsed · {duration(job.timing.avg_iteration_seconds || undefined)} per iteration
+            {job.status === 'running' && <> · {etaText(job.timing)}</>}
             {job.status === 'waiting' && <> · waiting for {job.pending_results} results, holding no worker</>}
           </>
         )}
