@@ -131,9 +131,14 @@ export async function download(path: string, fallbackName: string): Promise<void
 
 /** Saves a text an authenticated GET returns, rewritten by `convert` first (the worklist for Excel), as `name`. */
 export async function downloadConverted(path: string, name: string, type: string, convert: (text: string) => string): Promise<void> {
+  save(new Blob([convert(await getText(path))], { type }), name);
+}
+
+/** The body of an authenticated GET that is not JSON (a CSV), as text; errors as api() gives them. */
+export async function getText(path: string): Promise<string> {
   const res = await fetch(path, { headers: authorization() });
   if (!res.ok) throw await failure(res);
-  save(new Blob([convert(await res.text())], { type }), name);
+  return res.text();
 }
 
 function save(blob: Blob, name: string): void {

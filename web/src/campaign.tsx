@@ -241,7 +241,14 @@ export function CampaignDetail({ id }: { id: string }) {
         <EvaluationTable rows={results.evaluations} columns={columns} constrained={constraints.length > 0} />
       </section>
       {external && (
-        <Corrections id={campaign.id} results={results} objectives={objectives} outcomes={campaign.mdl?.outcomes ?? []} onCorrected={() => void reload()} />
+        <Corrections
+          id={campaign.id}
+          results={results}
+          objectives={objectives}
+          outcomes={campaign.mdl?.outcomes ?? []}
+          running={campaign.status === 'running'}
+          onCorrected={() => void reload()}
+        />
       )}
     </main>
   );

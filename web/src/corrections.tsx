@@ -1,13 +1,16 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, explain, type Results } from './api.js';
+import { api, explain, getText, type Results } from './api.js';
 import type { Correction } from './contract.js';
 import { formatNumber, labelOf } from './format.js';
+import { csvRows } from './worklist-file.js';
 
 /**
  * Correcting a posted result of an external (ask/tell) campaign: pick an evaluation, change its
  * values (or mark it failed or abandoned) and say why. The API keeps each correction with the
  * values it replaced, who made it and when; the history below lists them, the old values beside
- * the new. The results, the front and the next model use the corrected values.
+ * the new. The results, the front and the next model use the corrected values. A result posted
+ * for the batch in progress (not an evaluation yet) is corrected the same way: the worklist CSV
+ * carries what was posted for each pending candidate.
  */
 interface Measure {
   name: string;
@@ -24,10 +27,35 @@ interface Draft {
   comment: string;
 }
 
-/** A stored result as the form starts from it: values written in full, so a value left alone is not changed by rounding. */
-function draftOf(results: Results, evaluation: string): Draft {
+/** Fired by the worklist after it posted results: the form's list of posted results is read again. */
+export const RESULTS_POSTED = 'kiln:results-posted';
+
+/** A result posted for a pending candidate, read from the worklist: cells as the server wrote them (numbers in full). */
+interface Posted {
+  id: string;
+  iteration: number;
+  cells: Record<string, string>;
+}
+
+/** The worklist's rows that carry a posted result (a status); the header names the columns. */
+export function postedOf(csv: string): Posted[] {
+  const [header, ...rows] = csvRows(csv.replace(/^\uFEFF/, ''));
+  if (!header) return [];
+  return rows
+    .map((r) => Object.fromEntries(header.map((h, k) => [h, r[k] ?? ''])))
+    .filter((c) => c.status !== '' && c.status !== undefined)
+    .map((cells) => ({ id: cells.id, iteration: Number(cells.iteration), cells }));
+}
+
+/** A result as the form starts from it: values written in full, so a value left alone is not changed by rounding. */
+function draftOf(results: Results, posted: Posted[], measures: Measure[], evaluation: string): Draft {
   const row = results.evaluations.find((r) => r.id === evaluation);
   const failed = results.failed_evaluations?.find((r) => r.id === evaluation);
+  const sent = posted.find((p) => p.id === evaluation);
+  if (sent && !row && !failed) {
+    const values = Object.fromEntries(measures.map((m) => [m.name, sent.cells[m.name] ?? '']));
+    return { evaluation, values, status: sent.cells.status as Status, reason: sent.cells.reason ?? '', comment: '' };
+  }
   const values: Record<string, string> = {};
   for (const [name, v] of Object.entries({ ...(row?.outcomes ?? {}), ...(row?.objectives ?? {}) })) {
     if (typeof v === 'number' && Number.isFinite(v)) values[name] = String(v);
@@ -67,14 +95,18 @@ export function Corrections({
   results,
   objectives,
   outcomes,
+  running,
   onCorrected,
 }: {
   id: string;
   results: Results;
   objectives: Measure[];
   outcomes: Measure[];
+  /** whether a batch may be in progress, with results posted for it */
+  running: boolean;
   onCorrected: () => void;
 }) {
+  const [posted, setPosted] = useState<Posted[]>([]);
   const [history, setHistory] = useState<Correction[] | null>(null);
   const [keyNames, setKeyNames] = useState<Record<string, string>>({});
   const [draft, setDraft] = useState<Draft | null>(null);
@@ -88,17 +120,34 @@ export function Corrections({
       setError(explain(e));
     }
   };
+  // read when the form is opened: results are posted from the worklist above or by scripts
+  const loadPosted = async () => {
+    if (!running) return setPosted([]);
+    try {
+      setPosted(postedOf(await getText(`/v1/campaigns/${id}/worklist`)));
+    } catch (e) {
+      setError(explain(e));
+    }
+  };
+  useEffect(() => {
+    const again = () => void loadPosted();
+    addEventListener(RESULTS_POSTED, again);
+    return () => removeEventListener(RESULTS_POSTED, again);
+  }, [id, running]);
   useEffect(() => {
     void loadHistory();
+    void loadPosted();
     // an administrator sees the keys' names; anyone else sees the key id the API records
     api<{ id: string; name: string }[]>('GET', '/v1/api-keys?per_page=100').then(
       (r) => setKeyNames(Object.fromEntries(r.data.map((k) => [k.id, k.name]))),
       () => undefined,
     );
   }, [id]);
+  const stored = new Set([...results.evaluations, ...(results.failed_evaluations ?? [])].map((r) => r.id));
   const choices = [
-    ...results.evaluations.map((r) => ({ id: r.id, iteration: r.iteration })),
-    ...(results.failed_evaluations ?? []).map((r) => ({ id: r.id, iteration: r.iteration })),
+    ...results.evaluations.map((r) => ({ id: r.id, iteration: r.iteration, note: '' })),
+    ...(results.failed_evaluations ?? []).map((r) => ({ id: r.id, iteration: r.iteration, note: ', failed' })),
+    ...posted.filter((p) => !stored.has(p.id)).map((p) => ({ id: p.id, iteration: p.iteration, note: ', posted, batch in progress' })),
   ].sort((a, b) => a.iteration - b.iteration || a.id.localeCompare(b.id, undefined, { numeric: true }));
   const save = async () => {
     if (!draft) return;
@@ -114,7 +163,7 @@ export function Corrections({
       }
       setMessage(`${draft.evaluation} corrected: ${resultText(answer.correction.previous, units)} → ${resultText(answer.correction.corrected, units)}.`);
       setDraft(null);
-      await loadHistory();
+      await Promise.all([loadHistory(), loadPosted()]);
       onCorrected();
     } catch (e) {
       setError(explain(e));
@@ -128,8 +177,8 @@ export function Corrections({
         A posted value was wrong? Pick the evaluation, enter the right values and say why. The old values stay in the history below with who changed them and
         when; the results, the front and the next model use the corrected ones.
       </p>
-      {choices.length === 0 ? (
-        <p>Nothing to correct yet: results appear here once they are stored.</p>
+      {choices.length === 0 && !running ? (
+        <p>Nothing to correct yet: results appear here once they are posted.</p>
       ) : (
         <form
           class="correction-form"
@@ -144,16 +193,18 @@ export function Corrections({
               <select
                 data-testid="correction-evaluation"
                 value={draft?.evaluation ?? ''}
+                onFocus={() => void loadPosted()}
                 onChange={(e) => {
                   const chosen = e.currentTarget.value;
-                  setDraft(chosen ? draftOf(results, chosen) : null);
+                  setDraft(chosen ? draftOf(results, posted, [...objectives, ...outcomes], chosen) : null);
                   setMessage(null);
                 }}
               >
                 <option value="">choose…</option>
                 {choices.map((c) => (
                   <option value={c.id}>
-                    {c.id} (iteration {c.iteration})
+                    {c.id} (iteration {c.iteration}
+                    {c.note})
                   </option>
                 ))}
               </select>

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, download, downloadConverted, explain, send } from './api.js';
 import { worklistTsv } from './worklist-file.js';
+import { RESULTS_POSTED } from './corrections.js';
 import { formatParameter, labelOf, type ParameterShape } from './format.js';
 
 /**
@@ -90,6 +91,7 @@ export function Worklist({
     );
     setError(null);
     setTyped({});
+    dispatchEvent(new CustomEvent(RESULTS_POSTED));
     await load();
   };
   const post = async () => {
