@@ -129,6 +129,9 @@ test('a lab round trip in the dashboard alone: download for Excel, fill, upload,
   // the wide table scrolls inside its box, the id column stays in view, the page does not overflow
   const scroll = page.getByTestId('evaluations-scroll');
   await scroll.locator('td', { hasText: typo.id }).first().waitFor();
+  const headings = await scroll.locator('thead th').count();
+  assert.equal(headings, 3 + NAMES.length + 2, 'iteration, id, Pareto, the parameters and the objectives');
+  assert.equal((await page.getByTestId('column-chooser').locator('summary').innerText()).trim(), `Columns (${headings} of ${headings} shown)`);
   const widths = await scroll.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
   assert.ok(widths.scroll > widths.client, `ten parameters are wider than the window: ${widths.scroll} > ${widths.client} px`);
   assert.deepEqual(

@@ -13,7 +13,9 @@ import type * as WorklistFile from '../web/src/worklist-file.js';
 const source = ts.transpileModule(readFileSync(new URL('../../web/src/format.ts', import.meta.url), 'utf8'), {
   compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
 }).outputText;
-const { formatParameter, niceTicks, plainNumber } = (await import(`data:text/javascript;base64,${Buffer.from(source).toString('base64')}`)) as typeof Format;
+const { duration, etaText, formatParameter, niceTicks, plainNumber } = (await import(
+  `data:text/javascript;base64,${Buffer.from(source).toString('base64')}`
+)) as typeof Format;
 
 test('a stepped parameter is rounded to its step with the decimals the step has', () => {
   assert.equal(formatParameter(0.37123, { name: 'mo_frac', type: 'continuous', step: 0.01 }), '0.37');
@@ -61,4 +63,12 @@ test('the worklist for Excel: the CSV as tab-separated text behind a byte-order 
   );
   // a cell with a tab, a quote or a line break is quoted in the TSV too; a comma needs no quotes
   assert.equal(worklistTsv('a,b\r\n"x\ty","line\nbreak"\r\n'), '\uFEFFa\tb\r\n"x\ty"\t"line\nbreak"\r\n');
+});
+
+test('the ETA of a job: none before the first iteration ends (no "ETA 0.0 s"), then the iterations left at the mean iteration time', () => {
+  assert.equal(etaText({ avg_iteration_seconds: 0, estimated_remaining_seconds: 0 }), 'ETA known after the first iteration');
+  assert.equal(etaText({ avg_iteration_seconds: 12.5, estimated_remaining_seconds: 75 }), 'ETA 1 min 15 s');
+  assert.equal(etaText({ avg_iteration_seconds: 2, estimated_remaining_seconds: 0 }), 'ETA 0.0 s');
+  assert.equal(duration(7384), '2 h 3 min');
+  assert.equal(duration(undefined), '—');
 });

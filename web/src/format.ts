@@ -98,3 +98,22 @@ export function niceTicks(lo: number, hi: number, count = 5): number[] {
   for (let k = first; k <= last; k++) ticks.push(Number((k * step).toFixed(Math.min(decimals, 15))));
   return ticks;
 }
+
+/** 75 → "1 min 15 s": people read ETAs of hours, not thousands of seconds. */
+export function duration(seconds: number | undefined): string {
+  if (seconds === undefined || !Number.isFinite(seconds)) return '—';
+  if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 1 : 0)} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ${Math.round(seconds % 60)} s`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+/**
+ * The time left while a job runs. Before its first iteration ends there is no iteration time to
+ * extrapolate from, and 0 s would read as "about to finish": say so instead. An external campaign's
+ * job counts only the optimizer's work; the lab's time is not in it.
+ */
+export function etaText(timing: { avg_iteration_seconds: number; estimated_remaining_seconds: number }): string {
+  if (!(timing.avg_iteration_seconds > 0)) return 'ETA known after the first iteration';
+  return `ETA ${duration(timing.estimated_remaining_seconds)}`;
+}
