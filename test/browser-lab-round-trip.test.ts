@@ -90,6 +90,13 @@ test('a lab round trip in the dashboard alone: download for Excel, fill, upload,
   const worklist = page.getByTestId('worklist-table');
   await worklist.waitFor();
   screenshots.push(await shot(page, 'lab-2-worklist'));
+  // the worklist scrolls sideways inside its box with each row's id kept in view
+  const worklistBox = worklist.locator('xpath=..');
+  assert.ok(await worklistBox.evaluate((el) => el.scrollWidth > el.clientWidth), 'ten parameters and the result fields are wider than the window');
+  await worklistBox.evaluate((el) => (el.scrollLeft = el.scrollWidth));
+  const [outer, idOfRow] = [(await worklistBox.boundingBox())!, (await worklist.locator('tbody td').first().boundingBox())!];
+  assert.ok(idOfRow.x >= outer.x - 0.5 && idOfRow.x + idOfRow.width <= outer.x + outer.width, 'the id stays in view beside the result fields');
+  await worklistBox.evaluate((el) => (el.scrollLeft = 0));
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download for Excel (tab-separated)' }).click()]);
   assert.equal(download.suggestedFilename(), `${id}-worklist.tsv`);
   const text = readFileSync(await download.path(), 'utf8');

@@ -26,6 +26,7 @@ export function ModelReportPanel({
 }) {
   const [report, setReport] = useState<ModelReport | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [making, setMaking] = useState(false);
   useEffect(() => {
     // the worker computes the report after the iteration ends: until it is there, look again
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -37,7 +38,9 @@ export function ModelReportPanel({
           setError(null);
           // an older report, or none yet though the campaign has enough evaluations for one
           const behind = r.data.iteration < iteration || (r.data.computed_at === null && r.data.evaluations >= 5);
-          if (behind && ++tries < 12) timer = setTimeout(read, 5000);
+          const again = behind && ++tries < 12;
+          setMaking(again);
+          if (again) timer = setTimeout(read, 5000);
         },
         (e) => setError(explain(e)),
       );
@@ -51,7 +54,8 @@ export function ModelReportPanel({
       </p>
     );
   if (!report) return <p aria-live="polite">Loading the model report…</p>;
-  if (report.outputs.length === 0) return <p data-testid="model-message">{report.message}</p>;
+  if (report.outputs.length === 0)
+    return <p data-testid="model-message">{making ? `A worker is making the model report of iteration ${iteration}…` : report.message}</p>;
   return (
     <div data-testid="model-report">
       <p class="muted">

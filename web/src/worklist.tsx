@@ -154,7 +154,7 @@ export function Worklist({
             </label>
           </p>
           <div class="scroll">
-            <table data-testid="worklist-table">
+            <table data-testid="worklist-table" class="worklist">
               <thead>
                 <tr>
                   <th scope="col">id</th>
