@@ -216,6 +216,14 @@ test('a lab round trip in the dashboard alone: download for Excel, fill, upload,
     .getByText(String(Number(truth.f1.toPrecision(5))), { exact: true })
     .first()
     .waitFor();
+  // the table marks the corrected evaluation, and only it
+  assert.deepEqual(
+    await scroll
+      .locator('tbody tr', { has: page.locator('.badge', { hasText: 'corrected' }) })
+      .locator('td:nth-child(2)')
+      .allInnerTexts(),
+    [`${typo.id}corrected`],
+  );
   assert.deepEqual(await problems(page), []);
   assert.deepEqual(failures, []);
   await page.screenshot({ path: `${ARTIFACTS}/lab-7-full-page.png`, fullPage: true });

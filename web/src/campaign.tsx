@@ -98,6 +98,7 @@ function figures(c: Campaign): Pick<Campaign, 'current_iteration' | 'evaluations
 
 export function CampaignDetail({ id }: { id: string }) {
   const { campaign, results, error, setError, refresh, reload } = useLiveCampaign(id);
+  const [corrected, setCorrected] = useState<ReadonlySet<string>>(new Set());
   // this handler and the async ones below settle their own errors (shown on the page): buttons and forms call them with void
   const act = async (action: 'start' | 'stop') => {
     try {
@@ -238,7 +239,7 @@ export function CampaignDetail({ id }: { id: string }) {
       <NoisyFront results={results} parameters={campaign.mdl?.parameters ?? []} objectives={objectives} />
       <section>
         <h2>Evaluations</h2>
-        <EvaluationTable rows={results.evaluations} columns={columns} constrained={constraints.length > 0} />
+        <EvaluationTable rows={results.evaluations} columns={columns} constrained={constraints.length > 0} corrected={corrected} />
       </section>
       {external && (
         <Corrections
@@ -248,6 +249,7 @@ export function CampaignDetail({ id }: { id: string }) {
           outcomes={campaign.mdl?.outcomes ?? []}
           running={campaign.status === 'running'}
           onCorrected={() => void reload()}
+          onHistory={setCorrected}
         />
       )}
     </main>

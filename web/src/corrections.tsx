@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, explain, getText, type Results } from './api.js';
+import { api, credential, explain, getText, type Results } from './api.js';
 import type { Correction } from './contract.js';
 import { formatNumber, labelOf } from './format.js';
 import { csvRows } from './worklist-file.js';
@@ -97,6 +97,7 @@ export function Corrections({
   outcomes,
   running,
   onCorrected,
+  onHistory,
 }: {
   id: string;
   results: Results;
@@ -105,6 +106,8 @@ export function Corrections({
   /** whether a batch may be in progress, with results posted for it */
   running: boolean;
   onCorrected: () => void;
+  /** the evaluations corrected so far, for the table to mark */
+  onHistory?: (corrected: ReadonlySet<string>) => void;
 }) {
   const [posted, setPosted] = useState<Posted[]>([]);
   const [history, setHistory] = useState<Correction[] | null>(null);
@@ -115,7 +118,9 @@ export function Corrections({
   const units = Object.fromEntries([...objectives, ...outcomes].map((m) => [m.name, m.unit]));
   const loadHistory = async () => {
     try {
-      setHistory((await api<Correction[]>('GET', `/v1/campaigns/${id}/corrections`)).data);
+      const list = (await api<Correction[]>('GET', `/v1/campaigns/${id}/corrections`)).data;
+      setHistory(list);
+      onHistory?.(new Set(list.map((c) => c.evaluation_id)));
     } catch (e) {
       setError(explain(e));
     }
@@ -169,7 +174,9 @@ export function Corrections({
       setError(explain(e));
     }
   };
-  const by = (keyId: string) => (keyNames[keyId] ? `${keyNames[keyId]} (${keyId})` : keyId);
+  // the API records the key, or the user a sign-in token stands for
+  const me = credential.user();
+  const by = (keyId: string) => (keyNames[keyId] ? `${keyNames[keyId]} (${keyId})` : me?.id === keyId ? `${me.name} <${me.email}>` : keyId);
   return (
     <section data-testid="corrections">
       <h2>Corrections</h2>
