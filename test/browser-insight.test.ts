@@ -347,7 +347,10 @@ test('the model report: predicted against measured with its intervals, parameter
     // one point with its interval bar per leave-one-out prediction, named for screen readers
     assert.equal(await checks.first().locator('circle').count(), report.outputs[0].predictions.length);
     assert.match((await checks.first().locator('svg').getAttribute('aria-label'))!, /^Predicted against measured f1/);
-    assert.match(await checks.first().locator('figcaption').innerText(), /^f1: R² -?[\d.]+ · ±1σ holds \d+ % · ±1.96σ holds \d+ % · bias -?[\d.]+σ$/);
+    assert.match(
+      await checks.first().locator('figcaption').innerText(),
+      /^f1: R² -?[\d.]+ · ±1σ holds \d+ % · ±1.96σ holds \d+ % · bias -?[\d.]+σ · \d+ of \d+ outside ±1.96σ \(red\)$/,
+    );
     // importance: a bar per parameter for each objective, the widest first
     const importance = panel.getByTestId('importance');
     assert.equal(await importance.count(), 2);

@@ -103,6 +103,23 @@ test('the initial design shows as a worklist that downloads, comes back filled a
   const last = first[3];
   assert.equal(await table.locator('tbody tr').first().getAttribute('data-id'), last.id);
 
+  // a result posted for the batch in progress (not an evaluation yet) is corrected in the form too
+  const posted = first[0];
+  const measured = zdt1(posted.parameters.x1, posted.parameters.x2);
+  const corrections = page.getByTestId('corrections');
+  const picker = corrections.getByTestId('correction-evaluation');
+  await picker.focus();
+  await picker.locator('option', { hasText: `${posted.id} (iteration 1, posted, batch in progress)` }).waitFor({ state: 'attached' });
+  await picker.selectOption(posted.id);
+  assert.equal(Number(await corrections.getByLabel('corrected f1').inputValue()), measured.f1, 'the form starts from the posted value');
+  const fixed = Number((measured.f1 + 0.01).toFixed(6));
+  await corrections.getByLabel('corrected f1').fill(String(fixed));
+  await corrections.getByRole('button', { name: 'Save the correction' }).click();
+  await corrections.getByTestId('correction-message').getByText(`${posted.id} corrected`).waitFor();
+  const [correction] = await call('GET', `/v1/campaigns/${id}/corrections?evaluation_id=${posted.id}`);
+  assert.equal(correction.previous.objectives.f1, measured.f1);
+  assert.equal(correction.corrected.objectives.f1, fixed);
+
   // a typed value that is not a number is refused before anything is posted
   await page.getByLabel(`f1 of ${last.id}`).fill('abc');
   await page.getByRole('button', { name: 'Post the typed results' }).click();
@@ -121,6 +138,7 @@ test('the initial design shows as a worklist that downloads, comes back filled a
   const results = await call('GET', `/v1/campaigns/${id}/results`);
   assert.equal(results.evaluations.length, 3);
   assert.equal(results.failed_evaluations.length, 1);
+  assert.equal(results.evaluations.find((r: { id: string }) => r.id === posted.id).objectives.f1, fixed, 'the batch was told the corrected value');
   assert.match(results.failed_evaluations[0].error, /sample cracked/);
   // the evaluations table names each evaluation, and its column count matches the table
   const evaluations = page.getByTestId('evaluations');

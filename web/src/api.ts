@@ -126,9 +126,25 @@ export async function download(path: string, fallbackName: string): Promise<void
   const res = await fetch(path, { headers: authorization() });
   if (!res.ok) throw await failure(res);
   const named = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '');
+  save(await res.blob(), named?.[1] ?? fallbackName);
+}
+
+/** Saves a text an authenticated GET returns, rewritten by `convert` first (the worklist for Excel), as `name`. */
+export async function downloadConverted(path: string, name: string, type: string, convert: (text: string) => string): Promise<void> {
+  save(new Blob([convert(await getText(path))], { type }), name);
+}
+
+/** The body of an authenticated GET that is not JSON (a CSV), as text; errors as api() gives them. */
+export async function getText(path: string): Promise<string> {
+  const res = await fetch(path, { headers: authorization() });
+  if (!res.ok) throw await failure(res);
+  return res.text();
+}
+
+function save(blob: Blob, name: string): void {
   const link = document.createElement('a');
-  link.href = URL.createObjectURL(await res.blob());
-  link.download = named?.[1] ?? fallbackName;
+  link.href = URL.createObjectURL(blob);
+  link.download = name;
   link.click();
   setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
 }

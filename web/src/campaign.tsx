@@ -9,6 +9,7 @@ import { EvaluationTable, type Column } from './evaluations.js';
 import { hypervolumeOf, referenceDistanceText, withUnit } from './format.js';
 import { ModelReportPanel } from './model-report.js';
 import { Worklist } from './worklist.js';
+import { Corrections } from './corrections.js';
 
 /**
  * The campaign and its results, kept current from its jobs' events: each stored iteration's
@@ -82,7 +83,7 @@ function useLiveCampaign(id: string) {
       () => void refresh(),
     );
   }, [id]);
-  return { campaign, results, error, setError, refresh: reloadCampaign };
+  return { campaign, results, error, setError, refresh: reloadCampaign, reload: refresh };
 }
 
 function figures(c: Campaign): Pick<Campaign, 'current_iteration' | 'evaluations_completed' | 'hypervolume' | 'pareto_size' | 'best_objectives'> {
@@ -96,7 +97,8 @@ function figures(c: Campaign): Pick<Campaign, 'current_iteration' | 'evaluations
 }
 
 export function CampaignDetail({ id }: { id: string }) {
-  const { campaign, results, error, setError, refresh } = useLiveCampaign(id);
+  const { campaign, results, error, setError, refresh, reload } = useLiveCampaign(id);
+  const [corrected, setCorrected] = useState<ReadonlySet<string>>(new Set());
   // this handler and the async ones below settle their own errors (shown on the page): buttons and forms call them with void
   const act = async (action: 'start' | 'stop') => {
     try {
@@ -237,8 +239,19 @@ export function CampaignDetail({ id }: { id: string }) {
       <NoisyFront results={results} parameters={campaign.mdl?.parameters ?? []} objectives={objectives} />
       <section>
         <h2>Evaluations</h2>
-        <EvaluationTable rows={results.evaluations} columns={columns} constrained={constraints.length > 0} />
+        <EvaluationTable rows={results.evaluations} columns={columns} constrained={constraints.length > 0} corrected={corrected} />
       </section>
+      {external && (
+        <Corrections
+          id={campaign.id}
+          results={results}
+          objectives={objectives}
+          outcomes={campaign.mdl?.outcomes ?? []}
+          running={campaign.status === 'running'}
+          onCorrected={() => void reload()}
+          onHistory={setCorrected}
+        />
+      )}
     </main>
   );
 }

@@ -22,6 +22,7 @@ export type ResultRow = Results['pareto_front'][number];
 export type Job = z.output<typeof schemas.jobDetailSchema>;
 export type JobListItem = z.output<typeof schemas.jobListItemSchema>;
 export type LogEntry = z.output<typeof schemas.logEntrySchema>;
+export type Correction = z.output<typeof schemas.correctionSchema>;
 export type ModelReport = z.output<typeof schemas.modelReportSchema>;
 export type Dataset = z.output<typeof schemas.datasetSchema>;
 export type DatasetDetail = z.output<typeof schemas.datasetDetailSchema>;

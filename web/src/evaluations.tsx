@@ -27,7 +27,18 @@ const cell = (v: number | string) => (typeof v === 'number' ? formatNumber(v) : 
  * A campaign with many parameters is wider than a laptop: the table scrolls sideways with the
  * iteration column kept in view, and the column chooser hides what is not needed.
  */
-export function EvaluationTable({ rows, columns, constrained }: { rows: ResultRow[]; columns: Column[]; constrained: boolean }) {
+export function EvaluationTable({
+  rows,
+  columns,
+  constrained,
+  corrected,
+}: {
+  rows: ResultRow[];
+  columns: Column[];
+  constrained: boolean;
+  /** evaluations whose result was corrected: marked, their old values are in the corrections' history */
+  corrected?: ReadonlySet<string>;
+}) {
   const [sort, setSort] = useState<{ key: string; descending: boolean }>({ key: 'iteration', descending: false });
   const [hidden, setHidden] = useState<ReadonlySet<string>>(new Set());
   const [page, setPage] = useState(1);
@@ -84,7 +95,14 @@ export function EvaluationTable({ rows, columns, constrained }: { rows: ResultRo
             {sorted.slice((shown - 1) * ROWS_PER_PAGE, shown * ROWS_PER_PAGE).map((r) => (
               <tr class={r.is_pareto ? 'pareto' : r.feasible === false ? 'infeasible' : ''}>
                 <td>{r.iteration}</td>
-                <td>{r.id}</td>
+                <td>
+                  {r.id}
+                  {corrected?.has(r.id) && (
+                    <span class="badge" title="corrected: the values it had are in the history under Corrections">
+                      corrected
+                    </span>
+                  )}
+                </td>
                 <td>
                   {r.is_pareto ? (
                     <span title="on the Pareto front">

@@ -77,3 +77,43 @@ export function plainNumber(x: number): string {
   const text = Number(x.toFixed(decimals)).toFixed(decimals);
   return decimals > 0 ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
 }
+
+/**
+ * Axis ticks for a plot drawn by hand (the model check): about `count` round values (1, 2 or 5
+ * times a power of ten apart) covering [lo, hi], the first at or below lo and the last at or above
+ * hi, so the axis starts and ends on a labelled tick. Each tick is rounded to the step's decimals
+ * (0.1 + 0.2 reads 0.3). A range of zero width is widened by one around its value.
+ */
+export function niceTicks(lo: number, hi: number, count = 5): number[] {
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return [0, 1];
+  if (hi < lo) [lo, hi] = [hi, lo];
+  if (hi === lo) [lo, hi] = [lo - 1, hi + 1];
+  const rough = (hi - lo) / Math.max(1, count);
+  const power = 10 ** Math.floor(Math.log10(rough));
+  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough * 0.999) ?? 10 * power;
+  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+  const first = Math.floor(lo / step + 1e-9);
+  const last = Math.ceil(hi / step - 1e-9);
+  const ticks: number[] = [];
+  for (let k = first; k <= last; k++) ticks.push(Number((k * step).toFixed(Math.min(decimals, 15))));
+  return ticks;
+}
+
+/** 75 → "1 min 15 s": people read ETAs of hours, not thousands of seconds. */
+export function duration(seconds: number | undefined): string {
+  if (seconds === undefined || !Number.isFinite(seconds)) return '—';
+  if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 1 : 0)} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ${Math.round(seconds % 60)} s`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+/**
+ * The time left while a job runs. Before its first iteration ends there is no iteration time to
+ * extrapolate from, and 0 s would read as "about to finish": say so instead. An external campaign's
+ * job counts only the optimizer's work; the lab's time is not in it.
+ */
+export function etaText(timing: { avg_iteration_seconds: number; estimated_remaining_seconds: number }): string {
+  if (!(timing.avg_iteration_seconds > 0)) return 'ETA known after the first iteration';
+  return `ETA ${duration(timing.estimated_remaining_seconds)}`;
+}

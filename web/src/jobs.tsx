@@ -3,7 +3,7 @@ import { api, explain, subscribe } from './api.js';
 import type { Job as JobDetail, JobListItem, LogEntry } from './contract.js';
 import { useCampaignNames } from './campaign-names.js';
 import { Pager } from './pager.js';
-import { referenceDistanceText } from './format.js';
+import { duration, etaText, referenceDistanceText } from './format.js';
 
 /** A job as the list shows it, or with its detail members on its own page (GET /v1/jobs/{id}). */
 type Job = JobListItem & Partial<Pick<JobDetail, 'timing'>> & { progress: Partial<JobDetail['progress']> };
@@ -11,15 +11,6 @@ type Job = JobListItem & Partial<Pick<JobDetail, 'timing'>> & { progress: Partia
 const LEVELS = ['debug', 'info', 'warning', 'error'];
 
 const JOB_STATUSES = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled'];
-
-/** 75 → "1 min 15 s": people read ETAs of hours, not thousands of seconds. */
-export function duration(seconds: number | undefined): string {
-  if (seconds === undefined || !Number.isFinite(seconds)) return '—';
-  if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 1 : 0)} s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes} min ${Math.round(seconds % 60)} s`;
-  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
-}
 
 /** Seconds from start to finish, or to now while the job runs; undefined before it starts. */
 function elapsedOf(job: Job): number | undefined {
@@ -194,8 +185,8 @@ export function JobDetail({ id }: { id: string }) {
         {job.timing && (
           <>
             {' '}
-            · {duration(job.timing.elapsed_seconds)} elapsed · {duration(job.timing.avg_iteration_seconds)} per iteration
-            {job.status === 'running' && <> · ETA {duration(job.timing.estimated_remaining_seconds)}</>}
+            · {duration(job.timing.elapsed_seconds)} elapsed · {duration(job.timing.avg_iteration_seconds || undefined)} per iteration
+            {job.status === 'running' && <> · {etaText(job.timing)}</>}
             {job.status === 'waiting' && <> · waiting for {job.pending_results} results, holding no worker</>}
           </>
         )}

@@ -1,10 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, explain } from './api.js';
 import type { ModelReport } from './contract.js';
-import { formatNumber, formatParameter, labelOf, plainNumber, type ParameterShape } from './format.js';
+import { formatNumber, formatParameter, labelOf, niceTicks, plainNumber, type ParameterShape } from './format.js';
 
 const SIZE = 320;
-const PAD = 44;
 const percent = (share: number) => `${Math.round(share * 100)} %`;
 const short = (v: number) => formatNumber(v);
 
@@ -27,6 +26,7 @@ export function ModelReportPanel({
 }) {
   const [report, setReport] = useState<ModelReport | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [making, setMaking] = useState(false);
   useEffect(() => {
     // the worker computes the report after the iteration ends: until it is there, look again
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -36,7 +36,11 @@ export function ModelReportPanel({
         (r) => {
           setReport(r.data);
           setError(null);
-          if (r.data.iteration < iteration && r.data.outputs.length > 0 && ++tries < 12) timer = setTimeout(read, 5000);
+          // an older report, or none yet though the campaign has enough evaluations for one
+          const behind = r.data.iteration < iteration || (r.data.computed_at === null && r.data.evaluations >= 5);
+          const again = behind && ++tries < 12;
+          setMaking(again);
+          if (again) timer = setTimeout(read, 5000);
         },
         (e) => setError(explain(e)),
       );
@@ -50,20 +54,22 @@ export function ModelReportPanel({
       </p>
     );
   if (!report) return <p aria-live="polite">Loading the model report…</p>;
-  if (report.outputs.length === 0) return <p data-testid="model-message">{report.message}</p>;
+  if (report.outputs.length === 0)
+    return <p data-testid="model-message">{making ? `A worker is making the model report of iteration ${iteration}…` : report.message}</p>;
   return (
     <div data-testid="model-report">
       <p class="muted">
         Leave-one-out check over the {report.points} most recent evaluations (iteration {report.iteration}): a calibrated model holds about 68 % of the
         measurements within ±1σ and 95 % within ±1.96σ.
       </p>
+      <CheckLegend />
       <div class="report-grid">
         {report.outputs.map((o) => (
           <figure class="check" data-testid="model-check">
             <CheckPlot output={o} unit={units[o.name]} />
             <figcaption>
               <strong>{o.name}</strong>: R² {o.r2.toFixed(3)} · ±1σ holds {percent(o.coverage_68)} · ±1.96σ holds {percent(o.coverage_95)} · bias{' '}
-              {o.mean_standardized_error.toFixed(2)}σ
+              {o.mean_standardized_error.toFixed(2)}σ · {o.predictions.filter(outside).length} of {o.predictions.length} outside ±1.96σ (red)
             </figcaption>
           </figure>
         ))}
@@ -80,49 +86,84 @@ export function ModelReportPanel({
   );
 }
 
-/** Predicted (y) against measured (x), with ±1.96σ bars and the line of perfect prediction. */
+/** Plot box of a model check: room on the left for the y ticks, below for the x ticks and the axis name. */
+const MARGIN = { left: 52, right: 12, top: 12, bottom: 44 };
+
+/** Points the model missed: the measurement lies outside its ±1.96σ interval. */
+const outside = (p: { measured: number; predicted: number; sd: number }) => Math.abs(p.measured - p.predicted) > 1.96 * p.sd;
+
+/**
+ * Predicted (y) against measured (x), with ±1.96σ bars and the line of perfect prediction. Both
+ * axes share one range and the same round ticks, so the diagonal is the 45° line; a point in red
+ * is a measurement outside its interval (see the legend above the plots).
+ */
 function CheckPlot({ output, unit }: { output: ModelReport['outputs'][number]; unit?: string }) {
   const values = output.predictions.flatMap((p) => [p.measured, p.predicted - 1.96 * p.sd, p.predicted + 1.96 * p.sd]);
-  const lo = Math.min(...values);
-  const hi = Math.max(...values);
-  const span = hi > lo ? hi - lo : 1;
-  const at = (v: number) => PAD + ((v - lo) / span) * (SIZE - 2 * PAD);
-  const flip = (v: number) => SIZE - at(v);
+  const ticks = niceTicks(Math.min(...values), Math.max(...values));
+  const lo = ticks[0];
+  const hi = ticks[ticks.length - 1];
+  const x = (v: number) => MARGIN.left + ((v - lo) / (hi - lo)) * (SIZE - MARGIN.left - MARGIN.right);
+  const y = (v: number) => SIZE - MARGIN.bottom - ((v - lo) / (hi - lo)) * (SIZE - MARGIN.top - MARGIN.bottom);
   const label = `${output.kind === 'constraint' ? `slack of ${output.name}` : output.name}${unit ? ` (${unit})` : ''}`;
   return (
     <svg viewBox={`0 0 ${SIZE} ${SIZE}`} width={SIZE} height={SIZE} role="img" aria-label={`Predicted against measured ${label}`}>
-      <line x1={at(lo)} y1={flip(lo)} x2={at(hi)} y2={flip(hi)} stroke="#57606a" stroke-dasharray="4 3" />
+      <g class="check-axes" font-size="11" fill="#57606a">
+        {ticks.map((t) => (
+          <g data-tick={t}>
+            <line x1={x(t)} x2={x(t)} y1={y(lo)} y2={y(hi)} stroke="#eaeef2" />
+            <line x1={x(lo)} x2={x(hi)} y1={y(t)} y2={y(t)} stroke="#eaeef2" />
+            <text class="x-tick" x={x(t)} y={y(lo) + 14} text-anchor="middle">
+              {short(t)}
+            </text>
+            <text class="y-tick" x={x(lo) - 5} y={y(t) + 4} text-anchor="end">
+              {short(t)}
+            </text>
+          </g>
+        ))}
+        <rect x={x(lo)} y={y(hi)} width={x(hi) - x(lo)} height={y(lo) - y(hi)} fill="none" stroke="#8c959f" />
+      </g>
+      <line x1={x(lo)} y1={y(lo)} x2={x(hi)} y2={y(hi)} stroke="#57606a" stroke-dasharray="4 3" />
       {output.predictions.map((p) => {
-        const outside = Math.abs(p.measured - p.predicted) > 1.96 * p.sd;
-        const color = outside ? '#c0392b' : '#1f5fbf';
+        const color = outside(p) ? '#c0392b' : '#1f5fbf';
         return (
-          <g>
-            <title>{`${p.id}: measured ${short(p.measured)}, predicted ${short(p.predicted)} ± ${short(1.96 * p.sd)}`}</title>
+          <g class={outside(p) ? 'missed' : 'held'}>
+            <title>{`${p.id}: measured ${short(p.measured)}, predicted ${short(p.predicted)} ± ${short(1.96 * p.sd)}${outside(p) ? ' (outside the interval)' : ''}`}</title>
             <line
-              x1={at(p.measured)}
-              x2={at(p.measured)}
-              y1={flip(p.predicted - 1.96 * p.sd)}
-              y2={flip(p.predicted + 1.96 * p.sd)}
+              x1={x(p.measured)}
+              x2={x(p.measured)}
+              y1={y(p.predicted - 1.96 * p.sd)}
+              y2={y(p.predicted + 1.96 * p.sd)}
               stroke={color}
               stroke-opacity="0.35"
             />
-            <circle cx={at(p.measured)} cy={flip(p.predicted)} r="3" fill={color} />
+            <circle cx={x(p.measured)} cy={y(p.predicted)} r="3" fill={color} />
           </g>
         );
       })}
-      <text x={SIZE / 2} y={SIZE - 8} text-anchor="middle" font-size="12">
+      <text x={(x(lo) + x(hi)) / 2} y={SIZE - 8} text-anchor="middle" font-size="12">
         measured {label}
       </text>
-      <text x={12} y={SIZE / 2} text-anchor="middle" font-size="12" transform={`rotate(-90 12 ${SIZE / 2})`}>
+      <text x={12} y={(y(lo) + y(hi)) / 2} text-anchor="middle" font-size="12" transform={`rotate(-90 12 ${(y(lo) + y(hi)) / 2})`}>
         predicted
       </text>
-      <text x={PAD} y={SIZE - PAD + 14} font-size="11" fill="#57606a">
-        {short(lo)}
-      </text>
-      <text x={SIZE - PAD} y={SIZE - PAD + 14} font-size="11" fill="#57606a" text-anchor="end">
-        {short(hi)}
-      </text>
     </svg>
+  );
+}
+
+/** What the model checks draw, once for all of them. */
+function CheckLegend() {
+  return (
+    <ul class="plot-key" data-testid="model-check-legend">
+      <li>
+        <span class="marker held" aria-hidden="true" /> measurement inside the model's ±1.96σ interval (the bar)
+      </li>
+      <li>
+        <span class="marker missed" aria-hidden="true" /> red: outside it, the model missed this measurement (about 1 in 20 when calibrated)
+      </li>
+      <li>
+        <span class="diagonal" aria-hidden="true" /> dashed: perfect prediction
+      </li>
+    </ul>
   );
 }
 

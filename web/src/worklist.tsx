@@ -1,5 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, download, explain, send } from './api.js';
+import { api, download, downloadConverted, explain, send } from './api.js';
+import { worklistTsv } from './worklist-file.js';
+import { RESULTS_POSTED } from './corrections.js';
 import { formatParameter, labelOf, type ParameterShape } from './format.js';
 
 /**
@@ -89,6 +91,7 @@ export function Worklist({
     );
     setError(null);
     setTyped({});
+    dispatchEvent(new CustomEvent(RESULTS_POSTED));
     await load();
   };
   const post = async () => {
@@ -127,15 +130,31 @@ export function Worklist({
           </p>
           <p class="row">
             <button class="secondary" onClick={() => void download(`/v1/campaigns/${id}/worklist`, `${id}-worklist.csv`).catch((e) => setError(explain(e)))}>
-              Download worklist (CSV, opens in Excel)
+              Download worklist (CSV)
+            </button>
+            <button
+              class="secondary"
+              title="Tab-separated, so Excel opens it in columns whatever the region's list separator; upload it back filled as it is"
+              onClick={() =>
+                void downloadConverted(`/v1/campaigns/${id}/worklist`, `${id}-worklist.tsv`, 'text/tab-separated-values;charset=utf-8', worklistTsv).catch(
+                  (e) => setError(explain(e)),
+                )
+              }
+            >
+              Download for Excel (tab-separated)
             </button>
             <label>
               Upload the filled worklist{' '}
-              <input type="file" accept=".csv,text/csv" data-testid="worklist-upload" onChange={(e) => void upload(e.currentTarget.files?.[0])} />
+              <input
+                type="file"
+                accept=".csv,.tsv,.txt,text/csv,text/tab-separated-values"
+                data-testid="worklist-upload"
+                onChange={(e) => void upload(e.currentTarget.files?.[0])}
+              />
             </label>
           </p>
           <div class="scroll">
-            <table data-testid="worklist-table">
+            <table data-testid="worklist-table" class="worklist">
               <thead>
                 <tr>
                   <th scope="col">id</th>
