@@ -84,6 +84,21 @@ export function regionBox(space: SearchSpace, center: Float64Array, region: Regi
 }
 
 /**
+ * Squared and Chebyshev distance of `x` (length d, from `at`) from the centre `c`, in units of
+ * the region's box half-widths: the Chebyshev distance is ≤ 1 inside the box.
+ */
+function scaledDistance(x: Float64Array, at: number, c: Float64Array, region: RegionMemory): { sum: number; worst: number } {
+  let sum = 0;
+  let worst = 0;
+  for (let j = 0; j < c.length; j++) {
+    const t = (x[at + j] - c[j]) / (0.5 * region.length * (region.weights?.[j] ?? 1));
+    sum += t * t;
+    worst = Math.max(worst, Math.abs(t));
+  }
+  return { sum, worst };
+}
+
+/**
  * The rows a region's local model is fitted on: the nearest to its centre in the box's scaled
  * distance, every row inside the box up to `most`, and at least `least` rows. Returns row indices.
  */
@@ -93,16 +108,37 @@ export function localRows(o: Observations, centerRow: number, region: RegionMemo
   const scaled = new Float64Array(o.n);
   let inside = 0;
   for (let i = 0; i < o.n; i++) {
-    let sum = 0;
-    let worst = 0;
-    for (let j = 0; j < d; j++) {
-      const t = (o.X[i * d + j] - c[j]) / (0.5 * region.length * (region.weights?.[j] ?? 1));
-      sum += t * t;
-      worst = Math.max(worst, Math.abs(t));
-    }
+    const { sum, worst } = scaledDistance(o.X, i * d, c, region);
     scaled[i] = sum;
     if (isInsideBox(worst)) inside++;
   }
   const order = Array.from({ length: o.n }, (_, i) => i).sort((a, b) => scaled[a] - scaled[b] || a - b);
   return order.slice(0, Math.min(o.n, Math.max(least, Math.min(most, inside))));
+}
+
+/**
+ * The partial measurements (some objectives missing) a region's models learn from: those inside
+ * its box or no farther from its centre than its farthest local row (`rows`), at most `most`,
+ * nearest first; undefined when none is.
+ */
+export function localPartial(o: Observations, centerRow: number, region: RegionMemory, rows: readonly number[], most: number): Observations['partial'] {
+  const partial = o.partial;
+  if (!partial) return undefined;
+  const { d, m } = o;
+  const c = o.X.subarray(centerRow * d, (centerRow + 1) * d);
+  const reach = Math.max(0, ...rows.map((r) => scaledDistance(o.X, r * d, c, region).sum));
+  const near: { row: number; distance: number }[] = [];
+  for (let i = 0; i < partial.n; i++) {
+    const { sum, worst } = scaledDistance(partial.X, i * d, c, region);
+    if (isInsideBox(worst) || sum <= reach) near.push({ row: i, distance: sum });
+  }
+  if (near.length === 0) return undefined;
+  const kept = near.sort((a, b) => a.distance - b.distance || a.row - b.row).slice(0, most);
+  const X = new Float64Array(kept.length * d);
+  const Y = new Float64Array(kept.length * m);
+  kept.forEach(({ row }, k) => {
+    X.set(partial.X.subarray(row * d, (row + 1) * d), k * d);
+    Y.set(partial.Y.subarray(row * m, (row + 1) * m), k * m);
+  });
+  return { X, Y, n: kept.length };
 }

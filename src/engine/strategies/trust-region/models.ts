@@ -40,6 +40,42 @@ export interface LocalData {
   active: number[];
   /** `rows x active.length` slacks of the active constraints */
   S: Float64Array;
+  /**
+   * partial measurements near the region (some objectives missing): `n x d` encoded inputs and
+   * `n x m` minimization-space objectives, NaN where not measured; each objective's model also
+   * learns from those that have it
+   */
+  partial?: { X: Float64Array; Y: Float64Array; n: number };
+}
+
+/**
+ * Objective j's rows in the region: the local rows, then the nearby partial measurements that
+ * have j. X: `n x d` encoded inputs; y: `n` minimization-space values (not standardized).
+ */
+export function objectiveRows(data: LocalData, d: number, m: number, j: number): { X: Float64Array; y: Float64Array; n: number } {
+  const rows = data.rows.length;
+  const own = column(data.Y, rows, m, j);
+  const partial = data.partial;
+  const extra: number[] = [];
+  if (partial) for (let i = 0; i < partial.n; i++) if (Number.isFinite(partial.Y[i * m + j])) extra.push(i);
+  if (extra.length === 0) return { X: data.X, y: own, n: rows };
+  const n = rows + extra.length;
+  const X = new Float64Array(n * d);
+  X.set(data.X);
+  const y = new Float64Array(n);
+  y.set(own);
+  extra.forEach((r, k) => {
+    X.set(partial!.X.subarray(r * d, (r + 1) * d), (rows + k) * d);
+    y[rows + k] = partial!.Y[r * m + j];
+  });
+  return { X, y, n };
+}
+
+/** Objective j's rows, standardized, with the mean and std that undo it. */
+function standardizedObjective(data: LocalData, d: number, m: number, j: number): { X: Float64Array; y: Float64Array; n: number; mean: number; std: number } {
+  const rows = objectiveRows(data, d, m, j);
+  const t = standardization(rows.y);
+  return { ...rows, y: rows.y.map((v) => (v - t.mean) / t.std), mean: t.mean, std: t.std };
 }
 
 /** The local rows' inputs, objectives and the slacks of the constraints they violate. */
@@ -81,18 +117,20 @@ export function regionFits(
   const n = data.rows.length;
   const m = declaredSd.length;
   const previous = region.hyperparameters && region.hyperparameters.length >= m ? region.hyperparameters : null;
-  const objectives = standardizedColumns(data.Y, n, m);
-  const fits: FitRequest[] = declaredSd.map((sd, j) => ({
-    X: data.X,
-    y: column(objectives.y, n, m, j),
-    n,
-    d,
-    seed: random.seed(),
-    ...(previous ? { initial: deserializeHyperparameters(previous[j]) } : {}),
-    restarts: previous ? 1 : 2,
-    maxIterations: iterations,
-    ...(sd !== undefined ? { noise: (sd / objectives.std[j]) ** 2 } : {}),
-  }));
+  const fits: FitRequest[] = declaredSd.map((sd, j) => {
+    const objective = standardizedObjective(data, d, m, j);
+    return {
+      X: objective.X,
+      y: objective.y,
+      n: objective.n,
+      d,
+      seed: random.seed(),
+      ...(previous ? { initial: deserializeHyperparameters(previous[j]) } : {}),
+      restarts: previous ? 1 : 2,
+      maxIterations: iterations,
+      ...(sd !== undefined ? { noise: (sd / objective.std) ** 2 } : {}),
+    };
+  });
   const a = data.active.length;
   if (a > 0) {
     const warm = region.constraints;
@@ -142,9 +180,14 @@ export function regionModels(
 ): RegionModels {
   const n = data.rows.length;
   const m = fitted.objectives.length;
-  const standardized = standardizedColumns(data.Y, n, m);
-  const objectives = fitted.objectives.map((h, j) => posteriorDraws(data.X, column(standardized.y, n, m, j), n, d, 1, h, random));
-  const draw: RegionDraw = { paths: objectives.map((o) => o.path(0)), mean: standardized.mean, std: standardized.std, ...box };
+  const standardized = fitted.objectives.map((_, j) => standardizedObjective(data, d, m, j));
+  const objectives = fitted.objectives.map((h, j) => posteriorDraws(standardized[j].X, standardized[j].y, standardized[j].n, d, 1, h, random));
+  const draw: RegionDraw = {
+    paths: objectives.map((o) => o.path(0)),
+    mean: standardized.map((s) => s.mean),
+    std: standardized.map((s) => s.std),
+    ...box,
+  };
   const a = data.active.length;
   let constraints: RegionModels['constraints'] = null;
   if (a > 0 && fitted.constraints) {

@@ -1,7 +1,7 @@
 import { pointsInside, reachPicks } from '../../acquisition/reach.js';
 import { serializeHyperparameters, type GpHyperparameters } from '../../gp/priors.js';
 import type { FitRequest, Observations, Strategy, StrategyContext } from '../types.js';
-import { localRows, regionBox, regionCandidates } from './candidates.js';
+import { localPartial, localRows, regionBox, regionCandidates } from './candidates.js';
 import { rankingObjectives } from '../feasibility.js';
 import { fitCount, localData, regionFits, regionModels, sampleAt, standardizedColumns, type LocalData, type RegionModels } from './models.js';
 import { refineCandidate, utopiaPoint, type RegionDraw } from './refine.js';
@@ -25,6 +25,8 @@ import { adaptReach, modelSteps, takesModelSteps } from './steps.js';
 /** Rows of a local model: at most this many (the dense float64 GP path), at least LOCAL_LEAST. */
 const LOCAL_MOST = 200;
 const LOCAL_LEAST = 100;
+/** Partial measurements (some objectives missing) near a region that its objectives' models add: at most this many. */
+const LOCAL_PARTIAL = 100;
 /** Candidates per step over all regions: 100 per dimension, within these limits. */
 const CANDIDATES_MIN = 2000;
 const CANDIDATES_MAX = 5000;
@@ -246,7 +248,8 @@ function prepare(context: StrategyContext): {
   const regions = memory.regions.map((region) => {
     const centerRow = rowOf.get(region.center)!;
     const rows = localRows(o, centerRow, region, Math.min(LOCAL_LEAST, LOCAL_MOST), LOCAL_MOST);
-    return { region, centerRow, ...localData(o, rows) };
+    const partial = localPartial(o, centerRow, region, rows, LOCAL_PARTIAL);
+    return { region, centerRow, ...localData(o, rows), ...(partial ? { partial } : {}) };
   });
   return { memory, regions, penalty, waiting };
 }
