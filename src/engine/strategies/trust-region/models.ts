@@ -78,10 +78,12 @@ function standardizedObjective(data: LocalData, d: number, m: number, j: number)
   return { ...rows, y: rows.y.map((v) => (v - t.mean) / t.std), mean: t.mean, std: t.std };
 }
 
-/** The local rows' inputs, objectives and the slacks of the constraints they violate. */
-export function localData(o: Observations, rows: number[]): LocalData {
+/**
+ * The local rows' inputs, objectives and the slacks of the constraints they violate (or of
+ * `active`, when given).
+ */
+export function localData(o: Observations, rows: number[], active = activeConstraints(o.C, rows, o.c)): LocalData {
   const { d, m, c } = o;
-  const active = activeConstraints(o.C, rows, c);
   const a = active.length;
   const X = new Float64Array(rows.length * d);
   const Y = new Float64Array(rows.length * m);

@@ -32,6 +32,8 @@ const CANDIDATES_MIN = 2000;
 const CANDIDATES_MAX = 5000;
 /** L-BFGS iterations of a local fit (warm-started from the region's previous fit after the first). */
 const FIT_ITERATIONS = 60;
+/** Rows of a region's quadratic models (steps.ts), per coefficient. */
+const QUADRATIC_ROWS = 2;
 /** Lengthscales are clipped to this factor of their median before they shape a box. */
 const WEIGHT_RANGE = 10;
 
@@ -203,9 +205,12 @@ function stepsOf(
   const { observations: o, space } = context;
   const { m, d } = o;
   const out: { point: Float64Array; factor: number; region: number }[] = [];
-  regions.forEach((data, r) => {
+  // the quadratic's 2d + 1 coefficients want QUADRATIC_ROWS rows each: beyond the GP's rows, the region's nearest
+  const least = QUADRATIC_ROWS * (2 * d + 1);
+  regions.forEach((local, r) => {
     const region = memory.regions[r];
-    const center = o.X.slice(data.centerRow * d, (data.centerRow + 1) * d);
+    const center = o.X.slice(local.centerRow * d, (local.centerRow + 1) * d);
+    const data = local.rows.length >= least ? local : localData(o, localRows(o, local.centerRow, local.region, least, least), local.active);
     const n = data.rows.length;
     const a = data.active.length;
     const w = m + a;
