@@ -26,7 +26,7 @@ import { median, type BenchReport } from './common.js';
  * Kiln (cma-es, strategy auto) runs against NSGA-II (population 50, same budget) and random
  * search in the same run. `--quick` runs one seed, stops the d = 30 and d = 100 cases at 700
  * evaluations and the d = 200 ones at 500; `--case=TEXT` runs only the cases whose label
- * contains TEXT (e.g. `--case=d=200`).
+ * contains TEXT (e.g. `--case=d=200`); `--seeds=1,2` runs those seeds instead of the case's.
  */
 interface LargeCase {
   label: string;
@@ -113,10 +113,13 @@ function maxHypervolume(m: number): number {
   return problem.maxHypervolume?.(m, ref) ?? hypervolume(problem.paretoFront(m, 20_000), 20_000, m, ref);
 }
 
-export async function runLargeCampaigns(quick: boolean, only?: string): Promise<BenchReport> {
+export async function runLargeCampaigns(quick: boolean, only?: string, seeds?: number[]): Promise<BenchReport> {
   const rows: BenchReport['rows'] = [];
   const notes: string[] = [];
-  for (const c of cases(quick).filter((k) => only === undefined || k.label.includes(only))) {
+  const chosen = cases(quick)
+    .filter((k) => only === undefined || k.label.includes(only))
+    .map((k) => (seeds ? { ...k, seeds } : k));
+  for (const c of chosen) {
     const best = maxHypervolume(c.m);
     for (const method of METHODS) {
       const finals: number[] = [];

@@ -115,7 +115,16 @@ export const more: BenchSuite[] = [
     name: 'campaign-large',
     description:
       "users' scale: DTLZ2 d=30 and d=100 to 2,000 evaluations (batches of 50), 3-objective d=7 at 90, d=200 to 3,000 and with 20 (2,000) and 50 (5,000) outcome constraints; cma-es (auto) vs nsga2 vs random",
-    run: () => runLargeCampaigns(process.argv.includes('--quick'), process.argv.find((a) => a.startsWith('--case='))?.slice('--case='.length)),
+    run: () =>
+      runLargeCampaigns(
+        process.argv.includes('--quick'),
+        process.argv.find((a) => a.startsWith('--case='))?.slice('--case='.length),
+        process.argv
+          .find((a) => a.startsWith('--seeds='))
+          ?.slice('--seeds='.length)
+          .split(',')
+          .map(Number),
+      ),
   },
   {
     name: 'campaign-constrained',
