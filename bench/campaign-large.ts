@@ -26,7 +26,8 @@ import { median, type BenchReport } from './common.js';
  * Kiln (cma-es, strategy auto) runs against NSGA-II (population 50, same budget) and random
  * search in the same run. `--quick` runs one seed, stops the d = 30 and d = 100 cases at 700
  * evaluations and the d = 200 ones at 500; `--case=TEXT` runs only the cases whose label
- * contains TEXT (e.g. `--case=d=200`); `--seeds=1,2` runs those seeds instead of the case's.
+ * contains TEXT (e.g. `--case=d=200`), or the one case whose whole label it is; `--seeds=1,2`
+ * runs those seeds instead of the case's.
  */
 interface LargeCase {
   label: string;
@@ -116,9 +117,10 @@ function maxHypervolume(m: number): number {
 export async function runLargeCampaigns(quick: boolean, only?: string, seeds?: number[]): Promise<BenchReport> {
   const rows: BenchReport['rows'] = [];
   const notes: string[] = [];
-  const chosen = cases(quick)
-    .filter((k) => only === undefined || k.label.includes(only))
-    .map((k) => (seeds ? { ...k, seeds } : k));
+  const all = cases(quick);
+  // a whole label picks that case alone; other text, every case whose label contains it
+  const exact = all.some((k) => k.label === only);
+  const chosen = all.filter((k) => only === undefined || (exact ? k.label === only : k.label.includes(only))).map((k) => (seeds ? { ...k, seeds } : k));
   for (const c of chosen) {
     const best = maxHypervolume(c.m);
     for (const method of METHODS) {
