@@ -250,7 +250,7 @@ describe('campaign resources', () => {
     }
   });
 
-  test('another organization never sees a campaign (404), and the free plan runs at most 2 at once', async () => {
+  test('another organization never sees a campaign (404), and the free plan runs at most 2 at once, waiting ones included', async () => {
     await ensureOrganization(kiln.runtime.db, { id: 'org_small', name: 'Small lab', plan: 'free' });
     const { key } = await createApiKey(kiln.runtime.db, { organizationId: 'org_small', name: 'small', scopes: ['admin'] });
     const small = client(kiln.base, key);
@@ -265,8 +265,16 @@ describe('campaign resources', () => {
       const res = await small('POST', '/v1/campaigns', { name: `lab ${i}`, domain: 'water', mdl: zdt1Mdl({ evaluator: null, budget: 50 }) });
       ids.push(res.json.data.id);
     }
-    assert.equal((await small('POST', `/v1/campaigns/${ids[0]}/start`)).status, 202);
-    assert.equal((await small('POST', `/v1/campaigns/${ids[1]}/start`)).status, 202);
+    const jobs: string[] = [];
+    for (const id of ids.slice(0, 2)) {
+      const started = await small('POST', `/v1/campaigns/${id}/start`);
+      assert.equal(started.status, 202);
+      jobs.push(started.json.data.job.id);
+    }
+    // both wait for the lab, holding no worker: they still count against the plan
+    for (const job of jobs) {
+      await eventually(async () => ((await small('GET', `/v1/jobs/${job}`)).json.data.status === 'waiting' ? true : undefined), 60_000, 'the job to wait');
+    }
     const third = await small('POST', `/v1/campaigns/${ids[2]}/start`);
     assert.equal(third.status, 409);
     assert.equal(third.json.error.code, 'CONCURRENT_CAMPAIGN_LIMIT');
