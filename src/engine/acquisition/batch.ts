@@ -7,7 +7,7 @@ import { MonteCarloEhvi } from './mc-ehvi.js';
 import { maximizeAcquisition } from './optimize.js';
 import { ParegoAcquisition } from './parego.js';
 import type { Posterior } from './posterior.js';
-import { achievement, objectiveSpreads, pointsInside, reachPicks, ReachAcquisition } from './reach.js';
+import { achievement, objectiveSpreads, pointsInside, reachDirection, reachPicks, ReachAcquisition } from './reach.js';
 import type { AcquisitionFunction } from './types.js';
 
 export type AcquisitionChoice = 'auto' | 'ehvi' | 'parego';
@@ -73,7 +73,9 @@ const MC_SAMPLES = 128;
  * Before the front reaches the reference box, the later picks of the batch (all of them while no
  * feasible point is inside, ⌊q/2⌋ while 1 to m are: reach.ts, `reachPicks`) maximize the reach
  * criterion instead, the expected improvement of the achievement scalarization to the reference
- * point, so the batch heads for the box where hypervolume improvement is flat.
+ * point, so the batch heads for the box where hypervolume improvement is flat. Each reach pick
+ * aims along its own direction (reach.ts, `reachDirection`): the diagonal for the first half while
+ * nothing is inside, random directions for the rest, so the picks do not all chase one corner.
  */
 export function proposeBatch(request: BatchRequest): BatchProposal {
   const { space, m, random } = request;
@@ -87,8 +89,6 @@ export function proposeBatch(request: BatchRequest): BatchProposal {
   const reach = reachPicks(request.q, inside, m);
   const scale = objectiveSpreads(request.Y, request.n, m, request.ref);
   const starts = paretoStarts(request, random);
-  const closest = reach > 0 ? closestInput(request, scale) : null;
-  const box = closest ? reachBox(closest) : null;
 
   const believe = (x: Float64Array): void => {
     const { mean } = surrogate.predict(x, 1);
@@ -106,11 +106,15 @@ export function proposeBatch(request: BatchRequest): BatchProposal {
   try {
     for (let k = 0; k < request.q; k++) {
       const byReach = k >= request.q - reach;
+      const direction = byReach ? reachDirection(inside === 0 && k - (request.q - reach) < Math.ceil(reach / 2), m, random) : null;
+      const aimed = direction ? scale.map((v, j) => v * direction[j]) : scale;
+      const closest = byReach ? closestInput(request, aimed) : null;
+      const box = closest ? reachBox(closest) : null;
       const objective =
         front.length === 0 && c > 0
           ? null
           : byReach
-            ? new ReachAcquisition(Float64Array.from(front.flat()), front.length, m, request.ref, scale)
+            ? new ReachAcquisition(Float64Array.from(front.flat()), front.length, m, request.ref, aimed)
             : buildAcquisition(kind, front, m, request.ref, random);
       const acquisition = c > 0 ? new ConstrainedAcquisition(objective, m, c) : objective!;
       // while nothing is inside, one reach pick in four searches the whole space; the others (and all once inside) the box

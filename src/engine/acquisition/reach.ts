@@ -1,4 +1,5 @@
 import { inverseMillsRatio, normalCdf } from '../normal.js';
+import type { Random } from '../random.js';
 import type { AcquisitionFunction } from './types.js';
 
 /**
@@ -70,6 +71,28 @@ export function reachPicks(q: number, inside: number, m: number): number {
   if (inside === 0) return q;
   if (inside <= m) return Math.floor(q / 2);
   return 0;
+}
+
+/** Share of a reach direction's weight spread evenly over the objectives, so none is ignored. */
+const DIRECTION_FLOOR = 0.2;
+
+/**
+ * The direction of a reach pick, as per-objective multipliers of the scale (length m, mean 1).
+ * The achievement scalarization with scale_j · w_j has its level sets' corners on the ray
+ * r − t·(scale ∘ w), so w says where in the box a pick aims: along the diagonal (w = 1) when
+ * `diagonal`, else along a random direction, w = m·(f/m + (1 − f)·u) with u uniform on the
+ * simplex and f = DIRECTION_FLOOR. While nothing is inside, the first ⌈r/2⌉ of a batch's r reach
+ * picks take the diagonal, the shortest way in; the others, and every reach pick once a few
+ * points are inside, take random directions, so they widen the front across the box instead of
+ * digging deeper where it already is. One direction for all sent every reach pick toward the same part
+ * of the box: on C2-DTLZ2, whose feasible front is three separate arcs, the diagonal found the
+ * middle arc only and in some seeds the end arcs stayed unexplored to the end.
+ */
+export function reachDirection(diagonal: boolean, m: number, random: Random): Float64Array {
+  if (diagonal) return new Float64Array(m).fill(1);
+  const u = Float64Array.from({ length: m }, () => -Math.log(1 - random.uniform()));
+  const total = u.reduce((a, b) => a + b, 0);
+  return u.map((v) => m * (DIRECTION_FLOOR / m + (1 - DIRECTION_FLOOR) * (v / total)));
 }
 
 /** 8-point Gauss–Legendre nodes and weights on [−1, 1]. */
