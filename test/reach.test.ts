@@ -44,6 +44,10 @@ test('the batch takes the reach criterion for all picks with none inside, the la
   assert.equal(reachPicks(1, 1, 3), 0);
   assert.equal(reachPicks(4, 3, 2), 0);
   assert.equal(reachPicks(4, 3, 3), 2);
+  // the global strategy mixes until 3m points are inside
+  assert.equal(reachPicks(4, 9, 3, 9), 2);
+  assert.equal(reachPicks(4, 10, 3, 9), 0);
+  assert.equal(reachPicks(4, 0, 3, 9), 4);
 });
 
 test('expected shortfall of a maximum of normals matches hand-computed and quadrature values', () => {

@@ -7,7 +7,7 @@ import { MonteCarloEhvi } from './mc-ehvi.js';
 import { maximizeAcquisition } from './optimize.js';
 import { ParegoAcquisition } from './parego.js';
 import type { Posterior } from './posterior.js';
-import { achievement, objectiveSpreads, pointsInside, reachDirection, reachPicks, ReachAcquisition } from './reach.js';
+import { achievement, GLOBAL_MIXED_PER_OBJECTIVE, objectiveSpreads, pointsInside, reachDirection, reachPicks, ReachAcquisition } from './reach.js';
 import type { AcquisitionFunction } from './types.js';
 
 export type AcquisitionChoice = 'auto' | 'ehvi' | 'parego';
@@ -71,7 +71,7 @@ const MC_SAMPLES = 128;
  * before the first pick, which is how the loop accounts for evaluations still in flight.
  *
  * Before the front reaches the reference box, the later picks of the batch (all of them while no
- * feasible point is inside, ⌊q/2⌋ while 1 to m are: reach.ts, `reachPicks`) maximize the reach
+ * feasible point is inside, ⌊q/2⌋ while 1 to 3m are: reach.ts, `reachPicks`) maximize the reach
  * criterion instead, the expected improvement of the achievement scalarization to the reference
  * point, so the batch heads for the box where hypervolume improvement is flat. Each reach pick
  * aims along its own direction (reach.ts, `reachDirection`): the diagonal for the first half while
@@ -86,7 +86,7 @@ export function proposeBatch(request: BatchRequest): BatchProposal {
   const avoid: Float64Array[] = [];
   for (let i = 0; i < request.n; i++) avoid.push(request.X.subarray(i * d, (i + 1) * d));
   const inside = pointsInside(Float64Array.from(front.flat()), front.length, m, request.ref);
-  const reach = reachPicks(request.q, inside, m);
+  const reach = reachPicks(request.q, inside, m, GLOBAL_MIXED_PER_OBJECTIVE * m);
   const scale = objectiveSpreads(request.Y, request.n, m, request.ref);
   const starts = paretoStarts(request, random);
 

@@ -63,15 +63,27 @@ export function pointsInside(Y: Float64Array, n: number, m: number, ref: ArrayLi
 
 /**
  * How many of a batch of q picks take the reach criterion, given how many evaluated feasible points
- * are inside the box: all of them while none is; ⌊q/2⌋ (the later picks) while 1 to m are, too
- * few to span a front in m objectives, so the batch both widens the front and keeps heading into
- * the box; none from m + 1 on, where hypervolume improvement alone decides.
+ * are inside the box: all of them while none is; ⌊q/2⌋ (the later picks) while 1 to `mixedUpTo`
+ * are (m by default: too few to span a front in m objectives), so the batch both widens the front
+ * and keeps heading into the box; none beyond, where hypervolume improvement alone decides.
  */
-export function reachPicks(q: number, inside: number, m: number): number {
+export function reachPicks(q: number, inside: number, m: number, mixedUpTo = m): number {
   if (inside === 0) return q;
-  if (inside <= m) return Math.floor(q / 2);
+  if (inside <= mixedUpTo) return Math.floor(q / 2);
   return 0;
 }
+
+/**
+ * How many points inside the box the global strategy keeps mixing reach picks into its batches
+ * for, per objective. Its hypervolume picks search the whole space, and the independent GPs revert
+ * far from the data to the data's mean, which can lie inside the box in every objective at once
+ * although no point does: with a front of a few points, expected hypervolume improvement then
+ * prizes the far corners of the input space, and whole batches go there (DTLZ2 with 8 parameters
+ * and 3 objectives: 13 iterations at 1 % of the maximum with m points as the hand-over). The reach
+ * picks, searched around the points closest to the box, keep the front growing meanwhile. Trust
+ * regions search near their data only and hand over at m.
+ */
+export const GLOBAL_MIXED_PER_OBJECTIVE = 3;
 
 /** Share of a reach direction's weight spread evenly over the objectives, so none is ignored. */
 const DIRECTION_FLOOR = 0.2;
