@@ -1,6 +1,15 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { achievement, expectedMaxShortfall, objectiveSpreads, pointsInside, reachPicks, ReachAcquisition } from '../src/engine/acquisition/reach.js';
+import {
+  achievement,
+  expectedMaxShortfall,
+  objectiveSpreads,
+  pointsInside,
+  reachDirection,
+  reachPicks,
+  ReachAcquisition,
+} from '../src/engine/acquisition/reach.js';
+import { Random } from '../src/engine/random.js';
 import { expectedPositivePart } from '../src/engine/normal.js';
 
 function close(actual: number, expected: number, relative: number, message?: string): void {
@@ -35,6 +44,10 @@ test('the batch takes the reach criterion for all picks with none inside, the la
   assert.equal(reachPicks(1, 1, 3), 0);
   assert.equal(reachPicks(4, 3, 2), 0);
   assert.equal(reachPicks(4, 3, 3), 2);
+  // the global strategy mixes until 3m points are inside
+  assert.equal(reachPicks(4, 9, 3, 9), 2);
+  assert.equal(reachPicks(4, 10, 3, 9), 0);
+  assert.equal(reachPicks(4, 0, 3, 9), 4);
 });
 
 test('expected shortfall of a maximum of normals matches hand-computed and quadrature values', () => {
@@ -74,4 +87,40 @@ test('the reach acquisition is the expected improvement of the scalarization ove
   const uncertain = reach.evaluate(Float64Array.of(3, 1), Float64Array.of(1, 3), 1)[0];
   close(uncertain, expectedMaxShortfall(1, [1, 0], [0.5, 1]), 1e-12);
   close(uncertain, 0.1491040536053009, 1e-7);
+});
+
+test('a reach direction is the diagonal when asked, else a random direction of mean 1 that gives every objective at least its floor', () => {
+  const random = new Random(7);
+  assert.deepEqual(Array.from(reachDirection(true, 3, random)), [1, 1, 1]);
+  const spread = new Set<string>();
+  for (let i = 0; i < 200; i++) {
+    const w = reachDirection(false, 3, random);
+    close(
+      w.reduce((a, b) => a + b, 0),
+      3,
+      1e-12,
+    );
+    // w_j = m·(0.2/m + 0.8·u_j) ≥ 0.2
+    for (const v of w) assert.ok(v >= 0.2 - 1e-12 && v <= 2.6 + 1e-12, `weight ${v}`);
+    spread.add(w.indexOf(Math.max(...w)).toString());
+  }
+  assert.equal(spread.size, 3, 'each objective leads some directions');
+});
+
+test('a directed reach pick prefers the part of the box its direction aims at over the diagonal', () => {
+  // one point observed outside the box (1.5, 1.5), reference (1, 1), unit spreads; two certain candidates
+  // inside: an end (0.9, 0) and the middle (0.6, 0.6)
+  const front = Float64Array.of(1.5, 1.5);
+  const ref = [1, 1];
+  const candidates = Float64Array.of(0.9, 0, 0.6, 0.6);
+  const none = new Float64Array(4);
+  // along the diagonal: s(end) = max(−0.1, −1) = −0.1, s(middle) = −0.4, so the middle improves more
+  const diagonal = new ReachAcquisition(front, 1, 2, ref, [1, 1]).evaluate(candidates, none, 2);
+  close(diagonal[0], 0.6, 1e-9);
+  close(diagonal[1], 0.9, 1e-9);
+  // aimed at objective 2 with w = (0.28, 1.72): s(end) = max(−0.1/0.28, −1/1.72) = −0.357, s(middle) = max(−1.43, −0.233) = −0.233
+  const w = [0.28, 1.72];
+  const aimed = new ReachAcquisition(front, 1, 2, ref, w).evaluate(candidates, none, 2);
+  assert.ok(aimed[0] > aimed[1], `end ${aimed[0]} vs middle ${aimed[1]}`);
+  close(aimed[0], 0.5 / 0.28 + 0.1 / 0.28, 1e-9);
 });

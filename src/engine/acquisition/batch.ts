@@ -7,7 +7,7 @@ import { MonteCarloEhvi } from './mc-ehvi.js';
 import { maximizeAcquisition } from './optimize.js';
 import { ParegoAcquisition } from './parego.js';
 import type { Posterior } from './posterior.js';
-import { achievement, objectiveSpreads, pointsInside, reachPicks, ReachAcquisition } from './reach.js';
+import { achievement, GLOBAL_MIXED_PER_OBJECTIVE, objectiveSpreads, pointsInside, reachDirection, reachPicks, ReachAcquisition } from './reach.js';
 import type { AcquisitionFunction } from './types.js';
 
 export type AcquisitionChoice = 'auto' | 'ehvi' | 'parego';
@@ -71,24 +71,25 @@ const MC_SAMPLES = 128;
  * before the first pick, which is how the loop accounts for evaluations still in flight.
  *
  * Before the front reaches the reference box, the later picks of the batch (all of them while no
- * feasible point is inside, ⌊q/2⌋ while 1 to m are: reach.ts, `reachPicks`) maximize the reach
+ * feasible point is inside, ⌊q/2⌋ while 1 to 3m are: reach.ts, `reachPicks`) maximize the reach
  * criterion instead, the expected improvement of the achievement scalarization to the reference
- * point, so the batch heads for the box where hypervolume improvement is flat.
+ * point, so the batch heads for the box where hypervolume improvement is flat. Each reach pick
+ * aims along its own direction (reach.ts, `reachDirection`): the diagonal for the first half while
+ * nothing is inside, random directions for the rest, so the picks do not all chase one corner.
  */
 export function proposeBatch(request: BatchRequest): BatchProposal {
   const { space, m, random } = request;
   const d = space.dimension;
   let surrogate = request.surrogate;
   const c = request.constraints ?? 0;
-  const front = baselineFront(request);
+  const judged = { ...request, Y: baselineValues(request) };
+  const front = feasibleRows(judged);
   const avoid: Float64Array[] = [];
   for (let i = 0; i < request.n; i++) avoid.push(request.X.subarray(i * d, (i + 1) * d));
   const inside = pointsInside(Float64Array.from(front.flat()), front.length, m, request.ref);
-  const reach = reachPicks(request.q, inside, m);
-  const scale = objectiveSpreads(request.Y, request.n, m, request.ref);
-  const starts = paretoStarts(request, random);
-  const closest = reach > 0 ? closestInput(request, scale) : null;
-  const box = closest ? reachBox(closest) : null;
+  const reach = reachPicks(request.q, inside, m, GLOBAL_MIXED_PER_OBJECTIVE * m);
+  const scale = objectiveSpreads(judged.Y, request.n, m, request.ref);
+  const starts = paretoStarts(judged, random);
 
   const believe = (x: Float64Array): void => {
     const { mean } = surrogate.predict(x, 1);
@@ -106,11 +107,15 @@ export function proposeBatch(request: BatchRequest): BatchProposal {
   try {
     for (let k = 0; k < request.q; k++) {
       const byReach = k >= request.q - reach;
+      const direction = byReach ? reachDirection(inside === 0 && k - (request.q - reach) < Math.ceil(reach / 2), m, random) : null;
+      const aimed = direction ? scale.map((v, j) => v * direction[j]) : scale;
+      const closest = byReach ? closestInput(judged, aimed) : null;
+      const box = closest ? reachBox(closest) : null;
       const objective =
         front.length === 0 && c > 0
           ? null
           : byReach
-            ? new ReachAcquisition(Float64Array.from(front.flat()), front.length, m, request.ref, scale)
+            ? new ReachAcquisition(Float64Array.from(front.flat()), front.length, m, request.ref, aimed)
             : buildAcquisition(kind, front, m, request.ref, random);
       const acquisition = c > 0 ? new ConstrainedAcquisition(objective, m, c) : objective!;
       // while nothing is inside, one reach pick in four searches the whole space; the others (and all once inside) the box
@@ -134,17 +139,26 @@ export function proposeBatch(request: BatchRequest): BatchProposal {
   return { points, acquisition: c > 0 ? `constrained ${label}` : label };
 }
 
-/** The feasible rows' objectives (`m` each): measured, or predicted by the surrogate (request.baseline). */
-function baselineFront(request: BatchRequest): number[][] {
+/**
+ * `n x m` objectives the batch judges the data by: the measured values, or for noisy data
+ * (request.baseline `predicted`) the surrogate's posterior means at the evaluated points, as noisy
+ * EHVI does. The improvement baseline, the local searches' starting points (the front's inputs)
+ * and the point closest to the reference box all come from them, so a lucky measurement neither
+ * makes the region around it look already won nor becomes where the search starts.
+ */
+export function baselineValues(request: BatchRequest): Float64Array {
+  const { m, n } = request;
+  if (request.baseline !== 'predicted' || n === 0) return request.Y;
+  const { mean } = request.surrogate.predict(request.X, n);
+  const width = request.surrogate.m;
+  return Float64Array.from({ length: n * m }, (_, k) => mean[Math.floor(k / m) * width + (k % m)]);
+}
+
+/** The feasible rows of request.Y (`m` each). */
+function feasibleRows(request: BatchRequest): number[][] {
   const { m, n } = request;
   const rows = Array.from({ length: n }, (_, i) => i).filter((i) => !request.feasible || request.feasible[i]);
-  if (request.baseline !== 'predicted' || rows.length === 0) return rows.map((i) => Array.from(request.Y.subarray(i * m, (i + 1) * m)));
-  const d = request.space.dimension;
-  const X = new Float64Array(rows.length * d);
-  rows.forEach((r, k) => X.set(request.X.subarray(r * d, (r + 1) * d), k * d));
-  const { mean } = request.surrogate.predict(X, rows.length);
-  const width = request.surrogate.m;
-  return rows.map((_, k) => Array.from(mean.subarray(k * width, k * width + m)));
+  return rows.map((i) => Array.from(request.Y.subarray(i * m, (i + 1) * m)));
 }
 
 function resolveAcquisition(choice: AcquisitionChoice, m: number): 'ehvi' | 'parego' {
