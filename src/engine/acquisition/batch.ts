@@ -92,9 +92,11 @@ export function proposeBatch(request: BatchRequest): BatchProposal {
 
   const believe = (x: Float64Array): void => {
     const { mean } = surrogate.predict(x, 1);
-    const next = surrogate.condition(x, mean, 1);
-    surrogate.dispose();
-    surrogate = next;
+    const next = conditionOrKeep(surrogate, x, mean);
+    if (next !== surrogate) {
+      surrogate.dispose();
+      surrogate = next;
+    }
     // a believed point joins the front only where the model expects every constraint to hold
     if (mean.subarray(m, m + c).every((slack) => slack >= 0)) front.push(Array.from(mean.subarray(0, m)));
     avoid.push(x);
@@ -132,6 +134,22 @@ export function proposeBatch(request: BatchRequest): BatchProposal {
   const frontLabel = kind === 'ehvi' && m > 2 ? 'mc-ehvi' : kind;
   const label = reach === request.q ? 'reach' : reach > 0 ? `${frontLabel} + reach` : frontLabel;
   return { points, acquisition: c > 0 ? `constrained ${label}` : label };
+}
+
+/**
+ * The surrogate conditioned on its own prediction at x, or the surrogate as it is when that
+ * covariance cannot be factored even with the largest jitter (seen on RE41 after about 200
+ * evaluations, where a believed point all but repeats the data): the pick still joins the front
+ * and the points to avoid, which is what steers the next pick away; only the variance shrink
+ * around it is lost.
+ */
+function conditionOrKeep(surrogate: Posterior, x: Float64Array, mean: Float64Array): Posterior {
+  try {
+    return surrogate.condition(x, mean, 1);
+  } catch (error) {
+    if (error instanceof Error && error.message.includes('not positive definite')) return surrogate;
+    throw error;
+  }
 }
 
 /** The feasible rows' objectives (`m` each): measured, or predicted by the surrogate (request.baseline). */
