@@ -88,6 +88,20 @@ test('the random-scalarization estimate converges to the exact improvement at m 
   }
 });
 
+test('the scalarized estimate does not depend on the objectives’ units: objectives spanning 1e-3 to 1e6 give the exact improvement', () => {
+  const random = new Random(45);
+  const units = [1e-3, 1, 1e3, 1e6, 10];
+  const m = units.length;
+  for (let trial = 0; trial < 4; trial++) {
+    const front = randomFront(random, 6, m).map((p) => p.map((v, j) => (0.2 + 0.8 * v) * units[j]));
+    const y = Array.from({ length: m }, (_, j) => 0.2 * random.uniform() * units[j]);
+    const ref = units.map((u) => 1.1 * u);
+    const exact = inclusionExclusion([...front, y], ref) - inclusionExclusion(front, ref);
+    const estimate = new ScalarizedImprovement(Float64Array.from(front.flat()), 6, m, ref, 20_000, random).improvement(y);
+    assert.ok(Math.abs(estimate - exact) < 0.05 * exact, `trial ${trial}: ${estimate} vs ${exact}`);
+  }
+});
+
 test('the scalarized estimate is 0 for dominated points and points outside the box, and only shrinks as the front grows', () => {
   const random = new Random(43);
   const m = 5;

@@ -33,6 +33,7 @@ export class ScalarizedImprovement {
   private readonly inverse: Float64Array;
   /** per direction: the front's largest s_λ */
   private readonly best: Float64Array;
+  /** c_m / L times the product of the objectives' scales */
   private readonly scale: number;
 
   /**
@@ -52,6 +53,12 @@ export class ScalarizedImprovement {
     for (let j = 0; j < m; j++) {
       if (!Number.isFinite(ref[j])) throw new Error(`scalarized hypervolume: reference point value ${j} is ${ref[j]}; it must be finite.`);
     }
+    // Each objective is measured in units of its span from the front's best value to ref (1 with
+    // no front), which leaves every improvement's ranking as it is (a volume only scales by the
+    // product of the units) but keeps the directions from all ending on the objective of the
+    // smallest unit: RE61's objectives span 3 to 8,000,000, where raw units left the estimate
+    // little better than random search.
+    const units = objectiveUnits(front, n, m, ref);
     this.inverse = new Float64Array(directions * m);
     for (let l = 0; l < directions; l++) {
       // |z| / ‖z‖ for standard normal z is uniform on the positive unit sphere
@@ -62,11 +69,11 @@ export class ScalarizedImprovement {
         norm += z * z;
       }
       norm = Math.sqrt(norm);
-      for (let j = 0; j < m; j++) this.inverse[l * m + j] = norm / this.inverse[l * m + j];
+      for (let j = 0; j < m; j++) this.inverse[l * m + j] = norm / (this.inverse[l * m + j] * units[j]);
     }
     this.best = new Float64Array(directions);
     for (const i of paretoIndices(front, n, m)) this.add(front, i * m);
-    this.scale = unitBallOrthant(m) / directions;
+    this.scale = (unitBallOrthant(m) * units.reduce((a, b) => a * b, 1)) / directions;
   }
 
   /** Adds the point `p[at .. at+m)` to the front. */
@@ -118,6 +125,17 @@ export class ScalarizedImprovement {
     for (let j = 0; j < this.m; j++) s = Math.min(s, (this.ref[j] - p[at + j]) * this.inverse[l * this.m + j]);
     return s > 0 ? s : 0;
   }
+}
+
+/** Per objective, ref minus the lowest value among the front's rows below ref in every objective; 1 where there is none. */
+function objectiveUnits(front: Float64Array, n: number, m: number, ref: ArrayLike<number>): Float64Array {
+  const best = new Float64Array(m).fill(Infinity);
+  for (let i = 0; i < n; i++) {
+    let inside = true;
+    for (let j = 0; j < m; j++) if (!(front[i * m + j] < ref[j])) inside = false;
+    if (inside) for (let j = 0; j < m; j++) best[j] = Math.min(best[j], front[i * m + j]);
+  }
+  return best.map((v, j) => (Number.isFinite(v) && ref[j] - v > 0 ? ref[j] - v : 1));
 }
 
 /** c_m = π^{m/2} / (2^m Γ(m/2 + 1)): the volume of the unit ball's positive orthant in m dimensions. */
