@@ -80,6 +80,8 @@ export function allCases(): SuiteCase[] {
       }
     }
   }
+  // many objectives (formulation work has 4 to 6): DTLZ2 at m = 5 besides the m = 2..4 above
+  cases.push(make('dtlz', 'dtlz2', 5, 9));
   for (const problem of WFG) for (const m of [2, 3]) cases.push(make('wfg', problem, m, WFG_D));
   for (const problem of RE) {
     const front = RE_FRONTS[problem];

@@ -38,6 +38,8 @@ export interface RunResult {
   share: number;
   /** median seconds to propose a batch after the initial design */
   secondsPerIteration: number;
+  /** slowest proposal after the initial design, seconds (absent in runs stored before it was recorded) */
+  maxSecondsPerIteration?: number;
   evaluations: number;
 }
 
@@ -116,6 +118,7 @@ export async function runOnce(c: ResolvedCase, budget: number, method: Method, s
     hv,
     share: hv / c.maxHv,
     secondsPerIteration: seconds.length > 0 ? median(seconds) : 0,
+    maxSecondsPerIteration: seconds.length > 0 ? Math.max(...seconds) : 0,
     evaluations: state.evaluations.length,
   };
 }

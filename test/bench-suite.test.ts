@@ -14,6 +14,7 @@ test('the suite covers the issue: problem families, objective counts, dimensions
   for (let k = 1; k <= 7; k++) {
     for (const m of [2, 3, 4]) for (const d of [m + 4, m + 9]) assert.ok(ids.has(`dtlz${k} m=${m} d=${d}`), `dtlz${k} m=${m} d=${d}`);
   }
+  assert.ok(ids.has('dtlz2 m=5 d=9'), 'many objectives: dtlz2 m=5');
   for (let k = 1; k <= 9; k++) for (const m of [2, 3]) assert.ok(ids.has(`wfg${k} m=${m} d=24`));
   for (const name of ['re21', 're22', 're23', 're24', 're25', 're31', 're32', 're35', 're36', 're37', 're41', 're42', 're61']) assert.ok(ids.has(name), name);
   for (const name of ['c1-dtlz1', 'c2-dtlz2', 'c3-dtlz4', 'bnh', 'srn', 'tnk', 'osy', 'constr']) assert.ok(cases.some((c) => c.problem === name));
@@ -57,6 +58,9 @@ test('resolved cases: reference points at nadir + 10 % and maxima above what the
   assert.deepEqual(dtlz2.ref, [1.1, 1.1, 1.1]);
   // the box minus the unit ball's orthant
   assert.ok(Math.abs(dtlz2.maxHv - (1.331 - Math.PI / 6)) < 1e-12);
+  const many = resolveCase(byId.get('dtlz2 m=5 d=9')!);
+  assert.deepEqual(many.ref, [1.1, 1.1, 1.1, 1.1, 1.1]);
+  assert.ok(Math.abs(many.maxHv - (1.1 ** 5 - Math.PI ** 2 / 60)) < 1e-12);
   const zdt6 = resolveCase(byId.get('zdt6 m=2 d=10')!);
   // ZDT6's ideal (0.2808, 0) and nadir (1, 0.9212), rounded up to 4 digits
   assert.deepEqual(zdt6.ref, [1.072, 1.014]);

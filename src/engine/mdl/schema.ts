@@ -183,7 +183,10 @@ export const optimizerSchema = z.strictObject({
       'measurements wanted of each design on the front of a noisy campaign: each model-guided batch gives up to a ' +
         'quarter of its candidates to re-measuring front designs that have fewer, the least certain first; default 1 (no repeats)',
     ),
-  acquisition: z.enum(['auto', 'ehvi', 'parego']).default('auto').describe('auto: expected hypervolume improvement for up to 4 objectives, ParEGO beyond'),
+  acquisition: z
+    .enum(['auto', 'ehvi', 'parego'])
+    .default('auto')
+    .describe('auto: expected hypervolume improvement (exact up to 2 objectives, Monte Carlo beyond); parego: random Chebyshev scalarizations'),
   stagnation: stagnationSchema.optional().describe('early stop on a flat hypervolume; default window 10, tolerance 1e-5, after half the budget'),
 });
 

@@ -48,7 +48,7 @@ export function checkSemantics(document: unknown, builtinNames?: readonly string
     checkConstraints(document.constraints, parameters, errors, warnings);
     checkOutcomeConstraints(document.outcome_constraints, [...objectives, ...outcomes], errors);
   }
-  checkOptimizer(document.optimizer, objectives.length, errors, warnings);
+  checkOptimizer(document.optimizer, errors);
   if (builtinNames) checkBuiltinName(document.evaluator, builtinNames, errors);
   if (isRecord(document.evaluator) && document.evaluator.type === 'command') {
     warnings.push({
@@ -233,7 +233,7 @@ function checkOutcomeConstraints(constraints: unknown, measured: unknown[], erro
   });
 }
 
-function checkOptimizer(optimizer: unknown, objectiveCount: number, errors: MdlIssue[], warnings: MdlIssue[]): void {
+function checkOptimizer(optimizer: unknown, errors: MdlIssue[]): void {
   if (!isRecord(optimizer)) return;
   const budget = optimizer.budget;
   if (!Number.isInteger(budget)) return;
@@ -243,12 +243,6 @@ function checkOptimizer(optimizer: unknown, objectiveCount: number, errors: MdlI
     errors.push({
       path: 'optimizer.batch_size',
       message: `batch_size ${batch as number} must not exceed the budget of ${budget as number} evaluations`,
-    });
-  }
-  if (optimizer.acquisition === 'ehvi' && objectiveCount > 4) {
-    warnings.push({
-      path: 'optimizer.acquisition',
-      message: `expected hypervolume improvement is very slow with ${objectiveCount} objectives; ` + '"auto" switches to parego above 4',
     });
   }
 }

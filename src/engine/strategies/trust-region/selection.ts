@@ -1,4 +1,5 @@
 import { hypervolumeImprovements } from '../../hypervolume.js';
+import { EXACT_IMPROVEMENT_MAX_OBJECTIVES, ScalarizedImprovement } from '../../hypervolume-scalarized.js';
 import { paretoIndices } from '../../pareto.js';
 import type { Random } from '../../random.js';
 import { achievement, objectiveSpreads } from '../../acquisition/reach.js';
@@ -42,11 +43,10 @@ export function selectBatch(
   random: Random,
   reach = 0,
 ): { pool: number; row: number }[] {
-  const front: number[] = [];
-  for (const i of paretoIndices(Y, n, m)) for (let j = 0; j < m; j++) front.push(Y[i * m + j]);
+  const front = frontImprovement(Y, n, m, ref, random);
   const entries: { pool: number; row: number; bound: number }[] = [];
   pools.forEach((p, k) => {
-    const gains = hypervolumeImprovements(Float64Array.from(front), front.length / m, m, ref, p.S, p.count);
+    const gains = front.improvements(p.S, p.count);
     for (let row = 0; row < p.count; row++) if (gains[row] > 0) entries.push({ pool: k, row, bound: gains[row] });
   });
   entries.sort((a, b) => b.bound - a.bound);
@@ -56,7 +56,7 @@ export function selectBatch(
   while (picks.length < q - reach && entries.length > 0) {
     const top = entries[0];
     const s = pools[top.pool].S.subarray(top.row * m, (top.row + 1) * m);
-    const fresh = hypervolumeImprovements(Float64Array.from(front), front.length / m, m, ref, s, 1)[0];
+    const fresh = front.improvements(s, 1)[0];
     if (fresh <= 0) {
       entries.shift();
       continue;
@@ -70,11 +70,37 @@ export function selectBatch(
     entries.shift();
     picks.push({ pool: top.pool, row: top.row });
     chosen.add(`${top.pool}:${top.row}`);
-    for (let j = 0; j < m; j++) front.push(s[j]);
+    front.add(s);
   }
   if (picks.length < q && reach > 0) fillByReach(pools, Y, n, m, ref, q, picks, chosen);
   else if (picks.length < q) fillByScalarization(pools, Y, n, m, ref, q, random, picks, chosen);
   return picks;
+}
+
+/** Scalarization directions when m > EXACT_IMPROVEMENT_MAX_OBJECTIVES (one estimate per candidate draw, so more than per Monte Carlo sample). */
+const SELECTION_DIRECTIONS = 1024;
+
+/**
+ * Hypervolume improvements over the observed front (`n x m`) as picks join it: exact (WFG kernel)
+ * up to EXACT_IMPROVEMENT_MAX_OBJECTIVES objectives, the random-scalarization estimate beyond,
+ * whose cost per candidate does not grow with the front.
+ */
+function frontImprovement(
+  Y: Float64Array,
+  n: number,
+  m: number,
+  ref: readonly number[],
+  random: Random,
+): { improvements(S: Float64Array, q: number): Float64Array; add(p: Float64Array): void } {
+  if (m > EXACT_IMPROVEMENT_MAX_OBJECTIVES) return new ScalarizedImprovement(Y, n, m, ref, SELECTION_DIRECTIONS, random.fork());
+  const front: number[] = [];
+  for (const i of paretoIndices(Y, n, m)) for (let j = 0; j < m; j++) front.push(Y[i * m + j]);
+  return {
+    improvements: (S, q) => hypervolumeImprovements(Float64Array.from(front), front.length / m, m, ref, S, q),
+    add: (p) => {
+      for (let j = 0; j < m; j++) front.push(p[j]);
+    },
+  };
 }
 
 function insertSorted(entries: { bound: number }[], entry: { bound: number }): void {
