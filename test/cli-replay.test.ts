@@ -41,7 +41,7 @@ test('kiln run records a receipt per iteration and kiln replay finds every itera
   const code = await replayResults(out, {}, io);
   assert.equal(code, 0, [...io.stdout, ...io.stderr].join('\n'));
   const text = io.stdout.join('\n');
-  for (const i of [1, 2, 3, 4]) assert.match(text, new RegExp(`Iteration ${i} \\([a-z-]+, [a-z -]+\\): identical, \\d+ proposals`));
+  for (const i of [1, 2, 3, 4]) assert.match(text, new RegExp(`Iteration ${i} \\([a-z-]+, [a-z +-]+\\): identical, \\d+ proposals`));
   assert.match(text, /All 4 iterations replayed identically\./);
   assert.match(text, /on the wasm tensor backend/);
 });
@@ -59,7 +59,7 @@ test('kiln replay reports a tampered objective as a difference and exits 1', asy
   assert.equal(code, 1);
   const text = io.stdout.join('\n');
   assert.match(text, /Iteration 1 \(initial-design, none\): identical/, 'the design does not depend on the data');
-  assert.match(text, /Iteration 2 \(global, [a-z -]+\): DIFFERENT: the recorded evaluations before this iteration are not the data the surrogate saw/);
+  assert.match(text, /Iteration 2 \(global, [a-z +-]+\): DIFFERENT: the recorded evaluations before this iteration are not the data the surrogate saw/);
   assert.match(text, /\d of 4 proposals differ; first: eval_13 x\d recorded [\d.e-]+, replayed [\d.e-]+/);
   assert.match(text, /3 of 4 iterations differ from the record\./);
 
