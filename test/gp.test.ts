@@ -133,6 +133,21 @@ test('float64 log marginal likelihood: value equals the reference, gradient equa
   }
 });
 
+test('float64 likelihood gradient in 7 dimensions (the unrolled lengthscale loop and its tail) equals finite differences', () => {
+  const n = 30;
+  const d = 7;
+  const X = uniformPoints(n, d, 4);
+  const y = standardize(Float64Array.from({ length: n }, (_, i) => sinusoids(X.subarray(i * d, i * d + d), d)));
+  const theta = Float64Array.from([0.2, 0.5, 1, 0.25, 0.8, 0.4, 0.6, 1.3, 2e-3].map(Math.log));
+  const dense = new DenseLikelihood(X, y, n, d);
+  const gradient = new Float64Array(d + 2);
+  dense.evaluate(theta, gradient);
+  for (let p = 0; p < d + 2; p++) {
+    const numeric = centralDifference((t) => dense.evaluate(t), theta, p, 1e-5);
+    assert.ok(Math.abs(gradient[p] - numeric) < 1e-5 * Math.max(1, Math.abs(numeric)), `θ${p}: ${gradient[p]} vs ${numeric}`);
+  }
+});
+
 test('tensor-path log marginal likelihood and gradient agree with float64 and with finite differences', () => {
   const n = 150;
   const d = 4;

@@ -55,18 +55,21 @@ export function multiStartFit(logLikelihood: LogLikelihood, n: number, space: Hy
 
   const starts: Float64Array[] = [];
   if (warm) starts.push(warm);
-  const screened = [space.defaultTheta()];
-  for (let i = 0; i < SCREENED_PER_RUN * runs; i++) screened.push(space.sampleTheta(random));
-  const scores = screened.map((theta) => finiteOr(logPosterior(theta), -Infinity));
-  // The default start always gets a run; the rest go to the best-scoring random draws.
-  starts.push(screened[0]);
-  const order = scores
-    .map((score, index) => ({ score, index }))
-    .slice(1)
-    .sort((a, b) => b.score - a.score || a.index - b.index);
-  for (const { index } of order) {
-    if (starts.length >= runs) break;
-    starts.push(screened[index]);
+  // The default start gets the next run; the rest go to the best-scoring random draws. A warm
+  // start that fills every run needs neither (a refit's usual case: no factorization is wasted).
+  if (starts.length < runs) {
+    const screened = [space.defaultTheta()];
+    for (let i = 0; i < SCREENED_PER_RUN * runs; i++) screened.push(space.sampleTheta(random));
+    const scores = screened.map((theta) => finiteOr(logPosterior(theta), -Infinity));
+    starts.push(screened[0]);
+    const order = scores
+      .map((score, index) => ({ score, index }))
+      .slice(1)
+      .sort((a, b) => b.score - a.score || a.index - b.index);
+    for (const { index } of order) {
+      if (starts.length >= runs) break;
+      starts.push(screened[index]);
+    }
   }
 
   const objective = (theta: Float64Array, gradient: Float64Array): number => {
