@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { DenseLikelihood } from '../src/engine/gp/likelihood.js';
 import { multiStartFit } from '../src/engine/gp/multistart.js';
 import { HyperparameterSpace } from '../src/engine/gp/priors.js';
-import { warmIterations } from '../src/engine/strategies/trust-region/models.js';
+import { fitIterations } from '../src/engine/strategies/trust-region/models.js';
 import { sinusoids, uniformPoints } from './support/gp-fixtures.js';
 
 const n = 40;
@@ -43,12 +43,12 @@ test('a refit warm-started into its only run screens no random starts; a cold fi
   assert.equal(both.calls.screened, 1 + 4 * 2);
 });
 
-test('warm refits keep their iterations up to the cost of 200 rows in 100 dimensions, and scale down as n²d grows beyond', () => {
-  assert.equal(warmIterations(60, 200, 100), 60);
-  assert.equal(warmIterations(60, 100, 200), 60, 'n²d = 2·10⁶: under the cost');
-  assert.equal(warmIterations(60, 200, 200), 30, 'twice the cost: half the iterations');
-  assert.equal(warmIterations(60, 200, 150), 40);
-  assert.equal(warmIterations(60, 400, 200), 20, 'never below 20');
-  assert.equal(warmIterations(10, 400, 200), 10, 'nor above what was asked');
-  assert.equal(warmIterations(60, 30, 6), 60);
+test('local fits keep their iterations up to the cost of 200 rows in 100 dimensions, and scale down as n²d grows beyond', () => {
+  assert.equal(fitIterations(60, 200, 100), 60);
+  assert.equal(fitIterations(60, 100, 200), 60, 'n²d = 2·10⁶: under the cost');
+  assert.equal(fitIterations(60, 200, 200), 30, 'twice the cost: half the iterations');
+  assert.equal(fitIterations(60, 200, 150), 40);
+  assert.equal(fitIterations(60, 400, 200), 20, 'never below 20');
+  assert.equal(fitIterations(10, 400, 200), 10, 'nor above what was asked');
+  assert.equal(fitIterations(60, 30, 6), 60);
 });

@@ -104,25 +104,25 @@ export function activeConstraints(C: Float64Array, rows: readonly number[], c: n
 }
 
 /**
- * L-BFGS iterations of a refit warm-started from the region's previous fit: `iterations`, fewer
- * where one likelihood gradient (O(n²d)) costs more than at WARM_COST_ROWS rows in
- * WARM_COST_DIMENSIONS dimensions, so no refit costs more than one there; at least WARM_LEAST.
- * A refit resumes from the last optimum every batch, so its iterations add up over the campaign:
- * at 200 rows in 200 dimensions, 30 per batch still make hundreds by the end.
+ * L-BFGS iterations of a local fit: `iterations`, fewer where one likelihood gradient (O(n²d))
+ * costs more than at COST_ROWS rows in COST_DIMENSIONS dimensions, so no fit costs more than one
+ * there; at least LEAST_ITERATIONS. A refit resumes from the region's last optimum every batch, so
+ * its iterations add up over the campaign (at 200 rows in 200 dimensions, 30 per batch make
+ * hundreds by the end); a region's first fit, or a restarted region's, still probes two starts.
  */
-const WARM_COST_ROWS = 200;
-const WARM_COST_DIMENSIONS = 100;
-const WARM_LEAST = 20;
+const COST_ROWS = 200;
+const COST_DIMENSIONS = 100;
+const LEAST_ITERATIONS = 20;
 
-export function warmIterations(iterations: number, n: number, d: number): number {
-  const share = (WARM_COST_ROWS * WARM_COST_ROWS * WARM_COST_DIMENSIONS) / (n * n * d);
-  return Math.max(Math.min(iterations, WARM_LEAST), Math.min(iterations, Math.round(iterations * share)));
+export function fitIterations(iterations: number, n: number, d: number): number {
+  const share = (COST_ROWS * COST_ROWS * COST_DIMENSIONS) / (n * n * d);
+  return Math.max(Math.min(iterations, LEAST_ITERATIONS), Math.min(iterations, Math.round(iterations * share)));
 }
 
 /**
  * The fits a region needs, in order: one per objective, then one shared by the active
- * constraints when there are any. Warm-started from the region's previous fits (with
- * warmIterations); `declaredSd[j]` is objective j's declared measurement sd (held fixed, in the
+ * constraints when there are any, warm-started from the region's previous fits, each with
+ * fitIterations; `declaredSd[j]` is objective j's declared measurement sd (held fixed, in the
  * standardized column's units).
  */
 export function regionFits(
@@ -146,7 +146,7 @@ export function regionFits(
       seed: random.seed(),
       ...(previous ? { initial: deserializeHyperparameters(previous[j]) } : {}),
       restarts: previous ? 1 : 2,
-      maxIterations: previous ? warmIterations(iterations, objective.n, d) : iterations,
+      maxIterations: fitIterations(iterations, objective.n, d),
       ...(sd !== undefined ? { noise: (sd / objective.std) ** 2 } : {}),
     };
   });
@@ -162,7 +162,7 @@ export function regionFits(
       seed: random.seed(),
       ...(warm ? { initial: deserializeHyperparameters(warm) } : {}),
       restarts: warm ? 1 : 2,
-      maxIterations: warm ? warmIterations(iterations, n, d) : iterations,
+      maxIterations: fitIterations(iterations, n, d),
     });
   }
   return fits;
