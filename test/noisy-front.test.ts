@@ -144,6 +144,31 @@ test('repeated measurements of one design that disagree make a campaign noisy; a
   assert.equal(noiseReason(handMdl({ noise: false }), exact, state.evaluations), null, 'not for objectives declared exact');
 });
 
+test('designs that share a first parameter value but not the others are no replicates; a third measurement is compared with the first', () => {
+  const mdl = mdlSchema.parse({
+    parameters: [
+      { name: 'x', type: 'continuous', bounds: [0, 1] },
+      { name: 'y', type: 'continuous', bounds: [0, 1] },
+    ],
+    objectives: [
+      { name: 'f1', direction: 'minimize', reference: 1 },
+      { name: 'f2', direction: 'minimize', reference: 1 },
+    ],
+    optimizer: { budget: 20, batch_size: 4, seed: 3 },
+  });
+  const rows = [
+    { id: 'P', parameters: { x: 0.5, y: 0.1 }, objectives: { f1: 0.1, f2: 0.5 } },
+    { id: 'Q', parameters: { x: 0.5, y: 0.2 }, objectives: { f1: 0.3, f2: 0.2 } },
+    { id: 'R', parameters: { x: 0.7, y: 0.1 }, objectives: { f1: 0.4, f2: 0.1 } },
+  ];
+  const state = initialState(mdl, { warmStart: rows });
+  assert.equal(noiseReason(mdl, null, state.evaluations), null, 'P and Q differ in y: two designs');
+  const again = initialState(mdl, { warmStart: [...rows, { id: 'P2', parameters: { x: 0.5, y: 0.1 }, objectives: { f1: 0.1, f2: 0.5 } }] });
+  assert.equal(noiseReason(mdl, null, again.evaluations), null, 'P2 repeats P exactly');
+  const differs = initialState(mdl, { warmStart: [...rows, { id: 'P2', parameters: { x: 0.5, y: 0.1 }, objectives: { f1: 0.1, f2: 0.55 } }] });
+  assert.equal(noiseReason(mdl, null, differs.evaluations), 'repeated measurements of one design disagree (f2 of P and P2)');
+});
+
 test('a noiseless campaign reports the measured front, with no prediction fields, and the same hypervolume twice', () => {
   const mdl = handMdl({ noise: undefined });
   const state = handState(mdl);

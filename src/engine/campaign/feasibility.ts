@@ -27,9 +27,13 @@ export function outcomeConstraints(mdl: Mdl): CompiledConstraint[] {
   return compiled;
 }
 
-/** The measured values of a successful evaluation by name: objectives and outcomes. */
+/**
+ * The measured values of a successful evaluation by name: objectives and outcomes. Object.assign,
+ * not spread syntax: with tens of outcomes the spread runs about 20 times slower in V8, and every
+ * step merges every evaluation.
+ */
 function measured(record: EvaluationRecord): Record<string, number> {
-  return { ...record.objectives, ...record.outcomes };
+  return Object.assign({}, record.objectives, record.outcomes);
 }
 
 /** Signed margins of a successful evaluation, one per outcome constraint (positive inside). */

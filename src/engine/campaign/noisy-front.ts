@@ -63,12 +63,27 @@ export function isNoisy(mdl: Mdl, state: Readonly<CampaignState>): boolean {
   return noiseReason(mdl, state.hyperparameters, state.evaluations) !== null;
 }
 
-/** The first objective and evaluation ids where two measurements of the same parameter values differ; null when none do. */
+/**
+ * The first objective and evaluation ids where two measurements of the same parameter values
+ * differ; null when none do. Every step asks, so evaluations are first grouped by their first
+ * parameter's value, and only those sharing it are keyed in full (at 200 parameters and
+ * thousands of evaluations the full keys were a tenth of a step).
+ */
 function disagreeingReplicate(mdl: Mdl, evaluations: readonly EvaluationRecord[]): string | null {
   const judged = mdl.objectives.filter((o) => o.noise !== false);
+  const lead = mdl.parameters[0].name;
+  const byLead = new Map<unknown, EvaluationRecord[]>();
   const first = new Map<string, EvaluationRecord>();
   for (const e of evaluations) {
     if (!e.objectives) continue;
+    const group = byLead.get(e.parameters[lead]);
+    if (!group) {
+      byLead.set(e.parameters[lead], [e]);
+      continue;
+    }
+    // the group's earlier members are keyed in full the first time a second member comes
+    if (group.length === 1) first.set(designKey(mdl, group[0]), group[0]);
+    group.push(e);
     const key = designKey(mdl, e);
     const earlier = first.get(key);
     if (!earlier) {
