@@ -2,6 +2,7 @@ import { hypervolume, hypervolumeImprovements } from '../src/engine/hypervolume.
 import { hypervolumeImprovementsReference, hypervolumeReference } from '../reference/hypervolume.js';
 import { makeCloud, makeFront, type FrontShape } from '../test/support/fronts.js';
 import { timeCalls, type BenchReport, type BenchSuite } from './common.js';
+import { scalarized } from './hypervolume-scalarized.js';
 
 /** Reference C implementations timed on the project's 2-core machine (spherical fronts, µs per call). */
 const REFERENCE_US: Record<string, number> = {
@@ -118,3 +119,6 @@ function row(kind: string, d: number, n: number, front: FrontShape, wasmSeconds:
     ratio_to_reference: referenceUs === undefined ? null : wasmUs / referenceUs,
   };
 }
+
+/** Part of `npm run bench -- hypervolume`, after its table. */
+export const more: BenchSuite[] = [scalarized];

@@ -21,6 +21,7 @@ const PARTS: Record<string, keyof typeof SUITES> = {
   'campaign-constrained': 'campaign',
   'campaign-noisy': 'campaign',
   'service-mdl-load': 'service',
+  'hypervolume-scalarized': 'hypervolume',
 };
 
 const requested = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -4,6 +4,7 @@ import { initTensorBackend, tf } from '../src/engine/tensor/backend.js';
 import { DENSE_LIMIT, stageSizes } from '../src/engine/gp/fit.js';
 import { GaussianProcess } from '../src/engine/gp/gaussian-process.js';
 import { minimizeBounded } from '../src/engine/gp/lbfgs.js';
+import { NotPositiveDefiniteError } from '../src/engine/gp/jitter.js';
 import { DenseLikelihood } from '../src/engine/gp/likelihood.js';
 import { maternCorrelation, maternCross, maternGram, scaleInputs } from '../src/engine/gp/matern.js';
 import { BatchedPosterior } from '../src/engine/gp/posterior.js';
@@ -145,6 +146,20 @@ test('float64 likelihood gradient in 7 dimensions (the unrolled lengthscale loop
   for (let p = 0; p < d + 2; p++) {
     const numeric = centralDifference((t) => dense.evaluate(t), theta, p, 1e-5);
     assert.ok(Math.abs(gradient[p] - numeric) < 1e-5 * Math.max(1, Math.abs(numeric)), `θ${p}: ${gradient[p]} vs ${numeric}`);
+  }
+});
+
+test('a covariance that no jitter factors is a NotPositiveDefiniteError, the one failure a batch may pass over when it conditions on a pick', () => {
+  const n = 8;
+  const X = uniformPoints(n, 2, 1);
+  const y = standardize(Float64Array.from({ length: n }, (_, i) => sinusoids(X.subarray(i * 2, i * 2 + 2), 2)));
+  const gp = GaussianProcess.build(X, y, n, 2, { lengthscales: Float64Array.of(0.3, 0.3), outputScale: 1, noise: 1e-4 });
+  try {
+    assert.throws(() => gp.condition(Float64Array.of(Number.NaN, 0.5), Float64Array.of(0), 1), NotPositiveDefiniteError);
+    const conditioned = gp.condition(Float64Array.of(0.5, 0.5), Float64Array.of(0), 1);
+    conditioned.dispose();
+  } finally {
+    gp.dispose();
   }
 });
 

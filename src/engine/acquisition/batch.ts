@@ -1,3 +1,4 @@
+import { NotPositiveDefiniteError } from '../gp/jitter.js';
 import { paretoIndices } from '../pareto.js';
 import type { Random } from '../random.js';
 import type { SearchSpace } from '../space.js';
@@ -152,7 +153,7 @@ function conditionOrKeep(surrogate: Posterior, x: Float64Array, mean: Float64Arr
   try {
     return surrogate.condition(x, mean, 1);
   } catch (error) {
-    if (error instanceof Error && error.message.includes('not positive definite')) return surrogate;
+    if (error instanceof NotPositiveDefiniteError) return surrogate;
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 import { tf } from '../tensor/backend.js';
 import { choleskyInPlace, invertLower, solveLowerInPlace, solveLowerTransposedInPlace, transposeToFloat32 } from './dense64.js';
 import { DENSE_LIMIT } from './fit.js';
-import { withJitter } from './jitter.js';
+import { NotPositiveDefiniteError, withJitter } from './jitter.js';
 import { LOG_2PI } from './likelihood.js';
 import { DEFAULT_BLOCK_SIZE } from './linalg.js';
 import { maternCross, maternGram, scaleInputs } from './matern.js';
@@ -70,7 +70,7 @@ export class GaussianProcess {
     const effectiveNoise = Math.max(noise, conditioningNoise(F, n));
     const solved = solveTensorCovariance(F, n, effectiveNoise, y, blockSize);
     if (solved === null) {
-      throw new Error('Kiln: the GP covariance matrix is not positive definite even with jitter; ' + 'check the training data for NaN or infinite values.');
+      throw new NotPositiveDefiniteError('Kiln: the GP covariance matrix is not positive definite even with jitter; check the training data for NaN or infinite values.');
     }
     const { factor, solution: alpha } = solved;
     let quad = 0;

@@ -21,12 +21,21 @@ export function tryWithJitter<T>(meanDiagonal: number, attempt: (jitter: number)
   return null;
 }
 
-/** tryWithJitter, but a failure is an Error that says what to check. */
+/**
+ * A covariance that no jitter of the schedule makes factorizable. Its own class, so a caller that
+ * can do without the factorization (a batch that conditions on a believed pick) catches this and
+ * nothing else.
+ */
+export class NotPositiveDefiniteError extends Error {
+  override readonly name = 'NotPositiveDefiniteError';
+}
+
+/** tryWithJitter, but a failure is a NotPositiveDefiniteError that says what to check. */
 export function withJitter<T>(meanDiagonal: number, attempt: (jitter: number) => T | null, what: string): { result: T; jitter: number } {
   const outcome = tryWithJitter(meanDiagonal, attempt);
   if (outcome === null) {
     const limit = JITTER_FACTORS[JITTER_FACTORS.length - 1];
-    throw new Error(
+    throw new NotPositiveDefiniteError(
       `Kiln: the ${what} is not positive definite even with a diagonal jitter of ${limit} x its mean diagonal ` +
         `(${meanDiagonal}); check the inputs and outputs for NaN or infinite values.`,
     );
