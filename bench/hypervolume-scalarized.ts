@@ -41,7 +41,7 @@ function spearman(a: Float64Array, b: Float64Array): number {
   const ranks = (v: Float64Array): Float64Array => {
     const order = Array.from(v.keys()).sort((i, j) => v[i] - v[j]);
     const r = new Float64Array(v.length);
-    for (let k = 0; k < order.length; ) {
+    for (let k = 0; k < order.length;) {
       let end = k;
       while (end + 1 < order.length && v[order[end + 1]] === v[order[k]]) end++;
       for (let t = k; t <= end; t++) r[order[t]] = (k + end) / 2;
@@ -64,7 +64,12 @@ function spearman(a: Float64Array, b: Float64Array): number {
 
 /** Share of the exact top-k candidates that the estimate also ranks in its top k. */
 function topOverlap(exact: Float64Array, estimate: Float64Array, k: number): number {
-  const top = (v: Float64Array) => new Set(Array.from(v.keys()).sort((i, j) => v[j] - v[i] || i - j).slice(0, k));
+  const top = (v: Float64Array) =>
+    new Set(
+      Array.from(v.keys())
+        .sort((i, j) => v[j] - v[i] || i - j)
+        .slice(0, k),
+    );
   const [a, b] = [top(exact), top(estimate)];
   let shared = 0;
   for (const i of a) if (b.has(i)) shared++;

@@ -70,7 +70,9 @@ export class GaussianProcess {
     const effectiveNoise = Math.max(noise, conditioningNoise(F, n));
     const solved = solveTensorCovariance(F, n, effectiveNoise, y, blockSize);
     if (solved === null) {
-      throw new NotPositiveDefiniteError('Kiln: the GP covariance matrix is not positive definite even with jitter; check the training data for NaN or infinite values.');
+      throw new NotPositiveDefiniteError(
+        'Kiln: the GP covariance matrix is not positive definite even with jitter; check the training data for NaN or infinite values.',
+      );
     }
     const { factor, solution: alpha } = solved;
     let quad = 0;
