@@ -110,7 +110,8 @@ test('sign in with a key, create a campaign from a template, start it, watch bot
   assert.equal(told, (await campaignNow(id)).evaluations_completed, 'the export holds every evaluation');
 
   await page.getByRole('link', { name: '← Campaigns' }).click();
-  await page.getByRole('table').waitFor();
+  // the campaign page's tables stay until the list replaces them: wait for a row of the list
+  await page.getByTestId('campaign-row').first().waitFor();
   assert.equal(await page.getByTestId('campaign-row').count(), 1);
   await page.getByLabel('Domain', { exact: true }).fill('battery');
   await page.getByLabel('Domain', { exact: true }).press('Enter');
