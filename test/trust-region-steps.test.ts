@@ -4,9 +4,10 @@ import { mdlSchema } from '../src/engine/mdl/schema.js';
 import { Random } from '../src/engine/random.js';
 import { SearchSpace } from '../src/engine/space.js';
 import { separableQuadratics } from '../src/engine/strategies/trust-region/quadratic.js';
-import type { RegionDraw } from '../src/engine/strategies/trust-region/refine.js';
+import { towardBox, towardUtopia, utopiaPoint, type RegionDraw } from '../src/engine/strategies/trust-region/refine.js';
+import { objectiveSpreads } from '../src/engine/acquisition/reach.js';
 import type { RegionMemory, TrustRegionMemory } from '../src/engine/strategies/trust-region/regions.js';
-import { adaptReach, modelSteps, REACH_INIT, STEP_FACTORS, takesModelSteps } from '../src/engine/strategies/trust-region/steps.js';
+import { adaptReach, modelSteps, REACH_INIT, STEP_FACTORS, stepScalarization, takesModelSteps } from '../src/engine/strategies/trust-region/steps.js';
 
 function unitSpace(d: number): SearchSpace {
   return new SearchSpace(
@@ -72,7 +73,7 @@ test('model steps go downhill on the model, one per factor, each within its reac
     const y = Float64Array.from({ length: n }, (_, i) => bowl(X.subarray(i * d, (i + 1) * d), a));
     model.paths.push(separableQuadratics(X, y, n, d, 1, center)[0]);
   }
-  const steps = modelSteps(space, model, center, region(), Float64Array.of(0, 0), Float64Array.of(1, 1));
+  const steps = modelSteps(space, model, center, region(), towardUtopia(Float64Array.of(0, 0)), Float64Array.of(1, 1));
   assert.deepEqual(
     steps.map((s) => s.factor),
     [...STEP_FACTORS],
@@ -113,12 +114,48 @@ test('the step reach follows the best step, and halves when no step beat the cen
     retired: [],
     restarts: 0,
   };
-  const next = adaptReach(memory, Y, m, rowOf);
+  // every row inside the reference box: the steps descended the Chebyshev scalarization
+  const ref = [3, 3];
+  const spread = objectiveSpreads(Y, ids.length, m, ref);
+  const next = adaptReach(memory, Y, m, ref, spread, rowOf);
   assert.ok(Math.abs(next[0].reach! - 0.2) < 1e-12, `region 0: ${next[0].reach}`);
   assert.ok(Math.abs(next[1].reach! - REACH_INIT / 2) < 1e-12, `region 1: ${next[1].reach}`);
   assert.equal(next[2].reach, 0.3);
   // without a record of steps (a memory from before them, or a batch too small for them) nothing changes
-  assert.deepEqual(adaptReach({ ...memory, lastBatch: { ids: ['a'], regions: [0] } }, Y, m, rowOf), memory.regions);
+  assert.deepEqual(adaptReach({ ...memory, lastBatch: { ids: ['a'], regions: [0] } }, Y, m, ref, spread, rowOf), memory.regions);
+});
+
+test('outside the reference box a step counts by how close it came to the box, and its folded values do not move the utopia', () => {
+  const m = 2;
+  const ref = [1.1, 1.1];
+  // a centre at the front's edge, far beyond the reference in f2; its step halves the distance in
+  // f2 while f1, well inside its reference, grows a little; f is a folded infeasible row
+  const ids = ['c', 's', 'f', 'o'];
+  const Y = Float64Array.from(
+    [
+      [0.55, 17.33],
+      [0.63, 9.27],
+      [90, 90],
+      [0.1, 12],
+    ].flat(),
+  );
+  const rowOf = new Map(ids.map((id, i) => [id, i]));
+  const spread = Float64Array.of(20, 20);
+  const memory: TrustRegionMemory = {
+    regions: [region({ center: 'c', reach: 0.1 })],
+    lastBatch: { ids: ['s'], regions: [0], steps: [2] },
+    retired: [],
+    restarts: 0,
+  };
+  assert.deepEqual(stepScalarization(Y, 0, m, ref, spread, utopiaPoint([Y], m, spread)), towardBox(ref));
+  assert.ok(Math.abs(adaptReach(memory, Y, m, ref, spread, rowOf)[0].reach! - 0.2) < 1e-12, 'the achievement (17.33 − 1.1)/20 fell to (9.27 − 1.1)/20');
+  // the same rows inside a far reference box: the Chebyshev from the utopia, where f1's growth fails the step
+  const far = [100, 100];
+  const inside = stepScalarization(Y, 0, m, far, spread, utopiaPoint([Y], m, spread));
+  assert.equal(inside.equalize, true);
+  // the utopia sits 10 % of the objectives' spread beyond the best values, not 10 % of the folded range
+  assert.deepEqual(Array.from(inside.origin), [0.1 - 2, 9.27 - 2]);
+  assert.ok(Math.abs(adaptReach(memory, Y, m, far, spread, rowOf)[0].reach! - 0.05) < 1e-12);
 });
 
 test('model steps are taken only when every region gets room for them and Thompson picks', () => {

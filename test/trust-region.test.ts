@@ -12,7 +12,7 @@ import { Random } from '../src/engine/random.js';
 import { SearchSpace } from '../src/engine/space.js';
 import { chooseStrategy } from '../src/engine/strategies/choice.js';
 import { fitModel } from '../src/engine/strategies/fit.js';
-import { REFINE_REACH, refineCandidate, type RegionDraw } from '../src/engine/strategies/trust-region/refine.js';
+import { REFINE_REACH, refineCandidate, towardBox, towardUtopia, type RegionDraw } from '../src/engine/strategies/trust-region/refine.js';
 import { boxDistance, LENGTH_INIT, LENGTH_MIN, regionSettings, updateRegions, type TrustRegionMemory } from '../src/engine/strategies/trust-region/regions.js';
 import type { Observations } from '../src/engine/strategies/types.js';
 import { initTensorBackend } from '../src/engine/tensor/backend.js';
@@ -114,11 +114,39 @@ test("refinement moves a candidate downhill on every objective's draw and stays 
   }
   const start = Float64Array.of(0.9, 0.1, 0.9);
   const before = draw.paths.map((p) => p.at(start, 1)[0]);
-  const refined = refineCandidate(space, draw, start, Float64Array.of(-0.5, -0.5), Float64Array.of(1, 1));
+  const refined = refineCandidate(space, draw, start, towardUtopia(Float64Array.of(-0.5, -0.5)), Float64Array.of(1, 1));
   assert.ok(refined);
   const after = draw.paths.map((p) => p.at(refined, 1)[0]);
   assert.ok(after[0] < before[0] && after[1] < before[1], `draws ${before} → ${after}`);
   for (let k = 0; k < d; k++) assert.ok(Math.abs(refined[k] - start[k]) <= REFINE_REACH + 1e-12);
+});
+
+test('outside the reference box refinement descends the objective furthest from the box, letting the other grow', () => {
+  const d = 2;
+  const space = new SearchSpace(dtlzMdl(d));
+  // f1 = x0 (well inside its reference 1), f2 = 10·(1 − x0) + 10·x1 (far beyond it): only
+  // raising x0 and lowering x1 bring f2 closer, and raising x0 costs f1
+  const linear = (w: [number, number], c: number) => ({
+    at: (x: Float64Array, count: number) => Float64Array.from({ length: count }, (_, a) => c + w[0] * x[a * d] + w[1] * x[a * d + 1]),
+    withGradient: (x: Float64Array, g: Float64Array) => {
+      g[0] = w[0];
+      g[1] = w[1];
+      return c + w[0] * x[0] + w[1] * x[1];
+    },
+  });
+  const draw: RegionDraw = {
+    paths: [linear([1, 0], 0), linear([-10, 10], 10)],
+    mean: [0, 0],
+    std: [1, 1],
+    lower: new Float64Array(d),
+    upper: new Float64Array(d).fill(1),
+  };
+  const start = Float64Array.of(0.1, 0.5);
+  const toBox = refineCandidate(space, draw, start, towardBox([1, 1]), Float64Array.of(1, 10), 0.2)!;
+  assert.ok(toBox[0] > start[0] + 0.1 && toBox[1] < start[1] - 0.1, `towards the box: ${Array.from(toBox)}`);
+  // the Chebyshev from a utopia keeps f1 from growing: only x1 moves
+  const alongRay = refineCandidate(space, draw, start, towardUtopia([-0.1, -1]), Float64Array.of(1, 10), 0.2)!;
+  assert.ok(alongRay[0] <= start[0] + 1e-9 && alongRay[1] < start[1] - 0.1, `along the ray: ${Array.from(alongRay)}`);
 });
 
 test('Gamma draws have the mean and variance of their shape', () => {

@@ -12,7 +12,28 @@ import type { SearchSpace } from '../../space.js';
  * a smooth Chebyshev scalarization whose weights make every term equal at the start, so the
  * refined point improves all objectives in proportion and keeps the start's place on the front
  * (the greedy hypervolume selection then decides whether it is worth more than the others).
+ * A region whose centre lies outside the reference box descends the achievement scalarization to
+ * the reference point instead (acquisition/reach.ts): there the only goal is to get closer to the
+ * box, in whichever objective is furthest from it. On a centre at the front's edge (one objective
+ * near its best, another far beyond its reference) the ray from the utopia forbids the first to
+ * grow by a hair while the second could halve.
  */
+
+/** What a refinement descends, in units of each objective's spread (see above). */
+export interface Scalarization {
+  /** the utopia point, or the reference point */
+  origin: ArrayLike<number>;
+  /** whether weights make the start's terms equal (Chebyshev from a utopia) or all weights are 1 (achievement) */
+  equalize: boolean;
+}
+
+export function towardUtopia(utopia: ArrayLike<number>): Scalarization {
+  return { origin: utopia, equalize: true };
+}
+
+export function towardBox(ref: ArrayLike<number>): Scalarization {
+  return { origin: ref, equalize: false };
+}
 
 /** Projected-gradient iterations per candidate. */
 const ITERATIONS = 20;
@@ -23,7 +44,7 @@ const ITERATIONS = 20;
  * DTLZ2 in 30 dimensions reaches of 0.1 and more lost most of the gain that 0.01–0.03 bring.
  */
 export const REFINE_REACH = 0.02;
-/** Temperature of the smooth maximum over objectives, in units of the start's scalarized value. */
+/** Temperature of the smooth maximum over objectives, in units of the scalarization (the start's value when weights equalize). */
 const SMOOTHING = 0.05;
 /** The utopia point lies this share of each objective's spread beyond the best value known. */
 const UTOPIA_MARGIN = 0.1;
@@ -39,16 +60,16 @@ export interface RegionDraw {
 }
 
 /**
- * Refines the start `x` (length d, encoded) on `draw`. `utopia` and `spread` (length m) set the
- * scalarization's origin and units; `reach` bounds the move per coordinate as a share of the box's
- * width. Returns the refined point, repaired into the space's constraints, or null when it leaves
- * a nonlinear constraint.
+ * Refines the start `x` (length d, encoded) on `draw`, descending `scalarization` in units of
+ * `spread` (length m); `reach` bounds the move per coordinate as a share of the box's width.
+ * Returns the refined point, repaired into the space's constraints, or null when it leaves a
+ * nonlinear constraint.
  */
 export function refineCandidate(
   space: SearchSpace,
   draw: RegionDraw,
   x: Float64Array,
-  utopia: Float64Array,
+  scalarization: Scalarization,
   spread: Float64Array,
   reach = REFINE_REACH,
 ): Float64Array | null {
@@ -66,12 +87,13 @@ export function refineCandidate(
     for (let j = 0; j < m; j++) values[j] = draw.mean[j] + draw.std[j] * draw.paths[j].withGradient(point, gradients[j]);
   };
   evaluate(x);
-  const weights = Float64Array.from(values, (v, j) => 1 / Math.max(1e-9, (v - utopia[j]) / spread[j]));
+  const { origin, equalize } = scalarization;
+  const weights = Float64Array.from(values, (v, j) => (equalize ? 1 / Math.max(1e-9, (v - origin[j]) / spread[j]) : 1));
   const gradient = new Float64Array(d);
-  // smooth max_j w_j (S_j − z_j) / σ_j, whose value is 1 at the start; its gradient into `gradient`
+  // smooth max_j w_j (S_j − z_j) / σ_j (value 1 at the start when weights equalize); its gradient into `gradient`
   const scalarized = (): number => {
     let top = -Infinity;
-    const terms = Float64Array.from(values, (v, j) => (weights[j] * (v - utopia[j])) / spread[j] / SMOOTHING);
+    const terms = Float64Array.from(values, (v, j) => (weights[j] * (v - origin[j])) / spread[j] / SMOOTHING);
     for (const t of terms) top = Math.max(top, t);
     let total = 0;
     for (let j = 0; j < m; j++) total += terms[j] = Math.exp(terms[j] - top);
@@ -124,7 +146,7 @@ export function refineCandidate(
 }
 
 /** The utopia point of the scalarization: beyond the best observed or sampled value of each objective. */
-export function utopiaPoint(values: readonly Float64Array[], m: number, spread: Float64Array): Float64Array {
+export function utopiaPoint(values: readonly Float64Array[], m: number, spread: ArrayLike<number>): Float64Array {
   const utopia = new Float64Array(m).fill(Infinity);
   for (const S of values) for (let i = 0; i < S.length; i++) utopia[i % m] = Math.min(utopia[i % m], S[i]);
   return utopia.map((v, j) => v - UTOPIA_MARGIN * spread[j]);

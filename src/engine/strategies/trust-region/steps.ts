@@ -1,5 +1,6 @@
 import type { SearchSpace } from '../../space.js';
-import { refineCandidate, type RegionDraw } from './refine.js';
+import { achievement } from '../../acquisition/reach.js';
+import { refineCandidate, towardBox, towardUtopia, utopiaPoint, type RegionDraw, type Scalarization } from './refine.js';
 import type { RegionMemory, TrustRegionMemory } from './regions.js';
 
 /**
@@ -20,8 +21,6 @@ export const STEP_FACTORS = [0.5, 1, 2] as const;
 export const REACH_INIT = 0.1;
 const REACH_MIN = 0.005;
 const REACH_MAX = 1;
-/** The scalarization's origin lies this share of each objective's observed range beyond its best value. */
-const UTOPIA_SHARE = 0.1;
 /** Regions take model steps only when they have at least this many batch points each. */
 const LEAST_POINTS_PER_REGION = 2 * STEP_FACTORS.length;
 
@@ -32,52 +31,75 @@ export function takesModelSteps(q: number, regions: number): boolean {
 
 /**
  * One region's model steps from `center` (length d, encoded) on the models `model` of the
- * objectives: one point per STEP_FACTORS entry that moved, with that factor. `utopia` and `spread`
- * (length m) as for refineCandidate.
+ * objectives: one point per STEP_FACTORS entry that moved, with that factor. `scalarization` and
+ * `spread` (length m) as for refineCandidate.
  */
 export function modelSteps(
   space: SearchSpace,
   model: RegionDraw,
   center: Float64Array,
   region: RegionMemory,
-  utopia: Float64Array,
+  scalarization: Scalarization,
   spread: Float64Array,
 ): { point: Float64Array; factor: number }[] {
   const reach = region.reach ?? REACH_INIT;
   const steps: { point: Float64Array; factor: number }[] = [];
   for (const factor of STEP_FACTORS) {
-    const point = refineCandidate(space, model, center, utopia, spread, Math.min(REACH_MAX, factor * reach));
+    const point = refineCandidate(space, model, center, scalarization, spread, Math.min(REACH_MAX, factor * reach));
     if (point && point.some((v, k) => v !== center[k])) steps.push({ point, factor });
   }
   return steps;
 }
 
 /**
+ * What a region's steps descend (refine.ts): the achievement scalarization to the reference point
+ * while its centre lies outside the reference box, else the Chebyshev scalarization from `utopia`.
+ * Y: `n x m` minimization-space objectives (infeasible rows folded beyond the reference), so an
+ * infeasible centre counts as outside; ref and spread: length m.
+ */
+export function stepScalarization(
+  Y: Float64Array,
+  centerRow: number,
+  m: number,
+  ref: readonly number[],
+  spread: ArrayLike<number>,
+  utopia: ArrayLike<number>,
+): Scalarization {
+  return achievement(Y, centerRow * m, ref, spread) > 0 ? towardBox(ref) : towardUtopia(utopia);
+}
+
+/**
  * Each region's step reach after its last model steps were evaluated. A step's worth is what the
- * step descended: the Chebyshev scalarization from a point beyond the best observed values, with
- * weights that make the centre's terms equal (value 1 at the centre). The reach moves to the
- * factor of the best step when it beat the centre, and halves when none did. Y is `n x m`
- * minimization-space objectives (infeasible rows already moved beyond the reference); `rowOf`
+ * step descended (stepScalarization, judged on the same centre): the Chebyshev scalarization's
+ * weights make the centre's terms equal (value 1 at the centre); the achievement counts as is.
+ * The reach moves to the factor of the best step when it beat the centre, and halves when none
+ * did. Y is `n x m` minimization-space objectives (infeasible rows already moved beyond the
+ * reference); ref and `spread` (length m) the reference point and the objectives' observed
+ * spread, which places the utopia as the steps' own (refine.ts utopiaPoint) does. Infeasible
+ * rows' folded values must not widen it: a distant origin weighs every objective alike. `rowOf`
  * maps evaluation ids to rows. Returns the regions, reaches updated.
  */
-export function adaptReach(previous: TrustRegionMemory, Y: Float64Array, m: number, rowOf: Map<string, number>): RegionMemory[] {
+export function adaptReach(
+  previous: TrustRegionMemory,
+  Y: Float64Array,
+  m: number,
+  ref: readonly number[],
+  spread: ArrayLike<number>,
+  rowOf: Map<string, number>,
+): RegionMemory[] {
   const batch = previous.lastBatch;
   if (!batch?.steps) return previous.regions;
-  const n = Y.length / m;
-  const lo = new Float64Array(m).fill(Infinity);
-  const hi = new Float64Array(m).fill(-Infinity);
-  for (let i = 0; i < n; i++)
-    for (let j = 0; j < m; j++) {
-      lo[j] = Math.min(lo[j], Y[i * m + j]);
-      hi[j] = Math.max(hi[j], Y[i * m + j]);
-    }
-  const utopia = lo.map((v, j) => v - UTOPIA_SHARE * Math.max(hi[j] - v, 1e-12));
+  const utopia = utopiaPoint([Y], m, spread);
   return previous.regions.map((region, r) => {
     const centerRow = rowOf.get(region.center);
     if (centerRow === undefined) return region;
+    const { origin, equalize } = stepScalarization(Y, centerRow, m, ref, spread, utopia);
     const value = (row: number): number => {
       let worst = -Infinity;
-      for (let j = 0; j < m; j++) worst = Math.max(worst, (Y[row * m + j] - utopia[j]) / Math.max(Y[centerRow * m + j] - utopia[j], 1e-12));
+      for (let j = 0; j < m; j++) {
+        const unit = equalize ? Math.max(Y[centerRow * m + j] - origin[j], 1e-12) : spread[j];
+        worst = Math.max(worst, (Y[row * m + j] - origin[j]) / unit);
+      }
       return worst;
     };
     let best = Infinity;
@@ -93,7 +115,8 @@ export function adaptReach(previous: TrustRegionMemory, Y: Float64Array, m: numb
     });
     if (factor === 0) return region;
     const reach = region.reach ?? REACH_INIT;
-    const improved = best < 1 - 1e-6;
+    const start = value(centerRow);
+    const improved = best < start - 1e-6 * Math.max(1, Math.abs(start));
     return { ...region, reach: Math.min(REACH_MAX, Math.max(REACH_MIN, improved ? reach * factor : reach / 2)) };
   });
 }

@@ -4,11 +4,11 @@ import type { FitRequest, Observations, Strategy, StrategyContext } from '../typ
 import { localPartial, localRows, regionBox, regionCandidates } from './candidates.js';
 import { rankingObjectives } from '../feasibility.js';
 import { fitCount, localData, regionFits, regionModels, sampleAt, standardizedColumns, type LocalData, type RegionModels } from './models.js';
-import { refineCandidate, utopiaPoint, type RegionDraw } from './refine.js';
+import { refineCandidate, towardUtopia, utopiaPoint, type RegionDraw } from './refine.js';
 import { regionSettings, updateRegions, type RegionMemory, type TrustRegionMemory } from './regions.js';
 import { selectBatch, type CandidatePool } from './selection.js';
 import { separableQuadratics } from './quadratic.js';
-import { adaptReach, modelSteps, takesModelSteps } from './steps.js';
+import { adaptReach, modelSteps, stepScalarization, takesModelSteps } from './steps.js';
 
 /**
  * Trust regions with local models for high dimensions and large budgets (TuRBO, Eriksson et al.
@@ -172,7 +172,7 @@ function refinePicks(
   const added = pools.map(() => [] as Float64Array[]);
   for (const { pool, row } of picks) {
     const start = pools[pool].X.slice(row * d, (row + 1) * d);
-    const point = refineCandidate(context.space, models[pool].draw, start, utopia, penalty.spread);
+    const point = refineCandidate(context.space, models[pool].draw, start, towardUtopia(utopia), penalty.spread);
     if (point) added[pool].push(point);
   }
   return pools.map((p, k) => {
@@ -222,7 +222,8 @@ function stepsOf(
     const { y, mean, std } = standardizedColumns(joined, n, w);
     const paths = separableQuadratics(data.X, y, n, d, w, center);
     const model: RegionDraw = { paths: paths.slice(0, m), mean: mean.slice(0, m), std: std.slice(0, m), ...regionBox(space, center, region) };
-    for (const step of modelSteps(space, model, center, region, utopia, penalty.spread)) {
+    const scalarization = stepScalarization(penalty.Y, local.centerRow, m, o.ref!, penalty.spread, utopia);
+    for (const step of modelSteps(space, model, center, region, scalarization, penalty.spread)) {
       const slacks = paths.slice(m).map((path, j) => mean[m + j] + std[m + j] * path.at(step.point, 1)[0]);
       if (slacks.every((s) => s >= 0)) out.push({ ...step, region: r });
     }
@@ -248,7 +249,7 @@ function prepare(context: StrategyContext): {
   const { told, waiting } = splitBatch(remembered?.lastBatch ?? null, new Set(o.pendingIds ?? []));
   const previous = remembered && { ...remembered, lastBatch: told };
   // step reaches are judged from where the last steps started, before the regions re-centre
-  const judged = previous && { ...previous, regions: adaptReach(previous, penalty.Y.subarray(0, o.n * o.m), o.m, rowOf) };
+  const judged = previous && { ...previous, regions: adaptReach(previous, penalty.Y.subarray(0, o.n * o.m), o.m, o.ref!, penalty.spread, rowOf) };
   const memory = updateRegions(judged, { ...o, Y: penalty.Y }, regionSettings(o.d, context.q));
   const regions = memory.regions.map((region) => {
     const centerRow = rowOf.get(region.center)!;
