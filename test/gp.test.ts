@@ -1,7 +1,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { initTensorBackend, tf } from '../src/engine/tensor/backend.js';
-import { DENSE_LIMIT, stageSizes } from '../src/engine/gp/fit.js';
+import { DENSE_LIMIT, fitHyperparameters, stageSizes } from '../src/engine/gp/fit.js';
 import { GaussianProcess } from '../src/engine/gp/gaussian-process.js';
 import { minimizeBounded } from '../src/engine/gp/lbfgs.js';
 import { NotPositiveDefiniteError } from '../src/engine/gp/jitter.js';
@@ -470,6 +470,30 @@ test('the fit schedule: all points up to the dense limit, then nested subsets up
   assert.deepEqual(stageSizes(2000), [256, 1024, 2000]);
   // Beyond ~2700 points a full-data evaluation costs more than a stage's budget: the last fit is on 1024.
   assert.deepEqual(stageSizes(5000), [256, 1024]);
+});
+
+test('a warm refit beyond the dense limit fits all points from the warm start, as well as the cold staged fit and cheaper', () => {
+  const d = 4;
+  const n = 300;
+  const X = uniformPoints(n, d, 61);
+  const random = new Random(62);
+  const y = standardize(Float64Array.from({ length: n }, (_, i) => sinusoids(X.subarray(i * d, i * d + d), d) + 0.05 * random.normal()));
+  const earlier = 280;
+  const previous = fitHyperparameters(X.subarray(0, earlier * d), standardize(y.subarray(0, earlier)), earlier, d, { seed: 1 });
+  assert.deepEqual(previous.stages, [DENSE_LIMIT, earlier]);
+  const cold = fitHyperparameters(X, y, n, d, { seed: 2 });
+  const warm = fitHyperparameters(X, y, n, d, { seed: 2, initial: previous.hyperparameters });
+  assert.deepEqual(warm.stages, [n]);
+  assert.ok(warm.evaluations < cold.evaluations, `warm refit ${warm.evaluations} evaluations, cold ${cold.evaluations}`);
+  // Both judged by the same float64 log posterior per point.
+  const space = new HyperparameterSpace(d);
+  const exact = new DenseLikelihood(X, y, n, d);
+  const perPoint = (h: GpHyperparameters): number => {
+    const theta = space.toTheta(h);
+    return (exact.evaluate(theta) + space.logPrior(theta)) / n;
+  };
+  const [warmScore, coldScore] = [perPoint(warm.hyperparameters), perPoint(cold.hyperparameters)];
+  assert.ok(warmScore > coldScore - 2e-3, `log posterior per point: warm refit ${warmScore}, cold staged fit ${coldScore}`);
 });
 
 test('bounded L-BFGS finds the constrained minimum of a quadratic and of Rosenbrock', () => {

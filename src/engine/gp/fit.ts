@@ -1,5 +1,5 @@
 import { Random } from '../random.js';
-import { minimizeBounded } from './lbfgs.js';
+import { minimizeBounded, type LbfgsMemory } from './lbfgs.js';
 import { DenseLikelihood } from './likelihood.js';
 import { DEFAULT_BLOCK_SIZE } from './linalg.js';
 import { multiStartFit } from './multistart.js';
@@ -17,7 +17,9 @@ import { TensorLikelihood } from './tensor-likelihood.js';
  *   curvature pairs (the objective is per point, so curvature carries over between sizes). The
  *   evaluations allowed per stage shrink as s³ grows, so the cost stays bounded at large n while
  *   the hyperparameters see every point at the end (up to n ≈ 2700). The reported noise is then
- *   the one the tensor model really uses: σ² plus its conditioning floor (tensor-covariance.ts).
+ *   the one the tensor model really uses: σ² plus its conditioning floor (tensor-covariance.ts);
+ * - a refit beyond DENSE_LIMIT with a warm start (the previous batch's fit): the full-data stage
+ *   alone, from the warm start (refitWarm).
  */
 
 /** Largest n fitted entirely in float64 JavaScript (and the first-stage subset size beyond). */
@@ -86,6 +88,7 @@ export function fitHyperparameters(X: Float64Array, y: Float64Array, n: number, 
   const random = new Random(settings.seed);
   const startSeed = random.seed();
   const exhaustive = settings.fullDataEvaluations !== undefined && n > DENSE_LIMIT;
+  if (settings.initial && n > DENSE_LIMIT && !exhaustive) return refitWarm(X, y, n, d, space, settings.initial, maxIterations, settings.blockSize);
   const sizes = exhaustive ? [DENSE_LIMIT, n] : stageSizes(n);
   const order = Int32Array.from({ length: n }, (_, i) => i);
   if (sizes.length > 1) random.shuffle(order);
@@ -99,44 +102,88 @@ export function fitHyperparameters(X: Float64Array, y: Float64Array, n: number, 
     initial: settings.initial,
   });
   let theta = start.theta;
-  let memory = start.memory;
+  let memory: LbfgsMemory | undefined = start.memory;
   let evaluations = start.evaluations;
   let noise = Math.exp(theta[d + 1]);
 
   for (const size of sizes.slice(1)) {
     const part = size === n ? { X, y } : subset(X, y, d, order, size);
     const likelihood = new TensorLikelihood(part.X, part.y, size, d, settings.blockSize ?? DEFAULT_BLOCK_SIZE);
-    const maxEvaluations = exhaustive
-      ? (settings.fullDataEvaluations as number)
-      : Math.max(MIN_STAGE_EVALUATIONS, Math.min(MAX_STAGE_EVALUATIONS, Math.round(STAGE_BUDGET / size ** 3)));
-    const run = minimizeBounded(
-      (t, gradient) => {
-        evaluations++;
-        const value = likelihood.evaluate(t, gradient);
-        if (!Number.isFinite(value)) return Infinity;
-        const logPosterior = value + space.logPrior(t, gradient);
-        for (let i = 0; i < gradient.length; i++) gradient[i] = -gradient[i] / size;
-        return -logPosterior / size;
-      },
-      theta,
-      {
-        lower: space.lower,
-        upper: space.upper,
-        maxIterations,
-        maxEvaluations,
-        memory,
-        relativeTolerance: size === n ? FINAL_STAGE_TOLERANCE : INTERMEDIATE_STAGE_TOLERANCE,
-      },
-    );
-    if (Number.isFinite(run.value)) {
-      theta = Float64Array.from(run.x);
-      memory = run.memory;
-    }
+    const maxEvaluations = exhaustive ? (settings.fullDataEvaluations as number) : stageEvaluations(size);
+    const stage = tensorStage(likelihood, space, theta, memory, { maxIterations, maxEvaluations, final: size === n });
+    evaluations += stage.evaluations;
+    theta = stage.theta;
+    memory = stage.memory;
     noise = likelihood.effectiveNoise(theta);
   }
   const hyperparameters = space.fromTheta(theta);
   hyperparameters.noise = noise;
   return { hyperparameters, stages: sizes, evaluations };
+}
+
+/** Evaluations a tensor stage on `size` points may spend (see STAGE_BUDGET). */
+function stageEvaluations(size: number): number {
+  return Math.max(MIN_STAGE_EVALUATIONS, Math.min(MAX_STAGE_EVALUATIONS, Math.round(STAGE_BUDGET / size ** 3)));
+}
+
+/**
+ * A refit beyond DENSE_LIMIT with a warm start: the warm start was fitted on nearly all of these
+ * points (a campaign refits after each batch), so it is a better start for the full-data stage
+ * than a multi-start on a subset, and the subset stage is skipped. The multi-start explored the
+ * prior when the model was first fitted; refits follow the optimum as the data grow.
+ */
+function refitWarm(
+  X: Float64Array,
+  y: Float64Array,
+  n: number,
+  d: number,
+  space: HyperparameterSpace,
+  initial: GpHyperparameters,
+  maxIterations: number,
+  blockSize = DEFAULT_BLOCK_SIZE,
+): FitOutcome {
+  const likelihood = new TensorLikelihood(X, y, n, d, blockSize);
+  const stage = tensorStage(likelihood, space, space.clip(space.toTheta(initial)), undefined, {
+    maxIterations,
+    maxEvaluations: stageEvaluations(n),
+    final: true,
+  });
+  const hyperparameters = space.fromTheta(stage.theta);
+  hyperparameters.noise = likelihood.effectiveNoise(stage.theta);
+  return { hyperparameters, stages: [n], evaluations: stage.evaluations };
+}
+
+/** Bounded L-BFGS on the per-point negative log posterior of one tensor stage, from theta; keeps theta when the stage fails. */
+function tensorStage(
+  likelihood: TensorLikelihood,
+  space: HyperparameterSpace,
+  theta: Float64Array,
+  memory: LbfgsMemory | undefined,
+  limits: { maxIterations: number; maxEvaluations: number; final: boolean },
+): { theta: Float64Array; memory: LbfgsMemory | undefined; evaluations: number } {
+  const size = likelihood.n;
+  let evaluations = 0;
+  const run = minimizeBounded(
+    (t, gradient) => {
+      evaluations++;
+      const value = likelihood.evaluate(t, gradient);
+      if (!Number.isFinite(value)) return Infinity;
+      const logPosterior = value + space.logPrior(t, gradient);
+      for (let i = 0; i < gradient.length; i++) gradient[i] = -gradient[i] / size;
+      return -logPosterior / size;
+    },
+    theta,
+    {
+      lower: space.lower,
+      upper: space.upper,
+      maxIterations: limits.maxIterations,
+      maxEvaluations: limits.maxEvaluations,
+      memory,
+      relativeTolerance: limits.final ? FINAL_STAGE_TOLERANCE : INTERMEDIATE_STAGE_TOLERANCE,
+    },
+  );
+  if (!Number.isFinite(run.value)) return { theta, memory, evaluations };
+  return { theta: Float64Array.from(run.x), memory: run.memory, evaluations };
 }
 
 /** One set of hyperparameters for `outputs` columns of y: the multi-start fit on their summed likelihood. */
