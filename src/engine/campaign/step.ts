@@ -10,6 +10,7 @@ import { randomPoints } from '../strategies/space-filling.js';
 import type { FitRequest, Strategy, StrategyContext, StrategyName } from '../strategies/types.js';
 import { noisyFront } from './noisy-front.js';
 import { observe } from './observations.js';
+import { compressTails } from './tail-warp.js';
 import { dataHash, mdlHash, proposalsHash, SEED_DERIVATION, stateHash, type Receipt, type ReceiptEnvironment } from './receipt.js';
 import { budgetUsed, nextState } from './state.js';
 import { deserializeHyperparameters, serializeHyperparameters, type CampaignState, type Proposal } from './types.js';
@@ -130,8 +131,8 @@ function prepare(mdl: Mdl, state: CampaignState, options: StepOptions): Prepared
   // measured warm-start rows: failed ones inform the failure model but replace no initial design
   const warmRows = state.evaluations.filter((e) => e.iteration === 0 && e.objectives !== null).length;
   const choice = state.strategy ?? chooseStrategy(mdl, space, warmRows);
-  const observations = observe(mdl, state, space);
   const modelBased = choice.name === 'global' || choice.name === 'trust-region';
+  const observations = modelBased ? compressTails(observe(mdl, state, space)) : observe(mdl, state, space);
   // A warm start replaces the initial design; random and lhs have none of their own.
   const isDesign = iteration === 1 && warmRows === 0 && choice.name !== 'random' && choice.name !== 'lhs';
   const q = Math.min(isDesign ? initialDesignSize(mdl) : (options.count ?? mdl.optimizer.batch_size), remaining);
