@@ -4,7 +4,13 @@ import { MonteCarloEhvi } from '../src/engine/acquisition/mc-ehvi.js';
 import { initialState, tell } from '../src/engine/campaign/state.js';
 import { step } from '../src/engine/campaign/step.js';
 import { hypervolumeImprovements } from '../src/engine/hypervolume.js';
-import { EXACT_IMPROVEMENT_MAX_OBJECTIVES, ScalarizedImprovement, unitBallOrthant } from '../src/engine/hypervolume-scalarized.js';
+import {
+  EXACT_IMPROVEMENT_M4_FRONT,
+  EXACT_IMPROVEMENT_MAX_OBJECTIVES,
+  exactImprovement,
+  ScalarizedImprovement,
+  unitBallOrthant,
+} from '../src/engine/hypervolume-scalarized.js';
 import { mdlSchema } from '../src/engine/mdl/schema.js';
 import { testProblem } from '../src/engine/problems/registry.js';
 import { Random } from '../src/engine/random.js';
@@ -146,6 +152,35 @@ test('Monte Carlo EHVI at m = 5 (scalarized improvements) agrees with a large-sa
     assert.ok(Math.abs(values[i] - reference[i]) <= 0.1 * reference[i] + 0.01 * reference[0], `candidate ${i}: ${values[i]} vs ${reference[i]}`);
   }
   assert.ok(values[0] > values[1] && values[1] > values[2], `${Array.from(values)}`);
+});
+
+test('at m = 4 Monte Carlo EHVI is exact while the front is small and the estimate beyond (a certain candidate: its improvement by inclusion-exclusion)', () => {
+  assert.ok(exactImprovement(3, 10_000) && exactImprovement(4, EXACT_IMPROVEMENT_M4_FRONT));
+  assert.ok(!exactImprovement(4, EXACT_IMPROVEMENT_M4_FRONT + 1) && !exactImprovement(5, 2));
+  const m = 4;
+  const ref = Array<number>(m).fill(1.1);
+  const random = new Random(45);
+  const candidate = [0.3, 0.35, 0.3, 0.35];
+  const sure = (front: number[][]) => {
+    const acq = new MonteCarloEhvi(Float64Array.from(front.flat()), front.length, m, ref, 16, new Random(8));
+    return acq.evaluate(Float64Array.from(candidate), new Float64Array(m), 1)[0];
+  };
+  // 10 points, all inside the box: the exact improvement, to rounding
+  const small = randomFront(random, 10, m);
+  const exact = inclusionExclusion([...small, candidate], ref) - inclusionExclusion(small, ref);
+  assert.ok(exact > 0);
+  assert.ok(Math.abs(sure(small) - exact) < 1e-12 * Math.max(1, exact), `${sure(small)} vs ${exact}`);
+  // more front points than the limit (non-dominated on the simplex x1 + .. + x4 = 2): the estimate, not exact
+  const large = Array.from({ length: EXACT_IMPROVEMENT_M4_FRONT + 10 }, () => {
+    const w = Array.from({ length: m }, () => -Math.log(1 - random.uniform()));
+    const sum = w.reduce((a, b) => a + b, 0);
+    return w.map((v) => (2 * v) / sum);
+  });
+  const largeFront = Float64Array.from(large.flat());
+  const truth = hypervolumeImprovements(largeFront, large.length, m, ref, Float64Array.from(candidate), 1)[0];
+  const estimate = sure(large);
+  assert.notEqual(estimate, truth);
+  assert.ok(Math.abs(estimate - truth) < 0.25 * truth, `estimate ${estimate} vs exact ${truth}`);
 });
 
 test('trust-region selection at m = 5 picks by hypervolume improvement: the draw that adds most first, never a dominated one', () => {

@@ -12,6 +12,19 @@ import type { Random } from './random.js';
 export const EXACT_IMPROVEMENT_MAX_OBJECTIVES = 3;
 
 /**
+ * At four objectives the exact improvement's cost grows with the front, and a small front's is
+ * cheap: up to this many front points it stays exact (on DTLZ7, RE42 and DTLZ2 at m = 4 and 90
+ * evaluations the exact improvement reached 59.4, 87.7 and 63.7 % of the maximum where the
+ * estimate reached 50.1, 79.7 and 56.3 %).
+ */
+export const EXACT_IMPROVEMENT_M4_FRONT = 50;
+
+/** Whether each sample's improvement over an `n`-point front in m objectives is computed exactly. */
+export function exactImprovement(m: number, n: number): boolean {
+  return m <= EXACT_IMPROVEMENT_MAX_OBJECTIVES || (m === 4 && n <= EXACT_IMPROVEMENT_M4_FRONT);
+}
+
+/**
  * Hypervolume improvement estimated by random scalarizations (Golovin & Zhang 2020, "Random
  * hypervolume scalarizations for provable multi-objective black box optimization"), for many
  * objectives, where exact improvements cost too much per Monte Carlo sample (WFG's exclusive

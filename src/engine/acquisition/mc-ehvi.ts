@@ -1,5 +1,5 @@
 import { hypervolumeImprovements } from '../hypervolume.js';
-import { EXACT_IMPROVEMENT_MAX_OBJECTIVES, ScalarizedImprovement } from '../hypervolume-scalarized.js';
+import { exactImprovement, ScalarizedImprovement } from '../hypervolume-scalarized.js';
 import { paretoIndices } from '../pareto.js';
 import type { Random } from '../random.js';
 import type { AcquisitionFunction } from './types.js';
@@ -46,7 +46,7 @@ export class MonteCarloEhvi implements AcquisitionFunction {
     this.n = keep.length;
     this.front = new Float64Array(this.n * m);
     keep.forEach((i, k) => this.front.set(front.subarray(i * m, i * m + m), k * m));
-    this.scalarized = m > EXACT_IMPROVEMENT_MAX_OBJECTIVES ? new ScalarizedImprovement(this.front, this.n, m, ref, SCALARIZATION_DIRECTIONS, random) : null;
+    this.scalarized = !exactImprovement(m, this.n) ? new ScalarizedImprovement(this.front, this.n, m, ref, SCALARIZATION_DIRECTIONS, random) : null;
     this.samples = samples + (samples % 2);
     this.base = new Float64Array(this.samples * m);
     for (let s = 0; s < this.samples; s += 2) {
