@@ -74,8 +74,14 @@ class ClusterLoop(unittest.TestCase):
         self.assertEqual(campaign.data["evaluations_completed"], 10)
         records = campaign.results()
         self.assertEqual(len(records), 10)
-        self.assertEqual(len({tuple(sorted((k, v) for k, v in r.items() if k in ("x1", "x2"))) for r in records}), 10,
-                         "no candidate repeats another")
+        designs = {}
+        for r in records:
+            designs.setdefault((r["x1"], r["x2"]), []).append((r["f1"], r["f2"]))
+        # one design may be measured twice: the noise check of a campaign that declares no noise;
+        # pending candidates are never proposed again
+        self.assertGreaterEqual(len(designs), 9, "no candidate repeats another, but for the noise check")
+        for measurements in designs.values():
+            self.assertEqual(len(set(measurements)), 1, "an exact simulator repeats its values")
         self.assertTrue(overlaps, "new candidates were asked for while others were still running")
 
 

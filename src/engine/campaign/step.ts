@@ -8,6 +8,7 @@ import { fitModel } from '../strategies/fit.js';
 import { strategyNamed } from '../strategies/registry.js';
 import { randomPoints } from '../strategies/space-filling.js';
 import type { FitRequest, Strategy, StrategyContext, StrategyName } from '../strategies/types.js';
+import { noiseProbe } from './noise-probe.js';
 import { noisyFront } from './noisy-front.js';
 import { observe } from './observations.js';
 import { compressTails } from './tail-warp.js';
@@ -80,6 +81,8 @@ export function completeStep(
   if (outcome.hyperparameters) state.hyperparameters = outcome.hyperparameters.map(serializeHyperparameters);
   const parameters = distinctPoints(space, previous, outcome.points, new Random(mixSeed(seeds.propose, iteration))).map((x) => space.decode(x));
   if (prepared.modelGuided) withReplicates(mdl, previous, parameters);
+  const probe = prepared.modelGuided && parameters.length > 0 ? noiseProbe(mdl, previous, state.hyperparameters) : null;
+  if (probe) parameters[parameters.length - 1] = probe;
   const proposals: Proposal[] = parameters.map((values) => ({
     id: `${state.idPrefix ?? 'eval_'}${state.nextId++}`,
     iteration,

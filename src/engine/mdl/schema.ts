@@ -94,7 +94,9 @@ export const objectiveSchema = z.strictObject({
     .optional()
     .describe(
       'measurement noise: true (noisy, size unknown: the model estimates it), {sd} (noisy, of this size), false (exact: ' +
-        'never treated as noisy); absent: noisy when the fitted noise is material. A noisy campaign reports the front of ' +
+        'never treated as noisy, no measurement repeated to check); absent: noisy when two measurements of one design ' +
+        'disagree (one design is measured twice to check, unless the evaluator is builtin) or the fitted noise is material. ' +
+        'A noisy campaign reports the front of ' +
         "the model's predictions, not of the raw measurements",
     ),
   description: note,

@@ -1,0 +1,68 @@
+import { NOISE_FLOOR, type SerializedHyperparameters } from '../gp/priors.js';
+import type { Mdl, ParameterValue } from '../mdl/schema.js';
+import { paretoMask } from '../pareto.js';
+import { noiseReason } from './noisy-front.js';
+import { objectiveMatrix } from './objective-space.js';
+import type { CampaignState } from './types.js';
+
+/**
+ * One repeated measurement, to learn whether measurements are noisy. Without replicates, noise of
+ * a few percent of an objective's spread and a function that is rough at the spacing of the data
+ * fit the same GP noise (noisy DTLZ2 at sd 0.05 fits 0.005–0.013 of the objective's variance;
+ * the exact WFG4 and DTLZ1 reach 0.016), so the fitted noise alone cannot tell them apart. A
+ * second measurement of one design can: an exact measurement repeats itself, and two that
+ * disagree make the campaign noisy (noisy-front.ts), so from then on it reports the model's front.
+ *
+ * Fitted noise variance, in units of the objective's variance, from which a campaign not yet
+ * known to be noisy spends one evaluation on that check: ten times the fit's floor. Smooth exact
+ * functions fall to the floor as data accumulates.
+ */
+export const PROBE_NOISE_VARIANCE = 10 * NOISE_FLOOR;
+
+/**
+ * The parameter values to measure again in this batch, or null for none. A probe is due once per
+ * campaign: while no design has been measured (or asked for) twice, the campaign is not noisy by
+ * any rule, and some objective not declared `noise: false` fits noise of PROBE_NOISE_VARIANCE or
+ * more. A builtin evaluator is a function of the candidate (its noise too), so it is never
+ * probed. The design is the measured front's closest to the reference point (the achievement
+ * scalarization in units of each objective's span from the front's best value to the reference):
+ * the one a user would build first, whose value a lucky draw would most mislead.
+ *
+ * hyperparameters: the fit that chose this batch, one per objective.
+ */
+export function noiseProbe(
+  mdl: Mdl,
+  state: Readonly<CampaignState>,
+  hyperparameters: readonly SerializedHyperparameters[] | null | undefined,
+): Record<string, ParameterValue> | null {
+  if (mdl.evaluator?.type === 'builtin' || !hyperparameters || hyperparameters.length !== mdl.objectives.length) return null;
+  const judged = mdl.objectives.map((o, j) => (o.noise === undefined ? j : -1)).filter((j) => j >= 0);
+  if (!judged.some((j) => hyperparameters[j].noise >= PROBE_NOISE_VARIANCE)) return null;
+  if (noiseReason(mdl, hyperparameters, state.evaluations) !== null || measuredTwice(mdl, state)) return null;
+  const { Y, n, m, rows } = objectiveMatrix(mdl, state.evaluations, 'feasible');
+  if (n === 0) return null;
+  const front = paretoMask(Y, n, m);
+  const column = (j: number) => Array.from({ length: n }, (_, i) => Y[i * m + j]);
+  const best = Array.from({ length: m }, (_, j) => Math.min(...column(j)));
+  const ref = state.referencePoint ?? Array.from({ length: m }, (_, j) => Math.max(...column(j)));
+  let chosen = -1;
+  let lowest = Infinity;
+  for (let i = 0; i < n; i++) {
+    if (front[i] !== 1) continue;
+    let achievement = -Infinity;
+    for (let j = 0; j < m; j++) achievement = Math.max(achievement, (Y[i * m + j] - ref[j]) / Math.max(ref[j] - best[j], 1e-12));
+    if (achievement < lowest) [lowest, chosen] = [achievement, i];
+  }
+  return { ...state.evaluations[rows[chosen]].parameters };
+}
+
+/** Whether some parameter values were measured, or are pending, more than once. */
+function measuredTwice(mdl: Mdl, state: Readonly<CampaignState>): boolean {
+  const seen = new Set<string>();
+  for (const { parameters } of [...state.evaluations, ...state.pending]) {
+    const key = JSON.stringify(mdl.parameters.map((p) => parameters[p.name]));
+    if (seen.has(key)) return true;
+    seen.add(key);
+  }
+  return false;
+}
