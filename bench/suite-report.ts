@@ -144,6 +144,9 @@ export function summarize(cases: readonly ResolvedCase[], runs: readonly RunResu
 
 const cellText = (v: string | number | boolean | null | undefined): string => (v === null || v === undefined ? '–' : String(v));
 
+/** Seeds a case runs at full size; a row over fewer (a run still under way) says so. */
+export const FULL_SEEDS = 5;
+
 /** The suite's table as Markdown, the columns docs/benchmarks.md shows (shares of the maximum in %). */
 export function markdownTable(rows: BenchReport['rows']): string {
   const header =
@@ -152,7 +155,7 @@ export function markdownTable(rows: BenchReport['rows']): string {
   for (const r of rows) {
     const max = typeof r.max_hv === 'number' ? r.max_hv.toPrecision(4) : cellText(r.max_hv);
     lines.push(
-      `| ${cellText(r.case)} | ${cellText(r.budget)} | ${max} (${cellText(r.max_from)}) | ${cellText(r.kiln_mean)} / ${cellText(r.kiln_worst)} | ` +
+      `| ${cellText(r.case)}${typeof r.seeds === 'number' && r.seeds < FULL_SEEDS ? ` (${r.seeds} of ${FULL_SEEDS} seeds)` : ''} | ${cellText(r.budget)} | ${max} (${cellText(r.max_from)}) | ${cellText(r.kiln_mean)} / ${cellText(r.kiln_worst)} | ` +
         `${cellText(r.random_mean)} / ${cellText(r.random_worst)} | ${cellText(r.lhs_mean)} | ${cellText(r.nsga2_mean)} / ${cellText(r.nsga2_worst)} | ` +
         `${cellText(r.kiln_s_per_iter)} | ${cellText(r.previous_kiln_mean)} | ${cellText(r.flag)} |`,
     );

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { tensorBackendName } from '../src/engine/tensor/backend.js';
 import { machineInfo, type BenchSuite } from './common.js';
 import { allCases, QUICK, resolveCase, type Family, type ResolvedCase } from './suite-cases.js';
-import { markdownTable, summarize, type Baseline } from './suite-report.js';
+import { FULL_SEEDS, markdownTable, summarize, type Baseline } from './suite-report.js';
 import { METHODS, runKey, runOnce, type Method, type RunResult } from './suite-run.js';
 
 /**
@@ -80,7 +80,7 @@ export const suite: BenchSuite = {
     const quick = process.argv.includes('--quick');
     const cases = selectCases();
     if (cases.length === 0) throw new Error('no suite case matches the filters; see --list');
-    const seeds = list('seeds')?.map(Number) ?? (quick ? [1, 2] : [1, 2, 3, 4, 5]);
+    const seeds = list('seeds')?.map(Number) ?? (quick ? [1, 2] : Array.from({ length: FULL_SEEDS }, (_, i) => i + 1));
     const methods = (list('methods') ?? [...METHODS]) as Method[];
     const unknown = methods.filter((m) => !(METHODS as readonly string[]).includes(m));
     if (unknown.length > 0) throw new Error(`unknown method ${unknown.join(', ')}; choose from ${METHODS.join(', ')}`);

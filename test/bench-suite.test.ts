@@ -3,7 +3,7 @@ import test from 'node:test';
 import { createBuiltinFunction } from '../src/engine/problems/builtin-function.js';
 import { builtinEvaluatorIssues, testProblem } from '../src/engine/problems/registry.js';
 import { allCases, QUICK, resolveCase, type ResolvedCase } from '../bench/suite-cases.js';
-import { normalizedGain, summarize, type Baseline } from '../bench/suite-report.js';
+import { FULL_SEEDS, markdownTable, normalizedGain, summarize, type Baseline } from '../bench/suite-report.js';
 import { budgetPlan, suiteMdl, type RunResult } from '../bench/suite-run.js';
 
 test('the suite covers the issue: problem families, objective counts, dimensions and budgets', () => {
@@ -154,4 +154,14 @@ test('the summary: shares, normalised gain, the stored figures compared and the 
   assert.match(zeroNotes, /over 2 90-evaluation cases: 0\.300/);
   assert.match(zeroNotes, /over the 1 of them where some method reaches the reference box: 0\.600 \(in the other 1 every method ends at 0\)/);
   assert.match(zeroNotes, /no stored figures/);
+
+  // the Markdown table: a row over fewer seeds than a full run says how many
+  const lines = markdownTable(report.rows).trim().split('\n');
+  assert.equal(lines.length, 2 + 3);
+  assert.equal(lines[2], '| a (2 of 5 seeds) | 90 | 1.000 (s) | 80 / 70 | 50 / 50 | – | 85 / 85 | 0.5 | 81 |  |');
+  assert.equal(lines[4], '| c (1 of 5 seeds) | 90 | 1.000 (s) | 0 / 0 | 20 / 20 | – | 10 / 10 | 0.5 | 3 | REGRESSED |');
+  const full = markdownTable([{ ...report.rows[1], seeds: FULL_SEEDS }])
+    .trim()
+    .split('\n')[2];
+  assert.ok(full.startsWith('| b | 90 |'), full);
 });
