@@ -82,7 +82,9 @@ function repeatedDesigns(mdl: Mdl, parameters: readonly Record<string, unknown>[
 
 test('an undeclared noisy campaign learns its noise from one repeated measurement and reports the model front; an exact one spends one evaluation', async () => {
   const mdl = twoObjectives({ d: 3, budget: 24 });
-  const noisy = await runLocalCampaign(mdl, measured(3, 0.05, 11));
+  const labels: string[] = [];
+  const noisy = await runLocalCampaign(mdl, measured(3, 0.05, 11), { onIteration: (report) => labels.push(report.strategy) });
+  assert.equal(labels.filter((label) => label.endsWith(' + noise check')).length, 1, labels.join(', '));
   assert.equal(
     repeatedDesigns(
       mdl,

@@ -109,7 +109,8 @@ export function completeStep(
     state.earlierReceipts = [...(previous.earlierReceipts ?? []), previous.receipt];
   }
   state.receipt = receipt;
-  return { state, proposals, strategy: outcome.label, receipt };
+  // the job log and the iteration row say why a design comes back
+  return { state, proposals, strategy: probe ? `${outcome.label} + noise check` : outcome.label, receipt };
 }
 
 interface PreparedStep {
