@@ -101,8 +101,11 @@ test('warm-start rows skip the initial design and do not consume budget', () => 
   });
   const state = initialState(mdl, { warmStart });
   const first = step(mdl, state);
-  // a model-based batch at once; the warm start's points inside the box are fewer than 3m, so half of it takes the reach criterion
-  assert.equal(first.strategy, 'ehvi + reach');
+  // a model-based batch at once; the warm start's points inside the box are fewer than 3m, so half
+  // of it takes the reach criterion, and with no noise declared and no design measured twice it
+  // re-measures one warm-start design (the noise check)
+  assert.equal(first.strategy, 'ehvi + reach + noise check');
+  assert.ok(warmStart.some((row) => row.parameters.x === first.proposals[1].parameters.x && row.parameters.y === first.proposals[1].parameters.y));
   assert.equal(first.proposals.length, 2);
   const { state: finished } = runToEnd(mdl, state);
   assert.equal(finished.evaluations.filter((e) => e.iteration === 0).length, 4);

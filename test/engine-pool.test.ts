@@ -37,8 +37,9 @@ test('a step on a worker thread gives exactly the proposals of the same step in-
     const remote = await pool.step(mdl, state);
     const local = step(mdl, state, environment);
     assert.equal(remote.backend, 'wasm');
-    // the initial design's points inside the box are fewer than 3m: half the batch takes the reach criterion
-    assert.equal(remote.strategy, 'ehvi + reach');
+    // the initial design's points inside the box are fewer than 3m: half the batch takes the reach
+    // criterion; no objective declares noise, so this first model-guided batch re-measures one design
+    assert.equal(remote.strategy, 'ehvi + reach + noise check');
     assert.equal(remote.proposals.length, 2);
     assert.deepEqual(remote.proposals, local.proposals);
     assert.deepEqual(remote.state, local.state);
@@ -73,7 +74,7 @@ test('with two threads the fits of a trust-region step run in parallel and the p
   try {
     const remote = await pool.step(mdl, state);
     const local = step(mdl, state, environment);
-    assert.equal(remote.strategy, 'trust-region');
+    assert.equal(remote.strategy, 'trust-region + noise check');
     assert.equal(remote.proposals.length, 12);
     assert.deepEqual(remote.proposals, local.proposals);
     assert.deepEqual(remote.state, local.state);
