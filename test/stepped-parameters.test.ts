@@ -125,14 +125,17 @@ test('validation: a step that does not divide the range is refused with a messag
 });
 
 /** Runs a campaign to its budget on ZDT1-like objectives of the first two parameters (scaled to [0, 1]); every proposal. */
-function run(mdl: Mdl): { state: CampaignState; proposals: Proposal[] } {
+function run(mdl: Mdl): { state: CampaignState; proposals: Proposal[]; noiseChecks: Proposal[] } {
   let state = initialState(mdl);
   const proposals: Proposal[] = [];
+  const noiseChecks: Proposal[] = [];
   const space = new SearchSpace(mdl);
   while (state.status === 'running') {
     const next = step(mdl, state);
     if (next.proposals.length === 0) break;
     proposals.push(...next.proposals);
+    // the noise check re-measures an evaluated design on purpose, in its batch's last slot
+    if (next.strategy.endsWith(' + noise check')) noiseChecks.push(next.proposals.at(-1)!);
     const results = next.proposals.map((p) => {
       const u = space.encode(p.parameters);
       const g = 1 + 9 * u[1];
@@ -140,7 +143,7 @@ function run(mdl: Mdl): { state: CampaignState; proposals: Proposal[] } {
     });
     state = tell(mdl, next.state, results).state;
   }
-  return { state, proposals };
+  return { state, proposals, noiseChecks };
 }
 
 for (const strategy of ['global', 'trust-region', 'nsga2'] as const) {
@@ -152,16 +155,19 @@ for (const strategy of ['global', 'trust-region', 'nsga2'] as const) {
       { name: 'z', type: 'integer', bounds: [0, 30], values: [0, 10, 20, 30] },
     ];
     const mdl = mdlOf(parameters, strategy === 'nsga2' ? { method: 'nsga2' } : { strategy });
-    const { state, proposals } = run(mdl);
+    const { state, proposals, noiseChecks } = run(mdl);
     assert.equal(state.status, 'completed');
     assert.equal(proposals.length, 30);
+    assert.equal(noiseChecks.length, strategy === 'nsga2' ? 0 : 1, 'one noise check in a model-guided campaign');
     for (const p of proposals) {
       assert.ok([0, 0.25, 0.5, 0.75, 1].includes(p.parameters.x as number), `x ${p.parameters.x}`);
       assert.ok([0, 0.5, 1].includes(p.parameters.y as number), `y ${p.parameters.y}`);
       assert.ok([0, 10, 20, 30].includes(p.parameters.z as number), `z ${p.parameters.z}`);
     }
-    const settings = new Set(proposals.map((p) => JSON.stringify(p.parameters)));
-    assert.equal(settings.size, proposals.length, 'no setting proposed twice');
+    const chosen = proposals.filter((p) => !noiseChecks.includes(p));
+    const settings = new Set(chosen.map((p) => JSON.stringify(p.parameters)));
+    assert.equal(settings.size, chosen.length, 'no setting proposed twice but for the noise check');
+    for (const check of noiseChecks) assert.ok(settings.has(JSON.stringify(check.parameters)), 'the noise check repeats a design');
   });
 }
 
