@@ -130,6 +130,18 @@ test('the noise rule: declared, or fitted noise variance of at least 0.09 of the
   assert.match(noiseReason(handMdl({ noise: { sd: 0.1 } }), null) ?? '', /declares/);
 });
 
+test('the fit is not asked when measurements are known to repeat: agreeing replicates, or a builtin evaluator without noise', () => {
+  const material = [0.5, 0.5].map((noise) => ({ lengthscales: [0.3], outputScale: 1, noise }));
+  const mdl = handMdl({ noise: undefined });
+  const state = handState(mdl);
+  // B1 and B2 agree: the measurements repeat, so a poor fit is no sign of noise
+  assert.equal(noiseReason(mdl, material, state.evaluations), null);
+  assert.match(noiseReason(mdl, material, [state.evaluations[0], state.evaluations[1], state.evaluations[3]]) ?? '', /fitted measurement noise/);
+  const builtin = (noise?: number) => mdlSchema.parse({ ...mdl, evaluator: { type: 'builtin', name: 'zdt1', ...(noise ? { noise } : {}) } });
+  assert.equal(noiseReason(builtin(), material, []), null, 'a builtin function is exact by construction');
+  assert.match(noiseReason(builtin(0.05), material, []) ?? '', /fitted measurement noise/, 'unless it adds noise');
+});
+
 test('repeated measurements of one design that disagree make a campaign noisy; agreeing ones do not', () => {
   const mdl = handMdl({ noise: undefined });
   const exact = [0.001, 0.001].map((noise) => ({ lengthscales: [0.3], outputScale: 1, noise }));

@@ -37,8 +37,14 @@ export const NOISY_FRONT_MAX_ROWS = 600;
 /**
  * Why a campaign counts as noisy, in a sentence; null when it does not. In order: a declaration in
  * the MDL; repeated measurements of one design that disagree (an exact measurement repeats
- * itself); the fitted noise at MATERIAL_NOISE_VARIANCE or above. Objectives declared
- * `noise: false` take part in neither judgement.
+ * itself); the fitted noise at MATERIAL_NOISE_VARIANCE or above, unless the measurements are
+ * known to repeat. Objectives declared `noise: false` take part in neither judgement.
+ *
+ * A function the model fits poorly fits noise too (DTLZ4's x^100 bias reached 0.15 of the
+ * variance at 300 evaluations), so the fit alone would turn an exact campaign's results into the
+ * model's predictions, and its hypervolume would fall as the fit worsened. The fit is therefore
+ * not asked when repeated measurements of a design all agree, or when the evaluator is a builtin
+ * function without `noise` (its values are exact by construction).
  */
 export function noiseReason(
   mdl: Mdl,
@@ -47,8 +53,10 @@ export function noiseReason(
 ): string | null {
   const declared = mdl.objectives.filter((o) => o.noise === true || typeof o.noise === 'object');
   if (declared.length > 0) return `the MDL declares measurement noise on ${declared.map((o) => o.name).join(', ')}`;
-  const repeated = disagreeingReplicate(mdl, evaluations);
-  if (repeated) return `repeated measurements of one design disagree (${repeated})`;
+  const { disagreement, repeats } = replicateEvidence(mdl, evaluations);
+  if (disagreement) return `repeated measurements of one design disagree (${disagreement})`;
+  if (repeats) return null;
+  if (mdl.evaluator?.type === 'builtin' && !mdl.evaluator.noise) return null;
   if (!hyperparameters || hyperparameters.length !== mdl.objectives.length) return null;
   const material = mdl.objectives.filter((o, j) => o.noise !== false && hyperparameters[j].noise >= MATERIAL_NOISE_VARIANCE);
   if (material.length === 0) return null;
@@ -64,12 +72,14 @@ export function isNoisy(mdl: Mdl, state: Readonly<CampaignState>): boolean {
 }
 
 /**
- * The first objective and evaluation ids where two measurements of the same parameter values
- * differ; null when none do. Every step asks, so evaluations are first grouped by their first
- * parameter's value, and only those sharing it are keyed in full (at 200 parameters and
- * thousands of evaluations the full keys were a tenth of a step).
+ * What repeated measurements say: the first objective and evaluation ids where two measurements
+ * of the same parameter values differ (null when none do), and whether any design was measured
+ * twice. Every step asks, so evaluations are first grouped by their first parameter's value, and
+ * only those sharing it are keyed in full (at 200 parameters and thousands of evaluations the full
+ * keys were a tenth of a step).
  */
-function disagreeingReplicate(mdl: Mdl, evaluations: readonly EvaluationRecord[]): string | null {
+function replicateEvidence(mdl: Mdl, evaluations: readonly EvaluationRecord[]): { disagreement: string | null; repeats: boolean } {
+  let repeats = false;
   const judged = mdl.objectives.filter((o) => o.noise !== false);
   const lead = mdl.parameters[0].name;
   const byLead = new Map<unknown, EvaluationRecord[]>();
@@ -90,12 +100,13 @@ function disagreeingReplicate(mdl: Mdl, evaluations: readonly EvaluationRecord[]
       first.set(key, e);
       continue;
     }
+    repeats = true;
     for (const o of judged) {
       const [a, b] = [earlier.objectives![o.name], e.objectives[o.name]];
-      if (Math.abs(a - b) > 1e-12 * Math.max(1, Math.abs(a), Math.abs(b))) return `${o.name} of ${earlier.id} and ${e.id}`;
+      if (Math.abs(a - b) > 1e-12 * Math.max(1, Math.abs(a), Math.abs(b))) return { disagreement: `${o.name} of ${earlier.id} and ${e.id}`, repeats };
     }
   }
-  return null;
+  return { disagreement: null, repeats };
 }
 
 /** Measurements of the same parameter values are one design. */
