@@ -1,9 +1,9 @@
 import { NOISE_FLOOR, type SerializedHyperparameters } from '../gp/priors.js';
 import type { Mdl, ParameterValue } from '../mdl/schema.js';
 import { paretoMask } from '../pareto.js';
-import { noiseReason } from './noisy-front.js';
+import { designKey, noiseReason } from './noisy-front.js';
 import { objectiveMatrix } from './objective-space.js';
-import type { CampaignState } from './types.js';
+import type { CampaignState, EvaluationRecord } from './types.js';
 
 /**
  * One repeated measurement, to learn whether measurements are noisy. Without replicates, noise of
@@ -56,13 +56,25 @@ export function noiseProbe(
   return { ...state.evaluations[rows[chosen]].parameters };
 }
 
-/** Whether some parameter values were measured, or are pending, more than once. */
+/**
+ * Whether some parameter values were measured, or are pending, more than once. Every model-guided
+ * step asks, so rows are keyed in full only when their first parameter's value repeats (as
+ * noisy-front.ts does): full keys of thousands of 200-parameter rows would cost a tenth of a step.
+ */
 function measuredTwice(mdl: Mdl, state: Readonly<CampaignState>): boolean {
-  const seen = new Set<string>();
-  for (const { parameters } of [...state.evaluations, ...state.pending]) {
-    const key = JSON.stringify(mdl.parameters.map((p) => parameters[p.name]));
-    if (seen.has(key)) return true;
-    seen.add(key);
+  const lead = mdl.parameters[0].name;
+  const first = new Map<unknown, Pick<EvaluationRecord, 'parameters'>>();
+  const keys = new Set<string>();
+  for (const row of [...state.evaluations, ...state.pending]) {
+    const earlier = first.get(row.parameters[lead]);
+    if (!earlier) {
+      first.set(row.parameters[lead], row);
+      continue;
+    }
+    keys.add(designKey(mdl, earlier));
+    const key = designKey(mdl, row);
+    if (keys.has(key)) return true;
+    keys.add(key);
   }
   return false;
 }

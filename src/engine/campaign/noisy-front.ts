@@ -110,7 +110,7 @@ function replicateEvidence(mdl: Mdl, evaluations: readonly EvaluationRecord[]): 
 }
 
 /** Measurements of the same parameter values are one design. */
-function designKey(mdl: Mdl, e: EvaluationRecord): string {
+export function designKey(mdl: Mdl, e: Pick<EvaluationRecord, 'parameters'>): string {
   return JSON.stringify(mdl.parameters.map((p) => e.parameters[p.name]));
 }
 
