@@ -9,6 +9,7 @@ import { Random } from '../src/engine/random.js';
 import { initTensorBackend } from '../src/engine/tensor/backend.js';
 import type { Evaluator } from '../src/evaluators/types.js';
 import { runLocalCampaign } from '../src/jobs/local-runner.js';
+import { iterationSummary } from '../src/lifecycle/iteration-summary.js';
 
 await initTensorBackend('wasm');
 
@@ -106,4 +107,35 @@ test('an undeclared noisy campaign learns its noise from one repeated measuremen
     'one probe, and no more once it agrees',
   );
   assert.equal(campaignResults(mdl, exact).noisy, false);
+});
+
+test('a noiseless front lists a design measured twice with the same values once, with its count; values that differ stay two points', () => {
+  const mdl = twoObjectives({ noise: false });
+  const state = fourDesigns(mdl);
+  state.evaluations.push({ ...state.evaluations[3], id: 'D2' });
+  const results = campaignResults(mdl, state);
+  assert.equal(results.noisy, false);
+  assert.deepEqual(
+    results.pareto_front.map((r) => [r.id, r.design_id, r.measurements]),
+    [
+      ['C', undefined, undefined],
+      ['D', 'D', 2],
+    ],
+  );
+  assert.deepEqual(
+    results.evaluations.filter((r) => r.is_pareto).map((r) => r.id),
+    ['C', 'D', 'D2'],
+    'every measurement is listed, and on the front',
+  );
+  // an objective declared exact may still differ between measurements: a second, different point
+  state.evaluations.push({ ...state.evaluations[2], id: 'C2', objectives: { f1: 0.05, f2: 0.7 } });
+  assert.deepEqual(
+    campaignResults(mdl, state).pareto_front.map((r) => r.id),
+    ['D', 'C2'],
+  );
+  // a point that dominates the repeated design takes both measurements off the front
+  state.evaluations.push({ id: 'E', iteration: 1, parameters: { x1: 0.9 }, objectives: { f1: 0.3, f2: 0.2 } });
+  const summary = iterationSummary(mdl, state, 1, { evaluations_completed: 8, best_objectives: {} });
+  assert.deepEqual(summary.left_pareto_front, ['D', 'D2']);
+  assert.equal(summary.pareto_size, 2);
 });

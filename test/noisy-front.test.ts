@@ -181,14 +181,26 @@ test('designs that share a first parameter value but not the others are no repli
   assert.equal(noiseReason(mdl, null, differs.evaluations), 'repeated measurements of one design disagree (f2 of P and P2)');
 });
 
-test('a noiseless campaign reports the measured front, with no prediction fields, and the same hypervolume twice', () => {
+test('a noiseless campaign reports the measured front, each design once, with no prediction fields, and the same hypervolume twice', () => {
   const mdl = handMdl({ noise: undefined });
   const state = handState(mdl);
   state.hyperparameters = state.hyperparameters!.map((h) => ({ ...h, noise: 0.001 }));
   const results = campaignResults(mdl, state);
   assert.equal(results.noisy, false);
-  assert.deepEqual(results.pareto_front.map((r) => r.id).sort(), ['A', 'B1', 'B2', 'D']);
-  assert.ok(results.pareto_front.every((r) => r.predicted === undefined && r.measurements === undefined));
+  // B measured twice with the same values: one front row, its first measurement, with its count
+  assert.deepEqual(
+    results.pareto_front.map((r) => [r.id, r.design_id, r.measurements]),
+    [
+      ['A', undefined, undefined],
+      ['B1', 'B1', 2],
+      ['D', undefined, undefined],
+    ],
+  );
+  assert.deepEqual(
+    results.evaluations.filter((r) => r.is_pareto).map((r) => r.id),
+    ['A', 'B1', 'B2', 'D'],
+  );
+  assert.ok(results.pareto_front.every((r) => r.predicted === undefined));
   close(results.hypervolume, results.measured_hypervolume, 'headline = measured');
   assert.equal(resultsCsv(mdl, results.evaluations).split('\n')[0], 'id,iteration,is_pareto,x,f1,f2');
 });

@@ -286,8 +286,18 @@ const resultRow = z.object({
     .record(z.string(), z.object({ mean: z.number(), sd: z.number() }))
     .optional()
     .describe("noisy campaigns: the model's in-sample prediction of each objective for this design, posterior mean and its sd"),
-  design_id: z.string().optional().describe('noisy campaigns: the design this measurement belongs to, named by the id of its first measurement'),
-  measurements: z.int().optional().describe('noisy campaigns: how many measurements the design has; on a pareto_front row the objectives are their mean'),
+  design_id: z
+    .string()
+    .optional()
+    .describe(
+      'noisy campaigns: the design this measurement belongs to, named by the id of its first measurement; noiseless ones: on a pareto_front row measured more than once',
+    ),
+  measurements: z
+    .int()
+    .optional()
+    .describe(
+      'how many measurements the design has (noisy campaigns: every row, and on a pareto_front row the objectives are their mean; noiseless ones: a pareto_front row measured more than once with the same values)',
+    ),
 });
 const sha256 = z.string().describe('sha-256, hex, of a canonical JSON serialization (keys sorted, no spaces)');
 const receiptSchema = z.object({

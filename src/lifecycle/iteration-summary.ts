@@ -24,7 +24,8 @@ export function iterationSummary(
   const after = campaignResults(mdl, state);
   const fresh = state.evaluations.slice(state.evaluations.length - freshCount);
   const freshIds = new Set(fresh.map((e) => e.id));
-  const onFront = new Set(after.pareto_front.map((r) => r.id));
+  // by evaluation, not by front row: a front lists a repeated design once, every measurement is flagged
+  const onFront = new Set(after.evaluations.filter((r) => r.is_pareto).map((r) => r.id));
   const figures = {
     iteration: state.iteration,
     hypervolume: after.hypervolume,
@@ -39,7 +40,7 @@ export function iterationSummary(
   const before = campaignResults(mdl, { ...state, evaluations: state.evaluations.slice(0, state.evaluations.length - freshCount) });
   const rows = {
     evaluations: after.evaluations.filter((r) => freshIds.has(r.id)),
-    left_pareto_front: before.pareto_front.filter((r) => !onFront.has(r.id)).map((r) => r.id),
+    left_pareto_front: before.evaluations.filter((r) => r.is_pareto && !onFront.has(r.id)).map((r) => r.id),
     failed_evaluations: fresh.filter((e) => e.error).map((e) => ({ id: e.id, iteration: e.iteration, parameters: e.parameters, error: String(e.error) })),
   };
   return Buffer.byteLength(JSON.stringify(rows)) > MAX_ROWS_BYTES ? figures : { ...figures, ...rows };

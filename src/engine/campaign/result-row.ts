@@ -17,9 +17,15 @@ export interface ResultRow {
    * posterior mean and its standard deviation in the objective's unit
    */
   predicted?: Record<string, { mean: number; sd: number }>;
-  /** noisy campaigns: the design this measurement belongs to, named by the id of its first measurement */
+  /**
+   * noisy campaigns: the design this measurement belongs to, named by the id of its first
+   * measurement; noiseless ones: on a front row whose design was measured more than once
+   */
   design_id?: string;
-  /** noisy campaigns: how many measurements the design has (on a front row: pooled into `objectives`, their mean) */
+  /**
+   * how many measurements the design has: in noisy campaigns on every row (on a front row pooled
+   * into `objectives`, their mean); in noiseless ones on a front row measured more than once
+   */
   measurements?: number;
   /** the id it had where it came from (a warm-start row's sample id), when it had one */
   external_id?: string;

@@ -1,7 +1,7 @@
 import { paretoMask } from '../pareto.js';
 import type { Mdl } from '../mdl/schema.js';
 import { isFeasible } from './feasibility.js';
-import { noisyFront, type Design, type NoisyFront } from './noisy-front.js';
+import { designKey, noisyFront, type Design, type NoisyFront } from './noisy-front.js';
 import { objectiveMatrix, toObjectiveRecord } from './objective-space.js';
 import { frontSummary } from './state.js';
 import type { ResultRow } from './result-row.js';
@@ -47,7 +47,10 @@ export function campaignResults(mdl: Mdl, state: CampaignState): CampaignResults
   const history = state.convergenceHistory;
   const measured = frontSummary(mdl, state).hypervolume;
   return {
-    pareto_front: evaluations.filter((e) => e.is_pareto),
+    pareto_front: onceEach(
+      mdl,
+      evaluations.filter((e) => e.is_pareto),
+    ),
     evaluations,
     hypervolume: history.length > 0 ? history[history.length - 1] : measured,
     measured_hypervolume: measured,
@@ -98,6 +101,24 @@ function noisyResults(mdl: Mdl, state: CampaignState, modelled: NoisyFront): Cam
     reference_point: state.referencePoint ? toObjectiveRecord(mdl, state.referencePoint) : null,
     strategy: state.strategy ? { name: state.strategy.name, reason: state.strategy.reason } : null,
   };
+}
+
+/**
+ * A noiseless front's rows, each design once: a design measured again with the same values (the
+ * noise check's repeat that agreed) is one point, listed as its first measurement with
+ * `design_id` and `measurements` as a noisy front lists its designs. Repeats whose values differ
+ * are different points (an objective declared `noise: false` may differ between measurements).
+ */
+function onceEach(mdl: Mdl, front: ResultRow[]): ResultRow[] {
+  const first = new Map<string, ResultRow>();
+  const count = new Map<ResultRow, number>();
+  for (const row of front) {
+    const key = designKey(mdl, row) + JSON.stringify(mdl.objectives.map((o) => row.objectives[o.name]));
+    const seen = first.get(key);
+    if (seen) count.set(seen, (count.get(seen) ?? 1) + 1);
+    else first.set(key, row);
+  }
+  return [...first.values()].map((row) => (count.has(row) ? { ...row, design_id: row.id, measurements: count.get(row) } : row));
 }
 
 function resultRow(state: CampaignState, r: number): Omit<ResultRow, 'feasible' | 'is_pareto'> {
