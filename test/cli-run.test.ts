@@ -106,6 +106,41 @@ test("kiln run on a noisy campaign prints the model's front, measured beside pre
   assert.equal(header, 'id,iteration,is_pareto,x1,x2,f1,f2,measurements,f1_predicted,f1_sd,f2_predicted,f2_sd');
 });
 
+test("kiln run short of the reference box prints each iteration's closest evaluation and how far it misses each reference", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kiln-run-'));
+  const file = join(dir, 'far.json');
+  // ZDT1 with f1 < 0.05 has f2 > 0.77: nothing dominates (0.05, 0.05)
+  const mdl = {
+    parameters: [
+      { name: 'x1', type: 'continuous', bounds: [0, 1] },
+      { name: 'x2', type: 'continuous', bounds: [0, 1] },
+    ],
+    objectives: [
+      { name: 'f1', direction: 'minimize', reference: 0.05 },
+      { name: 'f2', direction: 'minimize', reference: 0.05 },
+    ],
+    optimizer: { budget: 8, batch_size: 2, initial_samples: 4, seed: 5 },
+    evaluator: { type: 'builtin', name: 'zdt1' },
+  };
+  writeFileSync(file, JSON.stringify(mdl));
+  const io = capture();
+  const code = await runCampaignFile(file, { out: join(dir, 'out'), backend: 'wasm' }, io);
+  assert.equal(code, 0, io.stderr.join('\n'));
+  const results = JSON.parse(readFileSync(join(dir, 'out', 'results.json'), 'utf8'));
+  assert.equal(results.hypervolume, 0);
+  const lines = io.stdout.filter((line) => /^iteration \d+: /.test(line));
+  assert.equal(lines.length, 3);
+  for (const line of lines) {
+    const m = /hypervolume 0 \(reference not reached: closest (eval_\w+) misses f1 by ([\d.e+-]+), f2 by ([\d.e+-]+)\)/.exec(line);
+    assert.ok(m, line);
+    const closest = results.evaluations.find((e: { id: string }) => e.id === m[1]);
+    assert.ok(closest, `${m[1]} is one of the run's evaluations`);
+    // the printed gaps are the named evaluation's, to the 3 digits printed
+    assert.equal(Number(m[2]), Number(Math.max(0, closest.objectives.f1 - 0.05).toPrecision(3)));
+    assert.equal(Number(m[3]), Number(Math.max(0, closest.objectives.f2 - 0.05).toPrecision(3)));
+  }
+});
+
 test('kiln run reports every MDL error with its location and exits 1', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'kiln-bad-'));
   const file = join(dir, 'bad.yaml');
