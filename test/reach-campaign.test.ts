@@ -94,3 +94,60 @@ test('the reference distance names the closest feasible evaluation and its gap p
   state.evaluations.push(record('d', 850, 15));
   assert.equal(referenceDistance(mdl, state), null);
 });
+
+/**
+ * The rule that starts the reach criterion counts only feasible points inside the box, in every
+ * strategy: warm-start rows on a plane where one infeasible row lies inside the box (f1 = x,
+ * f2 = 1 − x + y, reference (0.5, 0.6), feasible when y ≥ 0.5, which keeps f2 ≥ 1), and rows of
+ * which a third failed.
+ */
+function warmCampaign(strategy: 'global' | 'trust-region', constrained: boolean): Mdl {
+  return mdlSchema.parse({
+    parameters: ['x', 'y', 'z'].map((name) => ({ name, type: 'continuous', bounds: [0, 1] })),
+    objectives: [
+      { name: 'f1', direction: 'minimize', reference: 0.5 },
+      { name: 'f2', direction: 'minimize', reference: 0.6 },
+    ],
+    ...(constrained ? { outcomes: [{ name: 'slack' }], outcome_constraints: [{ expression: 'slack >= 0' }] } : {}),
+    optimizer: { strategy, budget: 40, batch_size: 4, initial_samples: 8, seed: 3 },
+  });
+}
+
+const plane = (x: number, y: number) => ({ f1: x, f2: 1 - x + y });
+const spread = Array.from({ length: 12 }, (_, i) => ({ x: (i * 0.618) % 1, y: (i * 0.371 + 0.5) % 1, z: (i * 0.29) % 1 }));
+const warmRows = [...spread, { x: 0.45, y: 0.01, z: 0.5 }].map((p) => ({ parameters: p, objectives: plane(p.x, p.y), outcomes: { slack: p.y - 0.5 } }));
+
+test('an infeasible point inside the box does not stop the reach criterion, in the global and the trust-region strategy', () => {
+  const inside = warmRows.filter((r) => r.objectives.f1 < 0.5 && r.objectives.f2 < 0.6);
+  assert.deepEqual(
+    inside.map((r) => r.outcomes.slack < 0),
+    [true],
+    'one row inside the box, and it is infeasible',
+  );
+  const acquisitionOf = (strategy: 'global' | 'trust-region', constrained: boolean) => {
+    const mdl = warmCampaign(strategy, constrained);
+    const rows = constrained ? warmRows : warmRows.map(({ parameters, objectives }) => ({ parameters, objectives }));
+    return step(mdl, initialState(mdl, { warmStart: rows })).state.receipt!.acquisition;
+  };
+  // constrained, nothing feasible is inside: every pick of the first batch heads for the box
+  assert.equal(acquisitionOf('global', true), 'constrained reach');
+  assert.equal(acquisitionOf('trust-region', true), 'constrained thompson-reach');
+  // without the constraint the same row is inside: improvement leads, reach picks fill the rest
+  assert.equal(acquisitionOf('global', false), 'ehvi + reach');
+  assert.equal(acquisitionOf('trust-region', false), 'thompson-hvi + reach');
+});
+
+test('a campaign whose warm start has failed rows and none inside the box takes the reach criterion for the whole batch', () => {
+  const rows = spread.map((p, i) =>
+    i % 3 === 0 ? { parameters: p, objectives: null, error: 'the simulation diverged' } : { parameters: p, objectives: plane(p.x, p.y) },
+  );
+  for (const [strategy, expected] of [
+    ['global', 'constrained reach'],
+    ['trust-region', 'thompson-reach'],
+  ] as const) {
+    const mdl = warmCampaign(strategy, false);
+    const next = step(mdl, initialState(mdl, { warmStart: rows }));
+    assert.equal(next.state.receipt!.acquisition, expected, strategy);
+    assert.equal(next.proposals.length, 4);
+  }
+});
