@@ -111,6 +111,30 @@ test("a noisy campaign's results, CSV and live events carry measured and predict
   assert.equal(last.evaluations, undefined, 'a noisy summary leaves the rows for the page to re-read');
 });
 
+test('optimizer.replicates: the front lists each design once with the count of its pooled measurements', async () => {
+  const base = zdt1Mdl({ budget: 16, batch: 4, evaluator: { type: 'builtin', name: 'zdt1', noise: 0.05, seed: 4 } });
+  const mdl = { ...base, objectives: base.objectives.map((o) => ({ ...o, noise: { sd: 0.05 } })), optimizer: { ...base.optimizer, replicates: 2 } };
+  const created = await api('POST', '/v1/campaigns', { name: 'replicated', domain: 'benchmark', mdl });
+  assert.equal(created.status, 201, created.text);
+  const id = created.json.data.id as string;
+  assert.equal((await api('POST', `/v1/campaigns/${id}/start`, {})).status, 202);
+  await eventually(async () => ((await api('GET', `/v1/campaigns/${id}`)).json.data.status === 'completed' ? true : undefined), 60_000, 'the campaign to end');
+  const results = (await api('GET', `/v1/campaigns/${id}/results`)).json.data;
+  const evaluations = results.evaluations as (Row & { parameters: Record<string, number> })[];
+  assert.equal(evaluations.length, 16);
+  const byDesign = new Map<string, typeof evaluations>();
+  for (const e of evaluations) byDesign.set(e.design_id!, [...(byDesign.get(e.design_id!) ?? []), e]);
+  // every measurement of a design was made at the same parameter values
+  for (const rows of byDesign.values()) for (const r of rows) assert.deepEqual(r.parameters, rows[0].parameters);
+  assert.ok(
+    [...byDesign.values()].filter((rows) => rows.length >= 2).length >= 2,
+    'designs were measured again (without replicates this campaign measures none twice)',
+  );
+  const front = results.pareto_front as Row[];
+  assert.equal(new Set(front.map((r) => r.design_id)).size, front.length, 'one row per design');
+  for (const row of front) assert.equal(row.measurements, byDesign.get(row.design_id!)!.length, `${row.design_id}: its measurements pooled`);
+});
+
 test('a bad noise declaration is refused with the path and a message', async () => {
   const base = zdt1Mdl();
   const mdl = { ...base, objectives: base.objectives.map((o) => ({ ...o, noise: { sd: -1 } })) };
