@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { ARTIFACTS, signedInContext, startBrowserKiln, type BrowserKiln } from './support/browser.js';
 import { zdt1, zdt1Mdl } from './support/campaign-fixtures.js';
 import { problems } from './support/page-checks.js';
-import { eventually, type TestKiln } from './support/service.js';
+import { dataClient, eventually, type TestKiln } from './support/service.js';
 
 /**
  * Plots people can read: units on the axes, a read-out instead of uPlot's legend, plots side by
@@ -15,6 +15,7 @@ import { eventually, type TestKiln } from './support/service.js';
 let site: BrowserKiln;
 let kiln: TestKiln;
 let browser: Browser;
+let call: ReturnType<typeof dataClient>;
 let labId: string;
 let labJobId: string;
 let idleId: string;
@@ -23,17 +24,6 @@ const VIEWPORTS = [
   [1280, 800],
   [1440, 900],
 ] as const;
-
-async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${kiln.base}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${kiln.adminKey}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
-  return JSON.parse(text).data;
-}
 
 type Candidate = { id: string; parameters: { x1: number; x2: number; x3: number } };
 
@@ -58,6 +48,7 @@ async function answer(id: string): Promise<number> {
 before(async () => {
   site = await startBrowserKiln();
   ({ kiln, browser } = site);
+  call = dataClient(kiln.base, kiln.adminKey);
   idleId = (await call('POST', '/v1/campaigns', { name: 'never started', domain: 'benchmark', mdl: zdt1Mdl() })).id;
   labId = (
     await call('POST', '/v1/campaigns', {

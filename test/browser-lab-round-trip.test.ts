@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { ARTIFACTS, signedInContext, startBrowserKiln, type BrowserKiln } from './support/browser.js';
 import { problems } from './support/page-checks.js';
-import { eventually, type TestKiln } from './support/service.js';
+import { dataClient, eventually, type TestKiln } from './support/service.js';
 
 /**
  * The whole lab round trip in the dashboard alone, at 1280×800: download the worklist for Excel,
@@ -15,21 +15,12 @@ import { eventually, type TestKiln } from './support/service.js';
 let site: BrowserKiln;
 let kiln: TestKiln;
 let browser: Browser;
-
-async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${kiln.base}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${kiln.adminKey}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
-  return JSON.parse(text).data;
-}
+let call: ReturnType<typeof dataClient>;
 
 before(async () => {
   site = await startBrowserKiln();
   ({ kiln, browser } = site);
+  call = dataClient(kiln.base, kiln.adminKey);
 });
 
 after(() => site?.stop());

@@ -2,32 +2,23 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { ARTIFACTS, signedInContext, startBrowserKiln, type BrowserKiln } from './support/browser.js';
-import { eventually, type TestKiln } from './support/service.js';
+import { dataClient, eventually, type TestKiln } from './support/service.js';
 
 let site: BrowserKiln;
 let kiln: TestKiln;
 let browser: Browser;
+let call: ReturnType<typeof dataClient>;
 
 before(async () => {
   site = await startBrowserKiln();
   ({ kiln, browser } = site);
+  call = dataClient(kiln.base, kiln.adminKey);
 });
 
 after(() => site?.stop());
 
 type Candidate = { id: string; iteration: number; parameters: { x1: number; x2: number; x3: number } };
 type Row = { id: string; objectives: Record<string, number>; is_pareto: boolean };
-
-async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${kiln.base}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${kiln.adminKey}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
-  return JSON.parse(text).data;
-}
 
 // Names out of alphabetical order and mixed directions, so the axes' order and hints are checked.
 const OBJECTIVES = [

@@ -4,28 +4,19 @@ import type { Browser } from 'playwright-core';
 import { signedInContext, startBrowserKiln, type BrowserKiln } from './support/browser.js';
 import { zdt1Mdl } from './support/campaign-fixtures.js';
 import { problems } from './support/page-checks.js';
-import { eventually, type TestKiln } from './support/service.js';
+import { dataClient, eventually, type TestKiln } from './support/service.js';
 
 /** A campaign short of its reference box: its page and its job's page say how far the closest evaluation still is. */
 
 let site: BrowserKiln;
 let kiln: TestKiln;
 let browser: Browser;
-
-async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${kiln.base}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${kiln.adminKey}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
-  return JSON.parse(text).data;
-}
+let call: ReturnType<typeof dataClient>;
 
 before(async () => {
   site = await startBrowserKiln();
   ({ kiln, browser } = site);
+  call = dataClient(kiln.base, kiln.adminKey);
 });
 
 after(() => site?.stop());

@@ -98,8 +98,8 @@ test('the reference distance names the closest feasible evaluation and its gap p
 /**
  * The rule that starts the reach criterion counts only feasible points inside the box, in every
  * strategy: warm-start rows on a plane where one infeasible row lies inside the box (f1 = x,
- * f2 = 1 − x + y, reference (0.5, 0.6), feasible when y ≥ 0.5, which keeps f2 ≥ 1), and rows of
- * which a third failed.
+ * f2 = 1 − x + y, reference (0.5, 0.6), feasible when y ≥ 0.5, so a feasible row with f1 < 0.5
+ * has f2 > 1), and rows of which a third failed.
  */
 function warmCampaign(strategy: 'global' | 'trust-region', constrained: boolean): Mdl {
   return mdlSchema.parse({

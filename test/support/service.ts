@@ -140,6 +140,16 @@ export function client(base: string, key: string | null) {
   };
 }
 
+/** A client for requests that must succeed: each returns its envelope's `data`, or fails the test with the status and body. */
+export function dataClient(base: string, key: string) {
+  const request = client(base, key);
+  return async function call(method: string, path: string, body?: unknown): Promise<any> {
+    const res = await request(method, path, body);
+    if (res.status < 200 || res.status > 299) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+    return res.json.data;
+  };
+}
+
 /** Polls until `check` returns a value (not undefined), or fails after `ms`. */
 export async function eventually<T>(check: () => Promise<T | undefined>, ms = 30_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + ms;
