@@ -20,7 +20,7 @@ export default tseslint.config(
       parserOptions: {
         // each file is checked with the tsconfig that builds it (tsconfig.json, web/tsconfig.json);
         // the plain JavaScript scripts belong to none
-        projectService: { allowDefaultProject: ['scripts/*.mjs', 'eslint.config.js'] },
+        projectService: { allowDefaultProject: ['scripts/*.mjs', 'bench/device/*.mjs', 'eslint.config.js'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

@@ -5,10 +5,9 @@ import { isFeasible } from '../src/engine/campaign/feasibility.js';
 import type { EvaluationRecord } from '../src/engine/campaign/types.js';
 import { createEvaluator } from '../src/evaluators/create.js';
 import type { Evaluator } from '../src/evaluators/types.js';
-import { EnginePool } from '../src/jobs/engine-pool.js';
+import { EnginePool, engineThreads } from '../src/jobs/engine-pool.js';
 import { runLocalCampaign, type IterationReport } from '../src/jobs/local-runner.js';
-import { availableParallelism } from 'node:os';
-import { tensorBackendName } from '../src/engine/tensor/backend.js';
+import type { TensorBackendChoice } from '../src/engine/tensor/backend.js';
 import { median, type BenchReport } from './common.js';
 
 /**
@@ -34,7 +33,7 @@ import { median, type BenchReport } from './common.js';
  * contains TEXT (e.g. `--case=d=200`), or the one case whose whole label it is; `--seeds=1,2`
  * runs those seeds instead of the case's.
  */
-interface LargeCase {
+export interface LargeCase {
   label: string;
   d: number;
   m: number;
@@ -67,11 +66,18 @@ function cases(quick: boolean): LargeCase[] {
   ];
 }
 
+/** The full-size case with this label (its budget and seeds as the full run has them). */
+export function largeCase(label: string): LargeCase {
+  const found = cases(false).find((c) => c.label === label);
+  if (!found) throw new Error(`no campaign-large case is labelled "${label}"`);
+  return found;
+}
+
 const METHODS = ['cma-es', 'nsga2', 'random'] as const;
 /** Kiln's engine threads, as `kiln run` has them. */
-const THREADS = Math.min(2, availableParallelism());
+const THREADS = engineThreads();
 
-function caseMdl(c: LargeCase, method: string, seed: number): Mdl {
+export function caseMdl(c: LargeCase, method: string, seed: number): Mdl {
   const k = c.constraints ?? 0;
   return mdlSchema.parse({
     name: `${c.label} benchmark`,
@@ -93,7 +99,7 @@ function caseMdl(c: LargeCase, method: string, seed: number): Mdl {
 }
 
 /** The builtin DTLZ2, with the case's outcomes g_k = 0.8 − x_{k+1} measured beside its objectives. */
-function caseEvaluator(c: LargeCase, mdl: Mdl): Evaluator {
+export function caseEvaluator(c: LargeCase, mdl: Mdl): Evaluator {
   const inner = createEvaluator({ ...mdl, outcomes: [], outcome_constraints: [] }, { allowCommand: false });
   const k = c.constraints ?? 0;
   if (k === 0) return inner;
@@ -121,7 +127,7 @@ function maxHypervolume(m: number): number {
   return problem.maxHypervolume?.(m, ref) ?? hypervolume(problem.paretoFront(m, 20_000), 20_000, m, ref);
 }
 
-export async function runLargeCampaigns(quick: boolean, only?: string, seeds?: number[]): Promise<BenchReport> {
+export async function runLargeCampaigns(quick: boolean, only?: string, seeds?: number[], backend: TensorBackendChoice = 'auto'): Promise<BenchReport> {
   const rows: BenchReport['rows'] = [];
   const notes: string[] = [];
   const all = cases(quick);
@@ -145,7 +151,7 @@ export async function runLargeCampaigns(quick: boolean, only?: string, seeds?: n
         const mdl = caseMdl(c, method, seed);
         const reports: IterationReport[] = [];
         const started = performance.now();
-        const pool = method === 'cma-es' && THREADS > 1 ? new EnginePool({ threads: THREADS, backend: tensorBackendName() }) : undefined;
+        const pool = method === 'cma-es' && (THREADS > 1 || backend === 'webgpu') ? new EnginePool({ threads: THREADS, backend }) : undefined;
         const state = await runLocalCampaign(mdl, caseEvaluator(c, mdl), {
           pool,
           onIteration: (r, s) => {

@@ -6,7 +6,7 @@ import { runLocalCampaign, type IterationReport } from '../src/jobs/local-runner
 import { runConstrainedCampaigns } from './campaign-constrained.js';
 import { runLargeCampaigns } from './campaign-large.js';
 import { runNoisyCampaigns } from './campaign-noisy.js';
-import { median, type BenchSuite } from './common.js';
+import { backendOption, median, type BenchSuite } from './common.js';
 
 /**
  * Optimization quality and loop speed. Protocol of the issue's targets: 10 initial points, then
@@ -124,6 +124,7 @@ export const more: BenchSuite[] = [
           ?.slice('--seeds='.length)
           .split(',')
           .map(Number),
+        backendOption(),
       ),
   },
   {

@@ -1,4 +1,5 @@
 import { cpus } from 'node:os';
+import { TENSOR_BACKEND_CHOICES, type TensorBackendChoice } from '../src/engine/tensor/choices.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -27,6 +28,15 @@ export function machineInfo(backend: string): MachineInfo {
   return { node: process.version, cpu, cores: cpus().length, backend };
 }
 
+/** The backend the benchmarks run on: `--backend=NAME`, else KILN_TENSOR_BACKEND, else auto. */
+export function backendOption(): TensorBackendChoice {
+  const chosen = process.argv.find((a) => a.startsWith('--backend='))?.slice('--backend='.length) ?? process.env.KILN_TENSOR_BACKEND ?? 'auto';
+  if (!(TENSOR_BACKEND_CHOICES as readonly string[]).includes(chosen)) {
+    throw new Error(`--backend (or KILN_TENSOR_BACKEND) must be one of ${TENSOR_BACKEND_CHOICES.join(', ')}, not "${chosen}"`);
+  }
+  return chosen as TensorBackendChoice;
+}
+
 export function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   const mid = s.length >> 1;
@@ -53,6 +63,28 @@ export function timeCalls(
   while (samples.length < maxRepeats) {
     t = process.hrtime.bigint();
     fn();
+    samples.push(Number(process.hrtime.bigint() - t) / 1e9);
+    const elapsed = Number(process.hrtime.bigint() - start) / 1e9;
+    if (samples.length >= minRepeats && elapsed >= minSeconds) break;
+  }
+  return { coldSeconds, medianSeconds: median(samples), repeats: samples.length };
+}
+
+/** timeCalls for a function whose work ends when its promise does (a GPU computation read back). */
+export async function timeCallsAsync(
+  fn: () => Promise<unknown>,
+  { minSeconds = 0.5, maxRepeats = 1000, minRepeats = 3, warmupSeconds = 0.3 } = {},
+): Promise<{ coldSeconds: number; medianSeconds: number; repeats: number }> {
+  let t = process.hrtime.bigint();
+  await fn();
+  const coldSeconds = Number(process.hrtime.bigint() - t) / 1e9;
+  const warmupEnd = process.hrtime.bigint() + BigInt(Math.round(warmupSeconds * 1e9));
+  while (process.hrtime.bigint() < warmupEnd) await fn();
+  const samples: number[] = [];
+  const start = process.hrtime.bigint();
+  while (samples.length < maxRepeats) {
+    t = process.hrtime.bigint();
+    await fn();
     samples.push(Number(process.hrtime.bigint() - t) / 1e9);
     const elapsed = Number(process.hrtime.bigint() - start) / 1e9;
     if (samples.length >= minRepeats && elapsed >= minSeconds) break;

@@ -5,7 +5,7 @@ import { ReferenceGp, referenceFit, referenceStandardization } from '../referenc
 import { Surrogate, type GpHyperparameters } from '../src/engine/gp/surrogate.js';
 import { Random } from '../src/engine/random.js';
 import { initTensorBackend, tf } from '../src/engine/tensor/backend.js';
-import { timeCalls, type BenchReport, type BenchSuite } from './common.js';
+import { timeCalls, timeCallsAsync, type BenchReport, type BenchSuite } from './common.js';
 
 /**
  * Gaussian-process surrogate: fit time, posterior throughput and held-out log likelihood of the
@@ -149,12 +149,12 @@ async function run(): Promise<BenchReport> {
       surrogate = Surrogate.fit(train.X, train.y, n, d, 1, { seed: SEED });
     });
     const model = surrogate as unknown as Surrogate;
-    const predictions = model.predict(test.X, TEST_POINTS);
+    const predictions = await model.predict(test.X, TEST_POINTS);
     const [h] = model.hyperparameters;
     const std = referenceStandardization(train.y).std;
     const heldOut = heldOutLogLikelihood(test.y, predictions.mean, predictions.variance, h.noise * std * std);
     const batch = Float64Array.from({ length: BATCH * d }, () => random.uniform());
-    const posterior = timeCalls(() => model.predict(batch, BATCH), { minSeconds: 0.5, maxRepeats: 20, minRepeats: 2 });
+    const posterior = await timeCallsAsync(() => model.predict(batch, BATCH), { minSeconds: 0.5, maxRepeats: 20, minRepeats: 2 });
     const pointsPerSecond = BATCH / posterior.medianSeconds;
     model.dispose();
 

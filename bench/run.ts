@@ -1,5 +1,5 @@
-import { initTensorBackend, type TensorBackendName } from '../src/engine/tensor/backend.js';
-import { machineInfo, printTable, writeReport, type BenchSuite } from './common.js';
+import { describeBackend, initTensorBackendInfo } from '../src/engine/tensor/backend.js';
+import { backendOption, machineInfo, printTable, writeReport, type BenchSuite } from './common.js';
 
 /** Suites in the order `npm run bench` runs them; `npm run bench -- <name> ...` picks some. */
 const SUITES: Record<string, () => Promise<{ suite: BenchSuite; more?: BenchSuite[] }>> = {
@@ -13,6 +13,7 @@ const SUITES: Record<string, () => Promise<{ suite: BenchSuite; more?: BenchSuit
   web: () => import('./web.js'),
   'dashboard-load': () => import('./dashboard-load.js'),
   suite: () => import('./suite.js'),
+  backends: () => import('./backends.js'),
 };
 
 /** Parts a suite runs after its own table, each also runnable alone by its name. */
@@ -33,10 +34,9 @@ if (unknown.length > 0) {
 /** Suites that run only when named: the public suite takes hours at its full size. */
 const ON_REQUEST = new Set(['suite']);
 const names = requested.length > 0 ? requested : Object.keys(SUITES).filter((name) => !ON_REQUEST.has(name));
-const preferred = (process.env.KILN_TENSOR_BACKEND ?? 'auto') as TensorBackendName | 'auto';
-const backend = await initTensorBackend(preferred);
-const machine = machineInfo(backend);
-console.log(`Kiln benchmarks on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}, tensor backend ${backend}`);
+const backend = await initTensorBackendInfo(backendOption());
+const machine = machineInfo(describeBackend(backend));
+console.log(`Kiln benchmarks on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}, tensor backend ${machine.backend}`);
 
 for (const name of names) {
   const { suite, more = [] } = await SUITES[PARTS[name] ?? name]();

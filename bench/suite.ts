@@ -24,6 +24,7 @@ import { METHODS, runKey, runOnce, type Method, type RunResult } from './suite-r
  *   --report-only           run nothing: report the runs already stored (each row says its seeds)
  *   --write-baseline=LABEL  store this run's Kiln figures as the previous release's (LABEL names it)
  *   --list                  print the cases with their reference points and maxima, run nothing
+ *   --backend=webgpu        the tensor backend Kiln's steps run on (default KILN_TENSOR_BACKEND, else auto)
  * Every finished run is appended to bench/results/suite-runs.jsonl, so a long suite can resume.
  */
 

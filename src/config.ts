@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TENSOR_BACKEND_CHOICES, type TensorBackendChoice } from './engine/tensor/choices.js';
 
 /**
  * Service configuration from the environment, validated once at start so a typo fails loudly
@@ -22,7 +23,8 @@ const configSchema = z.object({
   BOOTSTRAP_ADMIN_KEY: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   KILN_DATA_DIR: z.string().min(1).default('data'),
-  KILN_TENSOR_BACKEND: z.enum(['auto', 'tensorflow', 'wasm', 'cpu']).default('auto'),
+  /** auto, tensorflow, webgpu, wasm or cpu: the server's, its workers' and `kiln run`'s tensor backend (also --backend) */
+  KILN_TENSOR_BACKEND: z.enum(TENSOR_BACKEND_CHOICES as [TensorBackendChoice, ...TensorBackendChoice[]]).default('auto'),
   /** a worker slot that stops renewing its lease for this long is presumed dead */
   KILN_LEASE_SECONDS: integer(2, 3600).default(30),
   /** attempts a job gets when its worker dies (lease lapse) before it fails; each goes back to the queue by itself */

@@ -10,7 +10,7 @@ import { clientIp } from './api/client-ip.js';
 import { attachEventHub, type EventHub } from './api/event-hub.js';
 import { RateLimits } from './api/rate-limit.js';
 import { ConfigError, type Config } from './config.js';
-import { initTensorBackend } from './engine/tensor/backend.js';
+import { probeTensorBackend, type TensorBackendInfo } from './engine/tensor/backend.js';
 import type { KilnEvent } from './events.js';
 import { IngestPool } from './datasets/ingest-pool.js';
 import { Supervisor } from './jobs/supervisor.js';
@@ -88,7 +88,8 @@ export async function startKiln(options: KilnOptions): Promise<KilnRuntime> {
     let bootstrap: KilnRuntime['bootstrap'] = null;
     if (options.api) {
       bootstrap = await bootstrapAdminKey(db, config.BOOTSTRAP_ADMIN_KEY);
-      const backend = await initTensorBackend(config.KILN_TENSOR_BACKEND);
+      // the API computes no tensors: it reports what this host's engine threads choose, without opening a GPU
+      const backend = await probeTensorBackend(config.KILN_TENSOR_BACKEND);
       const api = await startApi(config, db, databaseUrl, logger, backend, apiSecret(config));
       url = api.url;
       stops.push(() => api.stop());
@@ -146,7 +147,7 @@ async function startApi(
   db: Db,
   databaseUrl: string,
   logger: Logger,
-  backend: string,
+  backend: TensorBackendInfo,
   secret: string,
 ): Promise<{ url: string; stop(): Promise<void> }> {
   const usage = new KeyUsageRecorder(db);
@@ -228,18 +229,20 @@ async function startApi(
   };
 }
 
-async function health(db: Db, backend: string): Promise<HealthReport> {
+async function health(db: Db, backend: TensorBackendInfo): Promise<HealthReport> {
   const ok = await databaseReachable(db);
   const workers = ok ? await liveWorkers(db) : [];
   return {
     status: ok ? 'ok' : 'degraded',
     database: ok ? 'ok' : 'unavailable',
-    tensor_backend: backend,
+    tensor_backend: backend.name,
+    tensor_device: backend.device,
     workers: workers.map((w) => ({
       id: w.id,
       hostname: w.hostname,
       slots: w.slots,
       tensor_backend: w.tensor_backend,
+      tensor_device: w.tensor_device,
       last_seen_at: w.last_seen_at.toISOString(),
     })),
   };

@@ -26,7 +26,7 @@ async function serve(health: () => Promise<HealthReport>): Promise<{ base: strin
   return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
-const healthy = async (): Promise<HealthReport> => ({ status: 'ok', database: 'ok', tensor_backend: 'wasm', workers: [] });
+const healthy = async (): Promise<HealthReport> => ({ status: 'ok', database: 'ok', tensor_backend: 'wasm', tensor_device: null, workers: [] });
 
 test('health answers with the data envelope and a request id', async () => {
   const { base, server } = await serve(healthy);
@@ -34,7 +34,7 @@ test('health answers with the data envelope and a request id', async () => {
     const res = await fetch(`${base}/v1/health`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
-    assert.deepEqual(await res.json(), { data: { status: 'ok', database: 'ok', tensor_backend: 'wasm', workers: [] } });
+    assert.deepEqual(await res.json(), { data: { status: 'ok', database: 'ok', tensor_backend: 'wasm', tensor_device: null, workers: [] } });
     const echoed = await fetch(`${base}/v1/health`, { headers: { 'X-Request-Id': 'trace-123' } });
     assert.equal(echoed.headers.get('x-request-id'), 'trace-123');
   } finally {

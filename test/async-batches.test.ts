@@ -34,10 +34,10 @@ function zdt1(parameters: Record<string, number | string>): Record<string, numbe
 const measured = (proposals: readonly Proposal[]): EvaluationResult[] => proposals.map((p) => ({ id: p.id, objectives: zdt1(p.parameters) }));
 
 /** The campaign after its initial design and `batches` full batches, everything told. */
-function warmedUp(mdl: Mdl, batches: number): CampaignState {
+async function warmedUp(mdl: Mdl, batches: number): Promise<CampaignState> {
   let state = initialState(mdl);
   for (let k = 0; k <= batches; k++) {
-    const next = step(mdl, state);
+    const next = await step(mdl, state);
     state = tell(mdl, next.state, measured(next.proposals)).state;
   }
   return state;
@@ -48,14 +48,14 @@ function distance(a: Proposal, b: Proposal): number {
 }
 
 for (const method of ['global', 'trust-region', 'nsga2'] as const) {
-  test(`${method}: an asynchronous step proposes beside the pending batch, as a new iteration, never repeating it`, () => {
+  test(`${method}: an asynchronous step proposes beside the pending batch, as a new iteration, never repeating it`, async () => {
     const mdl = toyMdl(method === 'nsga2' ? { method } : { strategy: method });
-    const state = warmedUp(mdl, 2);
+    const state = await warmedUp(mdl, 2);
     assert.equal(state.iteration, 3);
-    const out = step(mdl, state);
+    const out = await step(mdl, state);
     assert.equal(out.proposals.length, 2);
-    assert.equal(step(mdl, out.state).proposals.length, 0, 'without a count nothing is proposed while candidates are pending');
-    const more = step(mdl, out.state, undefined, { count: 3 });
+    assert.equal((await step(mdl, out.state)).proposals.length, 0, 'without a count nothing is proposed while candidates are pending');
+    const more = await step(mdl, out.state, undefined, { count: 3 });
     assert.equal(more.proposals.length, 3);
     assert.ok(more.proposals.every((p) => p.iteration === 5));
     assert.deepEqual(
@@ -82,29 +82,29 @@ for (const method of ['global', 'trust-region', 'nsga2'] as const) {
   });
 }
 
-test('the global model conditions on the pending candidates (Kriging believer): the new pick goes elsewhere', () => {
+test('the global model conditions on the pending candidates (Kriging believer): the new pick goes elsewhere', async () => {
   const mdl = toyMdl({ batch_size: 1 });
-  const state = warmedUp(mdl, 3);
-  const out = step(mdl, state);
+  const state = await warmedUp(mdl, 3);
+  const out = await step(mdl, state);
   const [pending] = out.proposals;
   // The same data and the same draw, once with the candidate pending and once without it: the
   // pick that ignores it lands on (nearly) the same optimum; the conditioned one moves away.
-  const withPending = step(mdl, out.state, undefined, { count: 1 }).proposals[0];
+  const withPending = (await step(mdl, out.state, undefined, { count: 1 })).proposals[0];
   const forgotten = { ...out.state, pending: [], iteration: out.state.iteration } as CampaignState;
-  const blind = step(mdl, { ...forgotten, iteration: pending.iteration }, undefined, { count: 1 }).proposals[0];
+  const blind = (await step(mdl, { ...forgotten, iteration: pending.iteration }, undefined, { count: 1 })).proposals[0];
   const away = distance(withPending, pending);
   const near = distance(blind, pending);
   assert.ok(near < away, `the pick that ignores the pending candidate is nearer to it (${near.toFixed(4)}) than the conditioned one (${away.toFixed(4)})`);
   assert.ok(away > 0.01, `the conditioned pick is ${away.toFixed(4)} from the pending candidate`);
 });
 
-test('iterations complete in their order: a later batch told first waits for the earlier one', () => {
+test('iterations complete in their order: a later batch told first waits for the earlier one', async () => {
   const mdl = toyMdl();
-  const state = warmedUp(mdl, 1);
+  const state = await warmedUp(mdl, 1);
   assert.equal(state.iteration, 2);
   const history = state.convergenceHistory.length;
-  const a = step(mdl, state); // iteration 3
-  const b = step(mdl, a.state, undefined, { count: 2 }); // iteration 4
+  const a = await step(mdl, state); // iteration 3
+  const b = await step(mdl, a.state, undefined, { count: 2 }); // iteration 4
   const [a3, b4] = [a.proposals, b.proposals];
 
   const laterFirst = tell(mdl, b.state, measured(b4));
@@ -147,13 +147,13 @@ test('iterations complete in their order: a later batch told first waits for the
   assert.deepEqual(both.state.convergenceHistory, rest.state.convergenceHistory, 'the same hypervolumes whichever batch came first');
 });
 
-test('the stop rules wait until nothing is pending: the budget spent by pending candidates ends the campaign only once they are told', () => {
+test('the stop rules wait until nothing is pending: the budget spent by pending candidates ends the campaign only once they are told', async () => {
   const mdl = toyMdl({ budget: 12 });
-  const state = warmedUp(mdl, 1); // 6 + 2 evaluations
-  const a = step(mdl, state); // 2 more: 10
-  const b = step(mdl, a.state, undefined, { count: 5 });
+  const state = await warmedUp(mdl, 1); // 6 + 2 evaluations
+  const a = await step(mdl, state); // 2 more: 10
+  const b = await step(mdl, a.state, undefined, { count: 5 });
   assert.equal(b.proposals.length, 2, 'an asynchronous step proposes no more than the budget leaves');
-  assert.equal(step(mdl, b.state, undefined, { count: 1 }).proposals.length, 0, 'the budget is spent with what is pending');
+  assert.equal((await step(mdl, b.state, undefined, { count: 1 })).proposals.length, 0, 'the budget is spent with what is pending');
   const first = tell(mdl, b.state, measured(a.proposals));
   assert.equal(first.summary?.iteration, 3);
   assert.equal(first.state.status, 'running', 'iteration 4 is still out');
@@ -162,11 +162,11 @@ test('the stop rules wait until nothing is pending: the budget spent by pending 
   assert.equal(last.summary?.iteration, 4);
 });
 
-test('a step without a count and nothing pending proposes batch_size as before, and the initial design is never asynchronous', () => {
+test('a step without a count and nothing pending proposes batch_size as before, and the initial design is never asynchronous', async () => {
   const mdl = toyMdl();
-  const design = step(mdl, initialState(mdl));
+  const design = await step(mdl, initialState(mdl));
   assert.equal(design.proposals.length, 6);
-  const beside = step(mdl, design.state, undefined, { count: 2 });
+  const beside = await step(mdl, design.state, undefined, { count: 2 });
   assert.equal(beside.proposals.length, 2, 'proposed beside the design, by a model-free strategy while nothing is measured');
   assert.ok(beside.proposals.every((p) => p.iteration === 2));
   const told = tell(mdl, beside.state, measured(design.proposals));
@@ -174,24 +174,24 @@ test('a step without a count and nothing pending proposes batch_size as before, 
   assert.equal(told.state.pending.length, 2);
 });
 
-test('replay proposes an asynchronous campaign again identically: each batch beside the ones its receipt says were pending', () => {
+test('replay proposes an asynchronous campaign again identically: each batch beside the ones its receipt says were pending', async () => {
   const mdl = toyMdl();
   const environment = { engine_version: 'test', tensor_backend: 'wasm' };
   const receipts: Receipt[] = [];
-  const stepped = (state: CampaignState, count?: number) => {
-    const out = step(mdl, state, environment, count === undefined ? {} : { count });
+  const stepped = async (state: CampaignState, count?: number) => {
+    const out = await step(mdl, state, environment, count === undefined ? {} : { count });
     receipts.push(out.receipt!);
     return out;
   };
-  const design = stepped(initialState(mdl));
+  const design = await stepped(initialState(mdl));
   let state = tell(mdl, design.state, measured(design.proposals)).state;
-  const a = stepped(state); // iteration 2
-  const b = stepped(a.state, 3); // iteration 3, beside 2
-  const c = stepped(b.state, 1); // iteration 4, beside 2 and 3
+  const a = await stepped(state); // iteration 2
+  const b = await stepped(a.state, 3); // iteration 3, beside 2
+  const c = await stepped(b.state, 1); // iteration 4, beside 2 and 3
   state = tell(mdl, c.state, measured(a.proposals)).state;
-  const d = stepped(state, 2); // iteration 5, beside 3 and 4
+  const d = await stepped(state, 2); // iteration 5, beside 3 and 4
   state = tell(mdl, d.state, [...measured(b.proposals), ...measured(c.proposals), ...measured(d.proposals)]).state;
-  const e = stepped(state, 4); // iteration 6, nothing pending: a batch of 4 asked for
+  const e = await stepped(state, 4); // iteration 6, nothing pending: a batch of 4 asked for
   state = tell(mdl, e.state, measured(e.proposals)).state;
   assert.equal(state.iteration, 6);
   assert.deepEqual(
@@ -199,7 +199,7 @@ test('replay proposes an asynchronous campaign again identically: each batch bes
     [null, null, { count: 3, pending: 2 }, { count: 1, pending: 5 }, { count: 2, pending: 4 }, { count: 4, pending: 0 }],
   );
   const byIteration = new Map(receipts.map((r) => [r.iteration, r]));
-  const replays = replayCampaign({ mdl, evaluations: state.evaluations, iterations: iterationReceipts(state, (i) => byIteration.get(i)) }, environment);
+  const replays = await replayCampaign({ mdl, evaluations: state.evaluations, iterations: iterationReceipts(state, (i) => byIteration.get(i)) }, environment);
   assert.deepEqual(
     replays.map((r) => [r.iteration, r.identical, r.differences]),
     [1, 2, 3, 4, 5, 6].map((i) => [i, true, []]),

@@ -1,6 +1,6 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { initTensorBackend, tensorBackendName, tf } from '../src/engine/tensor/backend.js';
+import { initTensorBackend, initTensorBackendInfo, tensorBackendName, tf } from '../src/engine/tensor/backend.js';
 
 // The order matters: the backend is chosen once per thread (each test file runs in its own process).
 
@@ -9,11 +9,17 @@ test('tensorBackendName throws an actionable error before initialization', () =>
 });
 
 test('auto falls through the missing native binding to wasm, and concurrent callers share one promise', async () => {
-  const first = initTensorBackend('auto');
-  const second = initTensorBackend('auto');
+  const first = initTensorBackendInfo('auto');
+  const second = initTensorBackendInfo('auto');
   assert.equal(first, second);
-  // @tensorflow/tfjs-node-gpu is an optional dependency that is not installed in this repository.
-  assert.equal(await first, 'wasm');
+  // @tensorflow/tfjs-node-gpu is an optional dependency that is not installed in this repository,
+  // and this machine has no GPU: auto passes over webgpu (no adapter, or only a software one)
+  const info = await first;
+  assert.equal(info.name, 'wasm');
+  assert.equal(info.device, null);
+  assert.match(info.passedOver[0], /^tensorflow: @tensorflow\/tfjs-node-gpu is not installed$/);
+  assert.match(info.passedOver[1], /^webgpu: (no GPU adapter|only a software adapter|the optional package)/);
+  assert.equal(await initTensorBackend('auto'), 'wasm');
   assert.equal(tensorBackendName(), 'wasm');
   assert.equal(tf.getBackend(), 'wasm');
 });

@@ -31,10 +31,10 @@ function evaluate(parameters: Record<string, number | string>): Record<string, n
   return { f1: x, f2: -(1 - Math.sqrt(x)) - y };
 }
 
-function runToEnd(mdl: Mdl, state: CampaignState): { state: CampaignState; batches: string[] } {
+async function runToEnd(mdl: Mdl, state: CampaignState): Promise<{ state: CampaignState; batches: string[] }> {
   const batches: string[] = [];
   while (state.status === 'running') {
-    const next = step(mdl, state);
+    const next = await step(mdl, state);
     if (next.proposals.length === 0) break;
     batches.push(JSON.stringify(next.proposals));
     const results: EvaluationResult[] = next.proposals.map((p) => ({ id: p.id, objectives: evaluate(p.parameters) }));
@@ -43,27 +43,27 @@ function runToEnd(mdl: Mdl, state: CampaignState): { state: CampaignState; batch
   return { state, batches };
 }
 
-test('the same seed and data give identical proposals; the state survives a JSON round trip', () => {
+test('the same seed and data give identical proposals; the state survives a JSON round trip', async () => {
   const mdl = toyMdl();
-  const a = runToEnd(mdl, initialState(mdl));
-  const b = runToEnd(mdl, initialState(mdl));
+  const a = await runToEnd(mdl, initialState(mdl));
+  const b = await runToEnd(mdl, initialState(mdl));
   assert.deepEqual(a.batches, b.batches);
-  const other = runToEnd(toyMdl({ seed: 6 }), initialState(toyMdl({ seed: 6 })));
+  const other = await runToEnd(toyMdl({ seed: 6 }), initialState(toyMdl({ seed: 6 })));
   assert.notDeepEqual(a.batches[1], other.batches[1]);
 
-  const first = step(mdl, initialState(mdl));
+  const first = await step(mdl, initialState(mdl));
   const told = tell(
     mdl,
     first.state,
     first.proposals.map((p) => ({ id: p.id, objectives: evaluate(p.parameters) })),
   ).state;
   const revived = JSON.parse(JSON.stringify(told)) as CampaignState;
-  assert.deepEqual(step(mdl, revived).proposals, step(mdl, told).proposals);
+  assert.deepEqual((await step(mdl, revived)).proposals, (await step(mdl, told)).proposals);
 });
 
-test('the loop spends exactly the budget: initial design, then batches, then completed', () => {
+test('the loop spends exactly the budget: initial design, then batches, then completed', async () => {
   const mdl = toyMdl();
-  const { state, batches } = runToEnd(mdl, initialState(mdl));
+  const { state, batches } = await runToEnd(mdl, initialState(mdl));
   assert.equal(state.status, 'completed');
   assert.equal(state.stopReason, 'budget');
   assert.deepEqual(
@@ -82,9 +82,9 @@ test('the loop spends exactly the budget: initial design, then batches, then com
   assert.ok(Math.abs(hypervolume(Y, results.pareto_front.length, 2, [1.2, 1.2]) - results.hypervolume) < 1e-12);
 });
 
-test('model-based proposals improve on the initial design of a simple problem', () => {
+test('model-based proposals improve on the initial design of a simple problem', async () => {
   const mdl = toyMdl({ budget: 16, batch_size: 2 });
-  const { state } = runToEnd(mdl, initialState(mdl));
+  const { state } = await runToEnd(mdl, initialState(mdl));
   const history = state.convergenceHistory;
   assert.ok(history.at(-1)! > history[0], `hypervolume ${history[0]} → ${history.at(-1)}`);
   // y = 0 is optimal for every x; the model should learn to propose small y
@@ -93,41 +93,41 @@ test('model-based proposals improve on the initial design of a simple problem', 
   assert.ok(meanY < 0.25, `mean y of model-based proposals ${meanY}`);
 });
 
-test('warm-start rows skip the initial design and do not consume budget', () => {
+test('warm-start rows skip the initial design and do not consume budget', async () => {
   const mdl = toyMdl({ budget: 4 });
   const warmStart = [0.1, 0.4, 0.7, 0.9].map((x, i) => {
     const parameters = { x, y: (i * 0.37) % 1 };
     return { parameters, objectives: evaluate(parameters) };
   });
   const state = initialState(mdl, { warmStart });
-  const first = step(mdl, state);
+  const first = await step(mdl, state);
   // a model-based batch at once; the warm start's points inside the box are fewer than 3m, so half
   // of it takes the reach criterion, and with no noise declared and no design measured twice it
   // re-measures one warm-start design (the noise check)
   assert.equal(first.strategy, 'ehvi + reach + noise check');
   assert.ok(warmStart.some((row) => row.parameters.x === first.proposals[1].parameters.x && row.parameters.y === first.proposals[1].parameters.y));
   assert.equal(first.proposals.length, 2);
-  const { state: finished } = runToEnd(mdl, state);
+  const { state: finished } = await runToEnd(mdl, state);
   assert.equal(finished.evaluations.filter((e) => e.iteration === 0).length, 4);
   assert.equal(finished.evaluations.filter((e) => e.iteration > 0).length, 4);
   assert.equal(finished.convergenceHistory.length, 2);
 });
 
-test('stagnation stops a campaign whose hypervolume no longer grows', () => {
+test('stagnation stops a campaign whose hypervolume no longer grows', async () => {
   const mdl = toyMdl({ budget: 40, stagnation: { window: 2, tolerance: 0.5 } });
-  const { state } = runToEnd(mdl, initialState(mdl));
+  const { state } = await runToEnd(mdl, initialState(mdl));
   assert.equal(state.status, 'converged');
   assert.equal(state.stopReason, 'stagnation');
   assert.ok(state.evaluations.length < 40);
 });
 
-test('failed evaluations are recorded, not dropped; max_failed_iterations of total failure fail the campaign', () => {
+test('failed evaluations are recorded, not dropped; max_failed_iterations of total failure fail the campaign', async () => {
   const mdl = toyMdl();
   assert.equal(mdl.optimizer.max_failed_iterations, 3);
   let state = initialState(mdl);
   for (let k = 0; k < 3; k++) {
     assert.equal(state.status, 'running', `still running after ${k} failed iterations`);
-    const next = step(mdl, state);
+    const next = await step(mdl, state);
     state = tell(
       mdl,
       next.state,
@@ -142,7 +142,7 @@ test('failed evaluations are recorded, not dropped; max_failed_iterations of tot
   const patient = toyMdl({ budget: 40, max_failed_iterations: 0 });
   let kept = initialState(patient);
   for (let k = 0; k < 5; k++) {
-    const next = step(patient, kept);
+    const next = await step(patient, kept);
     kept = tell(
       patient,
       next.state,
@@ -152,12 +152,12 @@ test('failed evaluations are recorded, not dropped; max_failed_iterations of tot
   assert.equal(kept.status, 'running', 'max_failed_iterations 0 never stops for failures');
 });
 
-test('a budget spent without one successful evaluation fails the campaign instead of completing it', () => {
+test('a budget spent without one successful evaluation fails the campaign instead of completing it', async () => {
   // a budget small enough that max_failed_iterations (3) never comes into play
   const mdl = toyMdl({ budget: 6, max_failed_iterations: 3 });
   let state = initialState(mdl);
   while (state.status === 'running') {
-    const next = step(mdl, state);
+    const next = await step(mdl, state);
     state = tell(
       mdl,
       next.state,
@@ -173,7 +173,7 @@ test('a budget spent without one successful evaluation fails the campaign instea
   let lucky = initialState(mdl);
   let first = true;
   while (lucky.status === 'running') {
-    const next = step(mdl, lucky);
+    const next = await step(mdl, lucky);
     lucky = tell(
       mdl,
       next.state,
@@ -185,13 +185,13 @@ test('a budget spent without one successful evaluation fails the campaign instea
   assert.equal(lucky.stopReason, 'budget');
 });
 
-test('stagnation is judged only after min_budget_share of the budget and only above a zero hypervolume', () => {
+test('stagnation is judged only after min_budget_share of the budget and only above a zero hypervolume', async () => {
   // every batch lands on the same point: the hypervolume is flat from the first iteration on
   const mdl = toyMdl({ budget: 40, batch_size: 2, initial_samples: 4, stagnation: { window: 2, tolerance: 0.5, min_budget_share: 0.6 } });
   let state = initialState(mdl);
   const stoppedAt: number[] = [];
   while (state.status === 'running') {
-    const next = step(mdl, state);
+    const next = await step(mdl, state);
     state = tell(
       mdl,
       next.state,
@@ -207,7 +207,7 @@ test('stagnation is judged only after min_budget_share of the budget and only ab
   const outside = toyMdl({ budget: 20, batch_size: 2, initial_samples: 4, stagnation: { window: 2, tolerance: 0.5, min_budget_share: 0 } });
   let zero = initialState(outside);
   while (zero.status === 'running') {
-    const next = step(outside, zero);
+    const next = await step(outside, zero);
     zero = tell(
       outside,
       next.state,
@@ -219,13 +219,13 @@ test('stagnation is judged only after min_budget_share of the budget and only ab
   assert.ok(zero.convergenceHistory.every((v) => v === 0));
 });
 
-test('tell rejects results for unknown candidates and waits for every pending one', () => {
+test('tell rejects results for unknown candidates and waits for every pending one', async () => {
   const mdl = toyMdl();
-  const next = step(mdl, initialState(mdl));
+  const next = await step(mdl, initialState(mdl));
   assert.throws(() => tell(mdl, next.state, [{ id: 'eval_999', objectives: { f1: 0, f2: 0 } }]), /eval_999/);
   const [firstProposal, ...rest] = next.proposals;
   const partial = tell(mdl, next.state, [{ id: firstProposal.id, objectives: evaluate(firstProposal.parameters) }]);
   assert.equal(partial.summary, null);
   assert.equal(partial.state.pending.length, rest.length);
-  assert.equal(step(mdl, partial.state).proposals.length, 0, 'no new batch while one is pending');
+  assert.equal((await step(mdl, partial.state)).proposals.length, 0, 'no new batch while one is pending');
 });

@@ -24,7 +24,7 @@ test('a step on a worker thread gives exactly the proposals of the same step in-
     ],
     optimizer: { budget: 12, batch_size: 2, initial_samples: 6, seed: 4 },
   });
-  const first = step(mdl, initialState(mdl));
+  const first = await step(mdl, initialState(mdl));
   const results = first.proposals.map((p) => {
     const x = Number(p.parameters.x);
     const k = Number(p.parameters.k);
@@ -35,8 +35,8 @@ test('a step on a worker thread gives exactly the proposals of the same step in-
   const pool = new EnginePool({ threads: 1, backend: 'wasm' });
   try {
     const remote = await pool.step(mdl, state);
-    const local = step(mdl, state, environment);
-    assert.equal(remote.backend, 'wasm');
+    const local = await step(mdl, state, environment);
+    assert.deepEqual(remote.backend, { name: 'wasm', device: null, passedOver: [] });
     // the initial design's points inside the box are fewer than 3m: half the batch takes the reach
     // criterion; no objective declares noise, so this first model-guided batch re-measures one design
     assert.equal(remote.strategy, 'ehvi + reach + noise check');
@@ -45,6 +45,7 @@ test('a step on a worker thread gives exactly the proposals of the same step in-
     assert.deepEqual(remote.state, local.state);
     assert.deepEqual(remote.receipt, local.receipt);
     assert.equal(remote.receipt?.tensor_backend, 'wasm');
+    assert.equal(remote.receipt?.tensor_device, null, 'no GPU device on a CPU backend');
     // the model report, too, is the same on a pool thread as in-process
     assert.deepEqual(await pool.diagnose(mdl, remote.state), diagnoseCampaign(mdl, remote.state));
   } finally {
@@ -63,7 +64,7 @@ test('with two threads the fits of a trust-region step run in parallel and the p
     ],
     optimizer: { budget: 100, batch_size: 12, initial_samples: 40, seed: 8 },
   });
-  const first = step(mdl, initialState(mdl));
+  const first = await step(mdl, initialState(mdl));
   const results = first.proposals.map((p) => {
     const x = Array.from({ length: d }, (_, i) => Number(p.parameters[`x${i + 1}`]));
     const g = x.slice(1).reduce((t, v) => t + (v - 0.5) ** 2, 0);
@@ -73,7 +74,7 @@ test('with two threads the fits of a trust-region step run in parallel and the p
   const pool = new EnginePool({ threads: 2, backend: 'wasm' });
   try {
     const remote = await pool.step(mdl, state);
-    const local = step(mdl, state, environment);
+    const local = await step(mdl, state, environment);
     assert.equal(remote.strategy, 'trust-region + noise check');
     assert.equal(remote.proposals.length, 12);
     assert.deepEqual(remote.proposals, local.proposals);

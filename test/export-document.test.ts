@@ -24,23 +24,23 @@ function valid(document: unknown): Mdl {
 }
 
 /** A few iterations of ZDT1 told by hand, one candidate failing, the last batch left pending. */
-function campaignMidRun(mdl: Mdl): { state: CampaignState; receipts: NonNullable<CampaignState['receipt']>[] } {
+async function campaignMidRun(mdl: Mdl): Promise<{ state: CampaignState; receipts: NonNullable<CampaignState['receipt']>[] }> {
   let state = initialState(mdl, { seed: 3 });
   const receipts = [];
   for (let k = 0; k < 3; k++) {
-    const next = step(mdl, state);
+    const next = await step(mdl, state);
     receipts.push(next.receipt!);
     const results = next.proposals.map((p, i) =>
       k === 1 && i === 0 ? { id: p.id, error: 'the furnace tripped' } : { id: p.id, objectives: zdt1(p.parameters.x1 as number, p.parameters.x2 as number) },
     );
     state = tell(mdl, next.state, results).state;
   }
-  return { state: step(mdl, state).state, receipts };
+  return { state: (await step(mdl, state)).state, receipts };
 }
 
 await initTensorBackend('cpu');
 const mdl = valid(zdt1Mdl({ budget: 20, batch: 2, seed: 3 }));
-const { state, receipts } = campaignMidRun(mdl);
+const { state, receipts } = await campaignMidRun(mdl);
 const doc = runFolderDocument('/tmp/zdt1-run', { version: 1, mdl, seed: 3, cwd: '/tmp', state, receipts });
 
 test('a run mid-iteration becomes a document the schema and the checks accept, and turns back into the same state', () => {

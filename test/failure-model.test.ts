@@ -60,7 +60,7 @@ test('the Laplace mode of one observation solves f = s²·y·φ(yf)/Φ(yf), foun
   }
 });
 
-test('the predictive probability is close to the exact posterior predictive, by numerical integration', () => {
+test('the predictive probability is close to the exact posterior predictive, by numerical integration', async () => {
   // one failure at 0.5; exact: P(y* = 1) = ∫ Φ(ρf / √(1 + v)) N(f; 0, s²) Φ(−f) df / ∫ N Φ(−f) df,
   // with ρ the correlation of x and 0.5 and v = s²(1 − ρ²) the conditional variance of f(x).
   // Laplace's method is known to be under-confident (Kuss & Rasmussen 2005): its probability
@@ -76,7 +76,7 @@ test('the predictive probability is close to the exact posterior predictive, by 
       const v = s2 * (1 - rho * rho);
       const posterior = (f: number) => Math.exp((-0.5 * (f * f)) / s2) * normalCdf(-f);
       const exact = simpson((f) => posterior(f) * normalCdf((rho * f) / Math.sqrt(1 + v)), -30, 30) / simpson(posterior, -30, 30);
-      const laplace = c.probability(Float64Array.of(x), 1)[0];
+      const laplace = (await c.probability(Float64Array.of(x), 1))[0];
       assert.ok(Math.abs(laplace - exact) < tolerance, `s²=${s2}, x=${x}: Laplace ${laplace.toFixed(4)}, exact ${exact.toFixed(4)}`);
       assert.ok(laplace >= exact - 1e-6 && laplace <= 0.5, `s²=${s2}, x=${x}: Laplace ${laplace.toFixed(4)} not between exact ${exact.toFixed(4)} and ½`);
     }
@@ -90,7 +90,7 @@ test('the predictive probability is close to the exact posterior predictive, by 
   assert.ok(Math.abs(p - 2 * (0.25 + Math.asin(-s2 / (1 + s2)) / (2 * Math.PI))) < 1e-7, 'the quadrature itself');
 });
 
-test('the classifier recovers a known probit boundary from noisy labels', () => {
+test('the classifier recovers a known probit boundary from noisy labels', async () => {
   // P(success | x) = Φ(4 (0.6 − x)) in one input: 300 labelled points
   const random = new Random(7);
   const n = 300;
@@ -98,13 +98,13 @@ test('the classifier recovers a known probit boundary from noisy labels', () => 
   const labels = Array.from(X, (x) => (random.uniform() < normalCdf(4 * (0.6 - x)) ? 1 : -1));
   const c = fitProbitClassifier(X, labels, n, 1, [0.3]);
   for (const x of [0.1, 0.4, 0.6, 0.8, 0.95]) {
-    const p = c.probability(Float64Array.of(x), 1)[0];
+    const p = (await c.probability(Float64Array.of(x), 1))[0];
     const truth = normalCdf(4 * (0.6 - x));
     assert.ok(Math.abs(p - truth) < 0.12, `x=${x}: ${p.toFixed(3)} against ${truth.toFixed(3)}`);
   }
 });
 
-test('the tensor path of the latent posterior agrees with the float64 loops and frees its tensors', () => {
+test('the tensor path of the latent posterior agrees with the float64 loops and frees its tensors', async () => {
   const random = new Random(11);
   const n = 120;
   const d = 5;
@@ -115,7 +115,7 @@ test('the tensor path of the latent posterior agrees with the float64 loops and 
   const q = 500;
   // queries at training inputs too, where the variance nearly cancels
   const Q = Float64Array.from({ length: q * d }, (_, i) => (i < 50 * d ? X[i] : random.uniform()));
-  const fast = c.latentTensor(Q, q);
+  const fast = await c.latentTensor(Q, q);
   const slow = c.latent64(Q, q);
   const s2 = c.hyperparameters.outputScale;
   for (let p = 0; p < q; p++) {
@@ -125,11 +125,11 @@ test('the tensor path of the latent posterior agrees with the float64 loops and 
   c.dispose();
   assert.equal(tf.memory().numTensors, before);
   // a disposed classifier uploads again when asked
-  assert.ok(Math.abs(c.latentTensor(Q, q).mean[7] - slow.mean[7]) < 1e-3 * (1 + Math.abs(slow.mean[7])));
+  assert.ok(Math.abs((await c.latentTensor(Q, q)).mean[7] - slow.mean[7]) < 1e-3 * (1 + Math.abs(slow.mean[7])));
   c.dispose();
 });
 
-test('the failure model rules out failed points and keeps away from risky pending ones', () => {
+test('the failure model rules out failed points and keeps away from risky pending ones', async () => {
   // 2 inputs: failures where x1 > 0.7, on a 6 x 6 grid
   const X: number[] = [];
   const labels: number[] = [];
@@ -141,21 +141,21 @@ test('the failure model rules out failed points and keeps away from risky pendin
   }
   const model = FailureModel.fit(Float64Array.from(X), labels, 36, 2, [0.3, 3]);
   const at = (...xy: number[]) => model.probability(Float64Array.from(xy), xy.length / 2);
-  assert.equal(at(0.8, 0.4)[0], 0, 'a failed input fails again');
-  const [inside, boundary, outside] = at(0.2, 0.5, 0.7, 0.5, 0.9, 0.5);
+  assert.equal((await at(0.8, 0.4))[0], 0, 'a failed input fails again');
+  const [inside, boundary, outside] = await at(0.2, 0.5, 0.7, 0.5, 0.9, 0.5);
   assert.ok(inside > 0.8 && outside < 0.1 && boundary > outside && boundary < inside, `${inside} ${boundary} ${outside}`);
   // the weight the acquisition reads is P itself above ½ and far smaller below it
-  const weights = model.predict(Float64Array.of(0.2, 0.5, 0.9, 0.5), 2).mean.map(normalCdf);
+  const weights = (await model.predict(Float64Array.of(0.2, 0.5, 0.9, 0.5), 2)).mean.map(normalCdf);
   assert.ok(Math.abs(weights[0] - inside) < 1e-9);
   assert.ok(weights[1] < 0.2 * outside);
   // pending points: a safe one leaves its neighbourhood alone, a risky one darkens it
-  const safe = model.condition(Float64Array.of(0.2, 0.5), Float64Array.of(0), 1);
-  assert.ok(safe.probability(Float64Array.of(0.22, 0.5), 1)[0] > 0.9 * at(0.22, 0.5)[0]);
-  const risky = model.condition(Float64Array.of(0.7, 0.5), Float64Array.of(0), 1);
-  assert.ok(risky.probability(Float64Array.of(0.68, 0.5), 1)[0] < 0.8 * at(0.68, 0.5)[0]);
+  const safe = await model.condition(Float64Array.of(0.2, 0.5), Float64Array.of(0), 1);
+  assert.ok((await safe.probability(Float64Array.of(0.22, 0.5), 1))[0] > 0.9 * (await at(0.22, 0.5))[0]);
+  const risky = await model.condition(Float64Array.of(0.7, 0.5), Float64Array.of(0), 1);
+  assert.ok((await risky.probability(Float64Array.of(0.68, 0.5), 1))[0] < 0.8 * (await at(0.68, 0.5))[0]);
 });
 
-test('a campaign keeps its proposals out of a region where evaluations fail', () => {
+test('a campaign keeps its proposals out of a region where evaluations fail', async () => {
   // f1 = x, f2 = 1 − √x + y (both minimized): the front is y = 0, x ∈ [0, 1]; evaluations fail
   // where x > 0.7, 30 % of the square and the front's whole low-f1 end
   const mdl = mdlSchema.parse({
@@ -165,7 +165,7 @@ test('a campaign keeps its proposals out of a region where evaluations fail', ()
   });
   let state = initialState(mdl);
   while (state.status === 'running') {
-    const next = step(mdl, state);
+    const next = await step(mdl, state);
     const results = next.proposals.map((p) => {
       const x = Number(p.parameters.x);
       const y = Number(p.parameters.y);

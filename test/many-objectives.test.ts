@@ -211,7 +211,7 @@ test('trust-region selection at m = 5 picks by hypervolume improvement: the draw
   );
 });
 
-function campaignAcquisition(m: number, acquisition: 'auto' | 'parego'): string {
+async function campaignAcquisition(m: number, acquisition: 'auto' | 'parego'): Promise<string> {
   const mdl = mdlSchema.parse({
     name: `dtlz2 m=${m}`,
     parameters: Array.from({ length: m + 4 }, (_, i) => ({ name: `x${i + 1}`, type: 'continuous', bounds: [0, 1] })),
@@ -220,7 +220,7 @@ function campaignAcquisition(m: number, acquisition: 'auto' | 'parego'): string 
     evaluator: { type: 'builtin', name: 'dtlz2' },
   });
   const problem = testProblem('dtlz2')!;
-  const first = step(mdl, initialState(mdl));
+  const first = await step(mdl, initialState(mdl));
   const results = first.proposals.map((p) => {
     const f = problem.evaluate(
       Float64Array.from(mdl.parameters, (q) => p.parameters[q.name] as number),
@@ -230,13 +230,13 @@ function campaignAcquisition(m: number, acquisition: 'auto' | 'parego'): string 
   });
   const state = tell(mdl, first.state, results).state;
   assert.ok(state.convergenceHistory.at(-1)! > 0, 'the initial design already has points inside the reference box');
-  return step(mdl, state).receipt!.acquisition;
+  return (await step(mdl, state)).receipt!.acquisition;
 }
 
-test('at m = 4, 5 and 6 the automatic acquisition is expected hypervolume improvement; ParEGO stays an explicit choice', () => {
+test('at m = 4, 5 and 6 the automatic acquisition is expected hypervolume improvement; ParEGO stays an explicit choice', async () => {
   // "+ reach" while no more than m points of the initial design are inside the reference box
-  assert.match(campaignAcquisition(4, 'auto'), /^mc-ehvi( \+ reach)?$/);
-  assert.match(campaignAcquisition(5, 'auto'), /^mc-ehvi( \+ reach)?$/);
-  assert.match(campaignAcquisition(6, 'auto'), /^mc-ehvi( \+ reach)?$/);
-  assert.match(campaignAcquisition(5, 'parego'), /^parego( \+ reach)?$/);
+  assert.match(await campaignAcquisition(4, 'auto'), /^mc-ehvi( \+ reach)?$/);
+  assert.match(await campaignAcquisition(5, 'auto'), /^mc-ehvi( \+ reach)?$/);
+  assert.match(await campaignAcquisition(6, 'auto'), /^mc-ehvi( \+ reach)?$/);
+  assert.match(await campaignAcquisition(5, 'parego'), /^parego( \+ reach)?$/);
 });

@@ -225,7 +225,7 @@ test('lookups return every polymorph, or one computed record', () => {
 test('GET /v1/materials answers records, and 422 with the position for a bad formula', async () => {
   const { app } = createApp({
     logger: pino({ level: 'silent' }),
-    health: async () => ({ status: 'ok', database: 'ok', tensor_backend: 'wasm', workers: [] }),
+    health: async () => ({ status: 'ok', database: 'ok', tensor_backend: 'wasm', tensor_device: null, workers: [] }),
     db: {} as never,
     datasets: {} as never,
     templates: {} as never,

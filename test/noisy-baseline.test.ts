@@ -46,24 +46,24 @@ function request(baseline: 'measured' | 'predicted'): BatchRequest {
   };
 }
 
-test('a noisy batch judges the data by the posterior means at the evaluated points, a noiseless one by the measurements', () => {
+test('a noisy batch judges the data by the posterior means at the evaluated points, a noiseless one by the measurements', async () => {
   const measured = request('measured');
-  assert.equal(baselineValues(measured), Y);
+  assert.equal(await baselineValues(measured), Y);
   measured.surrogate.dispose();
   const noisy = request('predicted');
-  const judged = baselineValues(noisy);
-  const { mean } = noisy.surrogate.predict(X, xs.length);
+  const judged = await baselineValues(noisy);
+  const { mean } = await noisy.surrogate.predict(X, xs.length);
   assert.deepEqual(Array.from(judged), Array.from(mean));
   // the lucky draw is smoothed toward the trend: predicted well above its measured 1.1
   assert.ok(judged[0] > 1.4, `predicted ${judged[0]} at the lucky point`);
   noisy.surrogate.dispose();
 });
 
-test('a noisy batch searches near the point the model finds closest to the box, not near a lucky measurement', () => {
-  const byMeasurement = proposeBatch(request('measured'));
+test('a noisy batch searches near the point the model finds closest to the box, not near a lucky measurement', async () => {
+  const byMeasurement = await proposeBatch(request('measured'));
   assert.equal(byMeasurement.acquisition, 'reach');
   assert.ok(byMeasurement.points[0][0] <= 0.3, `measured baseline: pick at ${byMeasurement.points[0][0]}`);
-  const byModel = proposeBatch(request('predicted'));
+  const byModel = await proposeBatch(request('predicted'));
   assert.equal(byModel.acquisition, 'reach');
   assert.ok(byModel.points[0][0] >= 0.75, `predicted baseline: pick at ${byModel.points[0][0]}`);
 });

@@ -217,14 +217,14 @@ test('the CSV of a noisy campaign adds measurements and each objective predicted
   close(Number(b[7]), EXPECTED.B.f1, 'B f1 predicted in the CSV');
 });
 
-test('optimizer.replicates: the batch re-measures the front design that has fewer measurements than asked, at its exact values', () => {
+test('optimizer.replicates: the batch re-measures the front design that has fewer measurements than asked, at its exact values', async () => {
   const mdl = handMdl({ replicates: 2 });
-  const next = step(mdl, handState(mdl));
+  const next = await step(mdl, handState(mdl));
   assert.equal(next.proposals.length, 4);
   // a quarter of 4: one slot, to A (B already has two measurements)
   assert.deepEqual(next.proposals[3].parameters, { x: 0.1 });
   assert.ok(next.proposals.slice(0, 3).every((p) => p.parameters.x !== 0.1 && p.parameters.x !== 0.5));
-  const without = step(handMdl({ replicates: 1 }), handState(handMdl({ replicates: 1 })));
+  const without = await step(handMdl({ replicates: 1 }), handState(handMdl({ replicates: 1 })));
   assert.notDeepEqual(without.proposals[3].parameters, { x: 0.1 });
 });
 

@@ -113,12 +113,12 @@ function zdt1Mdl(method: 'nsga2' | 'random', budget: number, seed: number): Mdl 
   });
 }
 
-function run(mdl: Mdl, revive = false): { state: CampaignState; batches: string[] } {
+async function run(mdl: Mdl, revive = false): Promise<{ state: CampaignState; batches: string[] }> {
   const zdt1 = testProblem('zdt1')!;
   let state = initialState(mdl);
   const batches: string[] = [];
   while (state.status === 'running') {
-    const next = step(mdl, state);
+    const next = await step(mdl, state);
     if (next.proposals.length === 0) break;
     batches.push(JSON.stringify(next.proposals.map((p) => p.parameters)));
     const results = next.proposals.map((p) => {
@@ -133,11 +133,11 @@ function run(mdl: Mdl, revive = false): { state: CampaignState; batches: string[
   return { state, batches };
 }
 
-test('NSGA-II on ZDT1 (30 variables, population 100): converges towards the known front and leaves random search far behind', () => {
+test('NSGA-II on ZDT1 (30 variables, population 100): converges towards the known front and leaves random search far behind', async () => {
   const zdt1 = testProblem('zdt1')!;
   const best = zdt1.maxHypervolume!(2, [1.1, 1.1])!;
-  const nsga2 = run(zdt1Mdl('nsga2', 6000, 1)).state;
-  const random = run(zdt1Mdl('random', 6000, 1)).state;
+  const nsga2 = (await run(zdt1Mdl('nsga2', 6000, 1))).state;
+  const random = (await run(zdt1Mdl('random', 6000, 1))).state;
   const last = (s: CampaignState): number => s.convergenceHistory[s.convergenceHistory.length - 1];
   assert.equal(nsga2.status, 'completed');
   assert.equal(nsga2.evaluations.length, 6000);
@@ -154,12 +154,12 @@ test('NSGA-II on ZDT1 (30 variables, population 100): converges towards the know
   assert.equal(keys.size, 6000);
 });
 
-test('NSGA-II is deterministic and continues the same generations after its state goes through JSON', () => {
+test('NSGA-II is deterministic and continues the same generations after its state goes through JSON', async () => {
   const mdl = zdt1Mdl('nsga2', 800, 4);
-  const a = run(mdl);
-  const b = run(mdl, true);
+  const a = await run(mdl);
+  const b = await run(mdl, true);
   assert.deepEqual(a.batches, b.batches);
-  assert.notDeepEqual(run(zdt1Mdl('nsga2', 800, 5)).batches[3], a.batches[3]);
+  assert.notDeepEqual((await run(zdt1Mdl('nsga2', 800, 5))).batches[3], a.batches[3]);
   const memory = a.state.strategies?.nsga2 as { population: string[] };
   assert.equal(memory.population.length, 100);
 });

@@ -29,10 +29,10 @@ function c2Mdl(overrides: Record<string, unknown> = {}, d = 4): Mdl {
   });
 }
 
-function run(mdl: Mdl, evaluate: (p: Record<string, number | string>) => EvaluationResult | Omit<EvaluationResult, 'id'>): CampaignState {
+async function run(mdl: Mdl, evaluate: (p: Record<string, number | string>) => EvaluationResult | Omit<EvaluationResult, 'id'>): Promise<CampaignState> {
   let state = initialState(mdl);
   while (state.status === 'running') {
-    const next = step(mdl, state);
+    const next = await step(mdl, state);
     state = tell(
       mdl,
       next.state,
@@ -95,10 +95,10 @@ test("C2-DTLZ2 reports its slack by BoTorch's formula and its feasible front has
   assert.ok(Math.abs(best - 0.3996) < 0.002, `maximum hypervolume ${best} (BoTorch: 0.3996 from NSGA-II)`);
 });
 
-test('only feasible evaluations form the front, the hypervolume and the best values; every row says whether it is feasible', () => {
+test('only feasible evaluations form the front, the hypervolume and the best values; every row says whether it is feasible', async () => {
   const mdl = c2Mdl();
   const fn = createBuiltinFunction(mdl);
-  const state = run(mdl, (p) => fn(p));
+  const state = await run(mdl, (p) => fn(p));
   const results = campaignResults(mdl, state);
   assert.equal(results.evaluations.length, 30);
   for (const row of results.evaluations) {
@@ -115,7 +115,7 @@ test('only feasible evaluations form the front, the hypervolume and the best val
   assert.match(csv[1], /,(true|false)$/);
 });
 
-test('a campaign whose first design has no feasible point seeks feasibility, then improves the feasible front', () => {
+test('a campaign whose first design has no feasible point seeks feasibility, then improves the feasible front', async () => {
   // feasible only in a small corner of the square: x1, x2 ≥ 0.75 (one sixteenth of it)
   const mdl = mdlSchema.parse({
     parameters: [
@@ -131,7 +131,7 @@ test('a campaign whose first design has no feasible point seeks feasibility, the
     optimizer: { budget: 30, batch_size: 2, initial_samples: 6, seed: 11 },
   });
   let infeasibleDesign = true;
-  const state = run(mdl, (p) => {
+  const state = await run(mdl, (p) => {
     const x1 = Number(p.x1);
     const x2 = Number(p.x2);
     return { objectives: { f1: x1, f2: 2 - x2 - 0.5 * x1 }, outcomes: { margin: Math.min(x1, x2) - 0.75 } };
@@ -154,8 +154,8 @@ test("Deb's constrained domination: feasible rows dominate infeasible ones, whic
   assert.deepEqual(Array.from(nondominatedRanks(penalized, 4, 2)), [0, 0, 1, 2]);
 });
 
-test('outcome constraints reach every strategy: trust regions and NSGA-II propose feasible points on C2-DTLZ2', () => {
-  const random = run(c2Mdl({ method: 'random', seed: 5, budget: 40 }), (p) => createBuiltinFunction(c2Mdl())(p));
+test('outcome constraints reach every strategy: trust regions and NSGA-II propose feasible points on C2-DTLZ2', async () => {
+  const random = await run(c2Mdl({ method: 'random', seed: 5, budget: 40 }), (p) => createBuiltinFunction(c2Mdl())(p));
   const share = (s: CampaignState) => {
     const later = s.evaluations.filter((e) => e.iteration > 1);
     return later.filter((e) => e.outcomes!.slack >= 0).length / later.length;
@@ -163,16 +163,16 @@ test('outcome constraints reach every strategy: trust regions and NSGA-II propos
   for (const overrides of [{ strategy: 'trust-region' }, { method: 'nsga2', batch_size: 10 }]) {
     const mdl = c2Mdl({ ...overrides, seed: 5, budget: 40 });
     const fn = createBuiltinFunction(mdl);
-    const state = run(mdl, (p) => fn(p));
+    const state = await run(mdl, (p) => fn(p));
     assert.ok(share(state) > share(random), `${JSON.stringify(overrides)}: feasible share ${share(state)} vs random ${share(random)}`);
     // the state (with its outcome-aware memory) survives JSON
     assert.deepEqual(JSON.parse(JSON.stringify(state)), state);
   }
 });
 
-test('an evaluation that lacks a declared outcome keeps its objectives (a partial measurement) and never counts as feasible', () => {
+test('an evaluation that lacks a declared outcome keeps its objectives (a partial measurement) and never counts as feasible', async () => {
   const mdl = c2Mdl();
-  const next = step(mdl, initialState(mdl));
+  const next = await step(mdl, initialState(mdl));
   const { state } = tell(
     mdl,
     next.state,

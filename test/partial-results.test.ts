@@ -27,8 +27,8 @@ function labMdl(overrides: Record<string, unknown> = {}): Mdl {
 }
 
 /** The initial design of 4, told with the given results in proposal order. */
-function firstBatch(mdl: Mdl, results: (id: string) => Parameters<typeof tell>[2][number]): CampaignState {
-  const stepped = step(mdl, initialState(mdl, { seed: 3 })).state;
+async function firstBatch(mdl: Mdl, results: (id: string) => Parameters<typeof tell>[2][number]): Promise<CampaignState> {
+  const stepped = (await step(mdl, initialState(mdl, { seed: 3 }))).state;
   return tell(
     mdl,
     stepped,
@@ -36,10 +36,10 @@ function firstBatch(mdl: Mdl, results: (id: string) => Parameters<typeof tell>[2
   ).state;
 }
 
-test('a partial measurement keeps what was measured and is no failure', () => {
+test('a partial measurement keeps what was measured and is no failure', async () => {
   const mdl = labMdl();
   let k = 0;
-  const state = firstBatch(mdl, (id) => {
+  const state = await firstBatch(mdl, (id) => {
     k += 1;
     if (k === 1) return { id, objectives: { f1: 0.5, f2: Number.NaN } };
     if (k === 2) return { id, objectives: { f1: Number.NaN, f2: Number.POSITIVE_INFINITY } };
@@ -76,34 +76,34 @@ test('a partial measurement keeps what was measured and is no failure', () => {
   assert.ok(Math.abs(r.hypervolume - 2.48) < 1e-12, String(r.hypervolume));
 });
 
-test('abandoned candidates are no failures: they neither feed the failure model nor fail an iteration', () => {
+test('abandoned candidates are no failures: they neither feed the failure model nor fail an iteration', async () => {
   const mdl = labMdl();
-  const state = firstBatch(mdl, (id) => ({ id, error: 'abandoned: furnace down', abandoned: true }));
+  const state = await firstBatch(mdl, (id) => ({ id, error: 'abandoned: furnace down', abandoned: true }));
   assert.equal(state.iteration, 1, 'the batch is complete once every candidate has a result');
   assert.equal(state.status, 'running', 'max_failed_iterations 1 would fail a wholly failed iteration; an abandoned one is not');
   assert.ok(state.evaluations.every((e) => e.abandoned === true && e.objectives === null));
   assert.equal(observe(mdl, state, new SearchSpace(mdl)).failed.length, 0);
 
-  const failedState = firstBatch(mdl, (id) => ({ id, error: 'sample cracked' }));
+  const failedState = await firstBatch(mdl, (id) => ({ id, error: 'sample cracked' }));
   assert.equal(failedState.status, 'failed', 'the same batch failed (not abandoned) ends the campaign under max_failed_iterations 1');
   assert.equal(observe(mdl, failedState, new SearchSpace(mdl)).failed.length, 4);
 });
 
-test('a campaign with partial and abandoned results proposes its next batch', () => {
+test('a campaign with partial and abandoned results proposes its next batch', async () => {
   const mdl = labMdl();
   let k = 0;
-  const state = firstBatch(mdl, (id) => {
+  const state = await firstBatch(mdl, (id) => {
     k += 1;
     if (k === 1) return { id, objectives: { f1: 0.3, f2: Number.NaN } };
     if (k === 2) return { id, error: 'abandoned: never measured', abandoned: true };
     return { id, objectives: { f1: 0.25 * k, f2: 1 - 0.25 * k } };
   });
-  const next = step(mdl, state);
+  const next = await step(mdl, state);
   assert.equal(next.proposals.length, 2);
   for (const p of next.proposals) for (const v of Object.values(p.parameters)) assert.ok(Number(v) >= 0 && Number(v) <= 1);
 });
 
-test('a warm-start row that failed is a failure for the failure model, and replaces no initial design alone', () => {
+test('a warm-start row that failed is a failure for the failure model, and replaces no initial design alone', async () => {
   const mdl = labMdl();
   const failedOnly = initialState(mdl, {
     seed: 3,
@@ -121,14 +121,14 @@ test('a warm-start row that failed is a failure for the failure model, and repla
   const o = observe(mdl, failedOnly, space);
   assert.equal(o.n, 0);
   assert.deepEqual([...o.failed[0]], [...space.snap(space.encode({ x: 0.9, y: 0.9 }))]);
-  const first = step(mdl, failedOnly);
+  const first = await step(mdl, failedOnly);
   assert.equal(first.proposals.length, 4, 'with no measured warm-start row, the initial design (initial_samples 4) still runs');
   assert.equal(first.strategy, 'initial-design');
 });
 
-test('an off-plan experiment is told beside the batch: an evaluation of that iteration, seen by the models, no proposal', () => {
+test('an off-plan experiment is told beside the batch: an evaluation of that iteration, seen by the models, no proposal', async () => {
   const mdl = labMdl();
-  const stepped = step(mdl, initialState(mdl, { seed: 3 })).state;
+  const stepped = (await step(mdl, initialState(mdl, { seed: 3 }))).state;
   const batch = stepped.pending;
   const told = tell(mdl, stepped, [
     { id: 'lab_1', objectives: { f1: 0.05, f2: 0.9 }, parameters: { x: 0.05, y: 0.5 } },
@@ -144,10 +144,10 @@ test('an off-plan experiment is told beside the batch: an evaluation of that ite
   assert.throws(() => tell(mdl, stepped, [{ id: 'stray', objectives: { f1: 1, f2: 1 } }]), /does not match any pending candidate/);
 });
 
-test('the global model of each objective learns from the partial measurements that have it', () => {
+test('the global model of each objective learns from the partial measurements that have it', async () => {
   const mdl = labMdl();
   let k = 0;
-  const state = firstBatch(mdl, (id) => {
+  const state = await firstBatch(mdl, (id) => {
     k += 1;
     if (k === 1) return { id, objectives: { f1: 0.5, f2: Number.NaN } };
     if (k === 2) return { id, error: 'sample cracked' };
@@ -167,6 +167,6 @@ test('the global model of each objective learns from the partial measurements th
   const mean = raw.reduce((a, b) => a + b) / 3;
   const sd = Math.sqrt(raw.reduce((a, b) => a + (b - mean) ** 2, 0) / 2);
   fits[0].y.forEach((v, i) => assert.ok(Math.abs(v - (raw[i] - mean) / sd) < 1e-12, `${v}`));
-  const next = step(mdl, state);
+  const next = await step(mdl, state);
   assert.equal(next.proposals.length, 2);
 });

@@ -34,11 +34,11 @@ function evaluate(id: string, parameters: Record<string, number | string>): Eval
 }
 
 /** The campaign run to its end, with every step's receipt. */
-function run(mdl: Mdl): { state: CampaignState; receipts: Receipt[] } {
+async function run(mdl: Mdl): Promise<{ state: CampaignState; receipts: Receipt[] }> {
   let state = initialState(mdl);
   const receipts: Receipt[] = [];
   while (state.status === 'running') {
-    const next = step(mdl, state, environment);
+    const next = await step(mdl, state, environment);
     if (next.proposals.length === 0) break;
     receipts.push(next.receipt!);
     assert.deepEqual(next.state.receipt, next.receipt, 'the receipt travels with the pending batch');
@@ -51,9 +51,9 @@ function run(mdl: Mdl): { state: CampaignState; receipts: Receipt[] } {
   return { state, receipts };
 }
 
-test('a receipt names what proposed the batch, and the same state gives the same receipt', () => {
+test('a receipt names what proposed the batch, and the same state gives the same receipt', async () => {
   const mdl = toyMdl();
-  const { state, receipts } = run(mdl);
+  const { state, receipts } = await run(mdl);
   assert.deepEqual(
     receipts.map((r) => r.iteration),
     [1, 2, 3, 4],
@@ -72,16 +72,16 @@ test('a receipt names what proposed the batch, and the same state gives the same
   assert.equal(new Set(receipts.map((r) => r.data_hash)).size, 4, 'every step saw more data');
 
   // The same state again: the same receipt, whatever the key order of the data
-  const again = run(mdl);
+  const again = await run(mdl);
   assert.deepEqual(again.receipts, receipts);
   const reordered = state.evaluations.map((e) => JSON.parse(canonicalJson(e)) as typeof e);
   assert.equal(dataHash(reordered), dataHash(state.evaluations));
 });
 
-test('the canonical form by hand, and the data hash as the sha-256 of the canonical list whether records are new or seen', () => {
+test('the canonical form by hand, and the data hash as the sha-256 of the canonical list whether records are new or seen', async () => {
   const awkward = { b: [1, -0, NaN, -Infinity, undefined, 1e21], a: { d: undefined, c: 'é"' }, '10': new Float64Array([0.5]), '9': null };
   assert.equal(canonicalJson(awkward), '{"10":[0.5],"9":null,"a":{"c":"é\\""},"b":[1,0,null,null,null,1e+21]}');
-  const { state } = run(toyMdl());
+  const { state } = await run(toyMdl());
   const listed = state.evaluations.map(({ id, iteration, parameters, objectives, outcomes, error }) => ({
     id,
     iteration,
@@ -96,8 +96,8 @@ test('the canonical form by hand, and the data hash as the sha-256 of the canoni
   assert.equal(dataHash(structuredClone(state.evaluations)), expected, 'copies of them');
 });
 
-test('the data hash changes when any told value changes, and only then', () => {
-  const { state } = run(toyMdl());
+test('the data hash changes when any told value changes, and only then', async () => {
+  const { state } = await run(toyMdl());
   const base = dataHash(state.evaluations);
   assert.equal(dataHash(structuredClone(state.evaluations)), base);
   const changes: Array<[string, (e: CampaignState['evaluations']) => void]> = [
@@ -119,12 +119,12 @@ test('the data hash changes when any told value changes, and only then', () => {
   }
 });
 
-test('replay proposes every iteration again identically, and points at tampered data', () => {
+test('replay proposes every iteration again identically, and points at tampered data', async () => {
   const mdl = toyMdl();
-  const { state, receipts } = run(mdl);
+  const { state, receipts } = await run(mdl);
   const byIteration = new Map(receipts.map((r) => [r.iteration, r]));
   const recorded = { mdl, evaluations: state.evaluations, iterations: iterationReceipts(state, (i) => byIteration.get(i)) };
-  const replays = replayCampaign(recorded, environment);
+  const replays = await replayCampaign(recorded, environment);
   assert.deepEqual(
     replays.map((r) => [r.iteration, r.identical, r.differences]),
     [1, 2, 3, 4].map((i) => [i, true, []]),
@@ -134,7 +134,7 @@ test('replay proposes every iteration again identically, and points at tampered 
   const victim = tampered.evaluations.find((e) => e.iteration === 2 && e.objectives)!;
   victim.objectives!.f1 += 0.01;
   // The environment is only compared with the receipts' (the step runs on this thread's backend).
-  const checked = replayCampaign(tampered, { ...environment, tensor_backend: 'cpu' }, new Set([3, 4]));
+  const checked = await replayCampaign(tampered, { ...environment, tensor_backend: 'cpu' }, new Set([3, 4]));
   assert.deepEqual(
     checked.map((r) => r.iteration),
     [3, 4],

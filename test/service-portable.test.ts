@@ -268,7 +268,7 @@ test('a batch proposed but not evaluated when exported is evaluated first where 
   let state = initialState(mdl.mdl, { seed: 9 });
   const receipts = [];
   for (let k = 0; k < 3; k++) {
-    const next = step(mdl.mdl, state);
+    const next = await step(mdl.mdl, state);
     receipts.push(next.receipt!);
     state = tell(
       mdl.mdl,
@@ -276,7 +276,7 @@ test('a batch proposed but not evaluated when exported is evaluated first where 
       next.proposals.map((p) => ({ id: p.id, objectives: zdt1(p.parameters.x1 as number, p.parameters.x2 as number) })),
     ).state;
   }
-  state = step(mdl.mdl, state).state;
+  state = (await step(mdl.mdl, state)).state;
   const pending = state.pending.map((p) => p.parameters);
   assert.equal(pending.length, 2);
   const doc = runFolderDocument('mid-iteration', { version: 1, mdl: mdl.mdl, seed: 9, cwd: '.', state, receipts });

@@ -144,7 +144,7 @@ test('ask/tell: results posted out of order, failures and a restart with a batch
     iterations.map((i) => i.evaluation_ids.length),
     [4, 3, 3, 2],
   );
-  const replays = replayCampaign(recordedCampaign(mdl, body), environment);
+  const replays = await replayCampaign(recordedCampaign(mdl, body), environment);
   assert.deepEqual(
     replays.map((r) => [r.iteration, r.identical, r.differences]),
     [1, 2, 3, 4].map((i) => [i, true, []]),

@@ -125,13 +125,13 @@ test('validation: a step that does not divide the range is refused with a messag
 });
 
 /** Runs a campaign to its budget on ZDT1-like objectives of the first two parameters (scaled to [0, 1]); every proposal. */
-function run(mdl: Mdl): { state: CampaignState; proposals: Proposal[]; noiseChecks: Proposal[] } {
+async function run(mdl: Mdl): Promise<{ state: CampaignState; proposals: Proposal[]; noiseChecks: Proposal[] }> {
   let state = initialState(mdl);
   const proposals: Proposal[] = [];
   const noiseChecks: Proposal[] = [];
   const space = new SearchSpace(mdl);
   while (state.status === 'running') {
-    const next = step(mdl, state);
+    const next = await step(mdl, state);
     if (next.proposals.length === 0) break;
     proposals.push(...next.proposals);
     // the noise check re-measures an evaluated design on purpose, in its batch's last slot
@@ -147,7 +147,7 @@ function run(mdl: Mdl): { state: CampaignState; proposals: Proposal[]; noiseChec
 }
 
 for (const strategy of ['global', 'trust-region', 'nsga2'] as const) {
-  test(`${strategy}: every proposal is on the grid, and none repeats another after rounding`, () => {
+  test(`${strategy}: every proposal is on the grid, and none repeats another after rounding`, async () => {
     // a coarse grid of 5 × 3 × 4 = 60 settings for a budget of 30: without care, repeats come soon
     const parameters = [
       { name: 'x', type: 'continuous', bounds: [0, 1], step: 0.25 },
@@ -155,7 +155,7 @@ for (const strategy of ['global', 'trust-region', 'nsga2'] as const) {
       { name: 'z', type: 'integer', bounds: [0, 30], values: [0, 10, 20, 30] },
     ];
     const mdl = mdlOf(parameters, strategy === 'nsga2' ? { method: 'nsga2' } : { strategy });
-    const { state, proposals, noiseChecks } = run(mdl);
+    const { state, proposals, noiseChecks } = await run(mdl);
     assert.equal(state.status, 'completed');
     assert.equal(proposals.length, 30);
     assert.equal(noiseChecks.length, strategy === 'nsga2' ? 0 : 1, 'one noise check in a model-guided campaign');

@@ -4,10 +4,14 @@ import { mdlSchema } from '../src/engine/mdl/schema.js';
 import { Random } from '../src/engine/random.js';
 import { SearchSpace } from '../src/engine/space.js';
 import { separableQuadratics } from '../src/engine/strategies/trust-region/quadratic.js';
-import { towardBox, towardUtopia, utopiaPoint, type RegionDraw } from '../src/engine/strategies/trust-region/refine.js';
+import { drawOfPaths, towardBox, towardUtopia, utopiaPoint } from '../src/engine/strategies/trust-region/refine.js';
 import { objectiveSpreads } from '../src/engine/acquisition/reach.js';
 import type { RegionMemory, TrustRegionMemory } from '../src/engine/strategies/trust-region/regions.js';
 import { adaptReach, modelSteps, REACH_INIT, STEP_FACTORS, stepScalarization, takesModelSteps } from '../src/engine/strategies/trust-region/steps.js';
+import { initTensorBackend } from '../src/engine/tensor/backend.js';
+
+// the quadratic models' normal equations are CPU tensor products
+await initTensorBackend('wasm');
 
 function unitSpace(d: number): SearchSpace {
   return new SearchSpace(
@@ -59,7 +63,7 @@ test('a separable quadratic model stays finite with fewer points than coefficien
   assert.ok(gradient.every(Number.isFinite));
 });
 
-test('model steps go downhill on the model, one per factor, each within its reach', () => {
+test('model steps go downhill on the model, one per factor, each within its reach', async () => {
   const d = 6;
   const space = unitSpace(d);
   const random = new Random(4);
@@ -68,12 +72,12 @@ test('model steps go downhill on the model, one per factor, each within its reac
   const bowl = (x: ArrayLike<number>, a: number): number => Array.from(x).reduce((t, v) => t + (v - a) ** 2, 0);
   const X = Float64Array.from({ length: n * d }, () => random.uniform());
   const center = new Float64Array(d).fill(0.8);
-  const model: RegionDraw = { paths: [], mean: [0, 0], std: [1, 1], lower: new Float64Array(d).fill(0.4), upper: new Float64Array(d).fill(1) };
-  for (const a of [0.3, 0.4]) {
+  const paths = [0.3, 0.4].map((a) => {
     const y = Float64Array.from({ length: n }, (_, i) => bowl(X.subarray(i * d, (i + 1) * d), a));
-    model.paths.push(separableQuadratics(X, y, n, d, 1, center)[0]);
-  }
-  const steps = modelSteps(space, model, center, region(), towardUtopia(Float64Array.of(0, 0)), Float64Array.of(1, 1));
+    return separableQuadratics(X, y, n, d, 1, center)[0];
+  });
+  const model = drawOfPaths(paths, { mean: [0, 0], std: [1, 1], lower: new Float64Array(d).fill(0.4), upper: new Float64Array(d).fill(1) });
+  const steps = await modelSteps(space, model, center, region(), towardUtopia(Float64Array.of(0, 0)), Float64Array.of(1, 1));
   assert.deepEqual(
     steps.map((s) => s.factor),
     [...STEP_FACTORS],

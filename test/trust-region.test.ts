@@ -5,14 +5,14 @@ import { completeStep, planStep, step } from '../src/engine/campaign/step.js';
 import type { CampaignState } from '../src/engine/campaign/types.js';
 import { choleskyInPlace, solveLowerInPlace, solveLowerTransposedInPlace } from '../src/engine/gp/dense64.js';
 import { maternCorrelation } from '../src/engine/gp/matern.js';
-import { gammaDraw, posteriorPath } from '../src/engine/gp/pathwise.js';
+import { gammaDraw, posteriorDraws, posteriorPath } from '../src/engine/gp/pathwise.js';
 import { mdlSchema, type Mdl } from '../src/engine/mdl/schema.js';
 import { testProblem } from '../src/engine/problems/registry.js';
 import { Random } from '../src/engine/random.js';
 import { SearchSpace } from '../src/engine/space.js';
 import { chooseStrategy } from '../src/engine/strategies/choice.js';
 import { fitModel } from '../src/engine/strategies/fit.js';
-import { REFINE_REACH, refineCandidate, towardBox, towardUtopia, type RegionDraw } from '../src/engine/strategies/trust-region/refine.js';
+import { drawOfPaths, REFINE_REACH, refineCandidate, towardBox, towardUtopia } from '../src/engine/strategies/trust-region/refine.js';
 import { boxDistance, LENGTH_INIT, LENGTH_MIN, regionSettings, updateRegions, type TrustRegionMemory } from '../src/engine/strategies/trust-region/regions.js';
 import type { Observations } from '../src/engine/strategies/types.js';
 import { initTensorBackend } from '../src/engine/tensor/backend.js';
@@ -98,7 +98,36 @@ test("a pathwise draw's gradient matches central differences of its values", () 
   }
 });
 
-test("refinement moves a candidate downhill on every objective's draw and stays inside its reach", () => {
+test('draws and their gradients at many points on the tensor backend agree with the float64 paths to float32 rounding', async () => {
+  const random = new Random(6);
+  const d = 5;
+  const n = 40;
+  const outputs = 2;
+  const X = Float64Array.from({ length: n * d }, () => random.uniform());
+  const Y = Float64Array.from({ length: n * outputs }, () => random.normal());
+  const h = { lengthscales: Float64Array.of(0.3, 0.5, 0.8, 0.2, 1.5), outputScale: 1.3, noise: 1e-3 };
+  const draws = posteriorDraws(X, Y, n, d, outputs, h, random, 256);
+  const count = 7;
+  // near the data (one exactly on a data point) and far from it
+  const P = Float64Array.from({ length: count * d }, (_, i) => (i < d ? X[i] : i < 4 * d ? X[i] + 0.01 * random.normal() : random.uniform()));
+  const { values, gradients } = await draws.withGradients(P, count);
+  const scale = Math.max(1, ...Array.from(values, Math.abs));
+  for (let a = 0; a < count; a++) {
+    for (let k = 0; k < outputs; k++) {
+      const gradient = new Float64Array(d);
+      const value = draws.path(k).withGradient(P.slice(a * d, (a + 1) * d), gradient);
+      assert.ok(Math.abs(values[a * outputs + k] - value) < 2e-5 * scale, `point ${a} output ${k}: ${values[a * outputs + k]} vs ${value}`);
+      const size = Math.max(1, ...Array.from(gradient, Math.abs));
+      for (let j = 0; j < d; j++) {
+        const g = gradients[(a * outputs + k) * d + j];
+        assert.ok(Math.abs(g - gradient[j]) < 1e-4 * size, `point ${a} output ${k} ∂x${j}: ${g} vs ${gradient[j]}`);
+      }
+    }
+  }
+  draws.dispose();
+});
+
+test("refinement moves a candidate downhill on every objective's draw and stays inside its reach", async () => {
   const random = new Random(5);
   const d = 3;
   const space = new SearchSpace(dtlzMdl(d));
@@ -107,21 +136,21 @@ test("refinement moves a candidate downhill on every objective's draw and stays 
   const X = Float64Array.from({ length: n * d }, () => random.uniform());
   const bowl = (x: ArrayLike<number>, a: number): number => Array.from(x).reduce((t, v) => t + (v - a) ** 2, 0);
   const h = { lengthscales: Float64Array.of(0.6, 0.6, 0.6), outputScale: 1, noise: 1e-6 };
-  const draw: RegionDraw = { paths: [], mean: [0, 0], std: [1, 1], lower: new Float64Array(d), upper: new Float64Array(d).fill(1) };
-  for (const a of [0.3, 0.7]) {
+  const paths = [0.3, 0.7].map((a) => {
     const y = Float64Array.from({ length: n }, (_, i) => bowl(X.subarray(i * d, (i + 1) * d), a));
-    draw.paths.push(posteriorPath(X, y, n, d, h, random, 256));
-  }
+    return posteriorPath(X, y, n, d, h, random, 256);
+  });
+  const draw = drawOfPaths(paths, { mean: [0, 0], std: [1, 1], lower: new Float64Array(d), upper: new Float64Array(d).fill(1) });
   const start = Float64Array.of(0.9, 0.1, 0.9);
-  const before = draw.paths.map((p) => p.at(start, 1)[0]);
-  const refined = refineCandidate(space, draw, start, towardUtopia(Float64Array.of(-0.5, -0.5)), Float64Array.of(1, 1));
+  const before = paths.map((p) => p.at(start, 1)[0]);
+  const refined = await refineCandidate(space, draw, start, towardUtopia(Float64Array.of(-0.5, -0.5)), Float64Array.of(1, 1));
   assert.ok(refined);
-  const after = draw.paths.map((p) => p.at(refined, 1)[0]);
+  const after = paths.map((p) => p.at(refined, 1)[0]);
   assert.ok(after[0] < before[0] && after[1] < before[1], `draws ${before} → ${after}`);
   for (let k = 0; k < d; k++) assert.ok(Math.abs(refined[k] - start[k]) <= REFINE_REACH + 1e-12);
 });
 
-test('outside the reference box refinement descends the objective furthest from the box, letting the other grow', () => {
+test('outside the reference box refinement descends the objective furthest from the box, letting the other grow', async () => {
   const d = 2;
   const space = new SearchSpace(dtlzMdl(d));
   // f1 = x0 (well inside its reference 1), f2 = 10·(1 − x0) + 10·x1 (far beyond it): only
@@ -134,18 +163,17 @@ test('outside the reference box refinement descends the objective furthest from 
       return c + w[0] * x[0] + w[1] * x[1];
     },
   });
-  const draw: RegionDraw = {
-    paths: [linear([1, 0], 0), linear([-10, 10], 10)],
+  const draw = drawOfPaths([linear([1, 0], 0), linear([-10, 10], 10)], {
     mean: [0, 0],
     std: [1, 1],
     lower: new Float64Array(d),
     upper: new Float64Array(d).fill(1),
-  };
+  });
   const start = Float64Array.of(0.1, 0.5);
-  const toBox = refineCandidate(space, draw, start, towardBox([1, 1]), Float64Array.of(1, 10), 0.2)!;
+  const toBox = (await refineCandidate(space, draw, start, towardBox([1, 1]), Float64Array.of(1, 10), 0.2))!;
   assert.ok(toBox[0] > start[0] + 0.1 && toBox[1] < start[1] - 0.1, `towards the box: ${Array.from(toBox)}`);
   // the Chebyshev from a utopia keeps f1 from growing: only x1 moves
-  const alongRay = refineCandidate(space, draw, start, towardUtopia([-0.1, -1]), Float64Array.of(1, 10), 0.2)!;
+  const alongRay = (await refineCandidate(space, draw, start, towardUtopia([-0.1, -1]), Float64Array.of(1, 10), 0.2))!;
   assert.ok(alongRay[0] <= start[0] + 1e-9 && alongRay[1] < start[1] - 0.1, `along the ray: ${Array.from(alongRay)}`);
 });
 
@@ -211,14 +239,14 @@ function dtlz2(parameters: Record<string, number | string>, d: number): Record<s
   return { f1: f[0], f2: f[1] };
 }
 
-function runCampaign(mdl: Mdl, d: number, options: { revive?: boolean; retryEvery?: number } = {}): { state: CampaignState; batches: string[] } {
+async function runCampaign(mdl: Mdl, d: number, options: { revive?: boolean; retryEvery?: number } = {}): Promise<{ state: CampaignState; batches: string[] }> {
   let state = initialState(mdl);
   const batches: string[] = [];
   while (state.status === 'running') {
-    let next = step(mdl, state);
+    let next = await step(mdl, state);
     if (options.retryEvery && state.iteration % options.retryEvery === 1) {
       // a retried job proposes again from the same saved state: nothing may differ
-      const again = step(mdl, JSON.parse(JSON.stringify(state)) as CampaignState);
+      const again = await step(mdl, JSON.parse(JSON.stringify(state)) as CampaignState);
       assert.deepEqual(again.proposals, next.proposals);
       next = again;
     }
@@ -234,11 +262,11 @@ function runCampaign(mdl: Mdl, d: number, options: { revive?: boolean; retryEver
   return { state, batches };
 }
 
-test('trust regions: same seed, same batches; the state survives JSON round trips (worker restarts) and retries', () => {
+test('trust regions: same seed, same batches; the state survives JSON round trips (worker restarts) and retries', async () => {
   // batches of 30 over 5 regions leave room for model steps (steps.ts), so their reaches travel too
   const mdl = dtlzMdl(8, { batch_size: 30 }, 130);
-  const plain = runCampaign(mdl, 8);
-  const revived = runCampaign(mdl, 8, { revive: true, retryEvery: 2 });
+  const plain = await runCampaign(mdl, 8);
+  const revived = await runCampaign(mdl, 8, { revive: true, retryEvery: 2 });
   assert.deepEqual(revived.batches, plain.batches);
   assert.equal(plain.state.status, 'completed');
   assert.equal(plain.state.evaluations.length, 130);
@@ -262,15 +290,15 @@ test('trust regions: same seed, same batches; the state survives JSON round trip
       .map((e) => e.id)
       .sort((a, b) => Number(a.slice(5)) - Number(b.slice(5))),
   );
-  const other = runCampaign(dtlzMdl(8, { batch_size: 30, seed: 4 }, 130), 8);
+  const other = await runCampaign(dtlzMdl(8, { batch_size: 30, seed: 4 }, 130), 8);
   assert.notDeepEqual(other.batches[2], plain.batches[2]);
 });
 
-test('fits planned for a pool give exactly the proposals of an inline step', () => {
+test('fits planned for a pool give exactly the proposals of an inline step', async () => {
   const mdl = dtlzMdl(8);
   let state = initialState(mdl);
   for (let i = 0; i < 3; i++) {
-    const next = step(mdl, state);
+    const next = await step(mdl, state);
     state = tell(
       mdl,
       next.state,
@@ -281,20 +309,20 @@ test('fits planned for a pool give exactly the proposals of an inline step', () 
   assert.equal(fits.length, 5 * 2);
   // the requests are plain data: they survive structured cloning to another thread
   const fitted = structuredClone(fits).map(fitModel);
-  assert.deepEqual(completeStep(mdl, state, fitted).proposals, step(mdl, state).proposals);
+  assert.deepEqual((await completeStep(mdl, state, fitted)).proposals, (await step(mdl, state)).proposals);
 });
 
-test('trust regions beat random search on a 30-dimensional problem at the same budget', () => {
+test('trust regions beat random search on a 30-dimensional problem at the same budget', async () => {
   const d = 30;
   const best = (s: CampaignState): number =>
     Math.min(...s.evaluations.filter((e) => e.iteration > 1).map((e) => Math.hypot(e.objectives!.f1, e.objectives!.f2)));
-  const tr = runCampaign(dtlzMdl(d, {}, 300), d).state;
-  const random = runCampaign(dtlzMdl(d, { method: 'random' }, 300), d).state;
+  const tr = (await runCampaign(dtlzMdl(d, {}, 300), d)).state;
+  const random = (await runCampaign(dtlzMdl(d, { method: 'random' }, 300), d)).state;
   // on DTLZ2, |f| = 1 + g: the distance to the front
   assert.ok(best(tr) < best(random) - 0.3, `trust region 1 + g = ${best(tr)}, random ${best(random)}`);
 });
 
-test('trust regions handle integers, categoricals, parameter constraints and a warm start', () => {
+test('trust regions handle integers, categoricals, parameter constraints and a warm start', async () => {
   const mdl = mdlSchema.parse({
     parameters: [
       ...Array.from({ length: 18 }, (_, i) => ({ name: `x${i + 1}`, type: 'continuous', bounds: [0, 1] })),
@@ -325,7 +353,7 @@ test('trust regions handle integers, categoricals, parameter constraints and a w
   let state = initialState(mdl, { warmStart });
   let sawTrustRegion = false;
   while (state.status === 'running') {
-    const next = step(mdl, state);
+    const next = await step(mdl, state);
     if (next.proposals.length === 0) break;
     sawTrustRegion ||= next.strategy === 'trust-region';
     for (const p of next.proposals) {
@@ -343,7 +371,7 @@ test('trust regions handle integers, categoricals, parameter constraints and a w
   assert.equal(state.evaluations.filter((e) => e.iteration > 0).length, 60);
 });
 
-test('auto chooses by dimension and budget and says why; the choice is kept in the state', () => {
+test('auto chooses by dimension and budget and says why; the choice is kept in the state', async () => {
   const space = (mdl: Mdl): SearchSpace => new SearchSpace(mdl);
   const small = dtlzMdl(6, { strategy: 'auto' }, 90);
   assert.equal(chooseStrategy(small, space(small), 0).name, 'global');
@@ -359,7 +387,7 @@ test('auto chooses by dimension and budget and says why; the choice is kept in t
   assert.deepEqual(chooseStrategy(pinned, space(pinned), 0), { name: 'global', reason: 'optimizer.strategy is global' });
   const nsga2 = dtlzMdl(30, { method: 'nsga2' }, 90);
   assert.equal(chooseStrategy(nsga2, space(nsga2), 0).name, 'nsga2');
-  const first = step(wide, initialState(wide));
+  const first = await step(wide, initialState(wide));
   assert.equal(first.strategy, 'initial-design');
   assert.equal(first.state.strategy?.name, 'trust-region');
   assert.equal(LENGTH_INIT, 0.8);

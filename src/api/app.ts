@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import type { Logger } from 'pino';
+import type { ReceiptDevice } from '../engine/campaign/types.js';
 import { KilnError } from '../errors.js';
 import type { DatasetServices } from '../service/datasets.js';
 import type { Principal } from '../service/principal.js';
@@ -32,9 +33,11 @@ import { templateRoutes } from './routes/templates.js';
 export interface HealthReport {
   status: 'ok' | 'degraded';
   database: 'ok' | 'unavailable';
+  /** the backend and GPU this host's engine threads choose, probed without opening a device */
   tensor_backend: string;
+  tensor_device: ReceiptDevice | null;
   /** supervisors seen recently; tensor_backend is null until the worker has run an engine step */
-  workers: { id: string; hostname: string; slots: number; tensor_backend: string | null; last_seen_at: string }[];
+  workers: { id: string; hostname: string; slots: number; tensor_backend: string | null; tensor_device: ReceiptDevice | null; last_seen_at: string }[];
 }
 
 export interface AppDependencies {

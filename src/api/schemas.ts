@@ -300,11 +300,24 @@ const resultRow = z.object({
     ),
 });
 const sha256 = z.string().describe('sha-256, hex, of a canonical JSON serialization (keys sorted, no spaces)');
+const tensorDeviceSchema = z
+  .object({
+    vendor: z.string(),
+    architecture: z.string(),
+    device: z.string(),
+    description: z.string(),
+    software: z.boolean().describe("a software rasterizer (Mesa's lavapipe), not a GPU"),
+  })
+  .nullable()
+  .describe('the GPU adapter of the webgpu backend, as it describes itself; null on the CPU backends (tensorflow, wasm, cpu)');
 const receiptSchema = z.object({
   version: z.literal(1),
   iteration: z.int(),
   engine_version: z.string().nullable().describe("Kiln's package version that proposed the batch"),
-  tensor_backend: z.string().nullable().describe('the tensor backend the step ran on (cpu, wasm, tensorflow)'),
+  tensor_backend: z.string().nullable().describe('the tensor backend the step ran on (tensorflow, webgpu, wasm or cpu)'),
+  tensor_device: tensorDeviceSchema
+    .optional()
+    .describe('the GPU adapter a webgpu step ran on; null on the CPU backends; absent in receipts stored before Kiln named it'),
   seed: z.object({
     campaign: z.int(),
     iteration: z.int().describe('derived from the campaign seed and the iteration'),
@@ -486,8 +499,18 @@ export const templateDetailSchema = templateListItemSchema.extend({ created_at: 
 export const healthSchema = z.object({
   status: z.enum(['ok', 'degraded']),
   database: z.enum(['ok', 'unavailable']),
-  tensor_backend: z.string(),
-  workers: z.array(z.object({ id: z.string(), hostname: z.string(), slots: z.int(), tensor_backend: z.string().nullable(), last_seen_at: timestamp })),
+  tensor_backend: z.string().describe("the backend this host's engine threads choose (tensorflow, webgpu, wasm or cpu)"),
+  tensor_device: tensorDeviceSchema,
+  workers: z.array(
+    z.object({
+      id: z.string(),
+      hostname: z.string(),
+      slots: z.int(),
+      tensor_backend: z.string().nullable().describe('the backend its engine steps ran on; null until its first step'),
+      tensor_device: tensorDeviceSchema,
+      last_seen_at: timestamp,
+    }),
+  ),
 });
 
 /** What the import route takes before the document is read (its version first, then its shape). */

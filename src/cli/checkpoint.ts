@@ -4,7 +4,7 @@ import { campaignResults } from '../engine/campaign/results.js';
 import { resultsCsv } from '../engine/campaign/results-csv.js';
 import { iterationReceipts, type Receipt } from '../engine/campaign/receipt.js';
 import { completedEvaluations } from '../engine/campaign/state.js';
-import type { CampaignState } from '../engine/campaign/types.js';
+import type { CampaignState, ReceiptDevice } from '../engine/campaign/types.js';
 import { mdlSchema, type Mdl } from '../engine/mdl/schema.js';
 
 /**
@@ -29,7 +29,11 @@ export interface Checkpoint {
 }
 
 /** Writes results.json, results.csv and the checkpoint for `state` into `out`. */
-export function saveRun(out: string, checkpoint: Checkpoint, extra: { tensor_backend: string }): ReturnType<typeof campaignResults> {
+export function saveRun(
+  out: string,
+  checkpoint: Checkpoint,
+  extra: { tensor_backend: string; tensor_device: ReceiptDevice | null },
+): ReturnType<typeof campaignResults> {
   const { mdl, state, seed } = checkpoint;
   const receipts = new Map((checkpoint.receipts ?? []).map((r) => [r.iteration, r]));
   mkdirSync(out, { recursive: true });
@@ -46,6 +50,7 @@ export function saveRun(out: string, checkpoint: Checkpoint, extra: { tensor_bac
       iterations: state.iteration,
       evaluations_completed: completedEvaluations(state).length,
       tensor_backend: extra.tensor_backend,
+      tensor_device: extra.tensor_device,
     },
     failed_evaluations: failed.map((e) => ({ id: e.id, iteration: e.iteration, parameters: e.parameters, error: e.error })),
     iterations: iterationReceipts(state, (iteration) => receipts.get(iteration)),

@@ -1,15 +1,16 @@
 import { Command } from 'commander';
 import { replayCampaign, type IterationReplay } from '../engine/campaign/replay.js';
-import { initTensorBackend, type TensorBackendName } from '../engine/tensor/backend.js';
+import { describeBackend, initTensorBackendInfo } from '../engine/tensor/backend.js';
+import { TENSOR_BACKEND_CHOICES, type TensorBackendChoice } from '../engine/tensor/choices.js';
 import { packageVersion } from '../package-root.js';
 import { processIo, type CliIo } from './io.js';
 import { readReplayInput, recordedCampaign } from './replay-input.js';
-import { BACKENDS, positiveInt } from './run.js';
+import { positiveInt } from './run.js';
 
 export interface ReplayOptions {
   iteration?: number;
   mdl?: string;
-  backend?: TensorBackendName | 'auto';
+  backend?: TensorBackendChoice;
 }
 
 /** `kiln replay DIR|results.json`: proposes recorded iterations again and says whether they are identical. */
@@ -19,7 +20,7 @@ export function replayCommand(io: CliIo = processIo): Command {
     .argument('<results>', 'a kiln run output folder, a results JSON (results.json, or GET /v1/campaigns/{id}/results), or an export document')
     .option('--iteration <n>', 'report this iteration only (the earlier ones are replayed to reach it)', positiveInt)
     .option('--mdl <file>', "the campaign's MDL (needed for results from the service; a run folder has its own)")
-    .option('--backend <name>', 'tensor backend: auto, tensorflow, wasm or cpu (default: the one the receipts name)')
+    .option('--backend <name>', `tensor backend: ${TENSOR_BACKEND_CHOICES.join(', ')} (default: the one the receipts name)`)
     .action(async (path: string, opts: ReplayOptions) => {
       process.exitCode = await replayResults(path, opts, io);
     });
@@ -37,14 +38,15 @@ export async function replayResults(path: string, opts: ReplayOptions, io: Pick<
     }
     // Replaying on the backend the batches were proposed on is what makes "identical" meaningful.
     const recordedBackend = recorded.iterations.find((i) => i.receipt?.tensor_backend)?.receipt?.tensor_backend;
-    const requested = opts.backend ?? (recordedBackend && BACKENDS.includes(recordedBackend) ? recordedBackend : 'auto');
-    if (!BACKENDS.includes(requested)) throw new Error(`--backend must be one of ${BACKENDS.join(', ')}, not "${requested}"`);
-    const backend = await initTensorBackend(requested as TensorBackendName | 'auto');
+    const choices = TENSOR_BACKEND_CHOICES as readonly string[];
+    const requested = opts.backend ?? (recordedBackend && choices.includes(recordedBackend) ? recordedBackend : 'auto');
+    if (!choices.includes(requested)) throw new Error(`--backend must be one of ${TENSOR_BACKEND_CHOICES.join(', ')}, not "${requested}"`);
+    const backend = await initTensorBackendInfo(requested as TensorBackendChoice);
     io.out(
-      `Replaying ${recorded.iterations.length} iterations of ${input.mdl.name ?? input.source} with Kiln ${packageVersion()} on the ${backend} tensor backend`,
+      `Replaying ${recorded.iterations.length} iterations of ${input.mdl.name ?? input.source} with Kiln ${packageVersion()} on the ${describeBackend(backend)} tensor backend`,
     );
     const only = opts.iteration !== undefined ? new Set([opts.iteration]) : undefined;
-    replays = replayCampaign(recorded, { engine_version: packageVersion(), tensor_backend: backend }, only);
+    replays = await replayCampaign(recorded, { engine_version: packageVersion(), tensor_backend: backend.name, tensor_device: backend.device }, only);
   } catch (error) {
     io.err(`kiln: cannot replay: ${(error as Error).message}`);
     return 1;

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { randomInt } from 'node:crypto';
-import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import cliProgress from 'cli-progress';
 import { describeReferenceDistance, referenceDistance } from '../engine/campaign/reference-distance.js';
@@ -12,8 +11,9 @@ import type { CampaignState } from '../engine/campaign/types.js';
 import { parseMdl } from '../engine/mdl/index.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import { builtinEvaluators } from '../engine/problems/registry.js';
-import { initTensorBackend, type TensorBackendName } from '../engine/tensor/backend.js';
-import { EnginePool } from '../jobs/engine-pool.js';
+import { describeBackend, initTensorBackendInfo, type TensorBackendInfo } from '../engine/tensor/backend.js';
+import { TENSOR_BACKEND_CHOICES, type TensorBackendChoice } from '../engine/tensor/choices.js';
+import { EnginePool, engineThreads } from '../jobs/engine-pool.js';
 import { createEvaluator } from '../evaluators/create.js';
 import { runLocalCampaign, type IterationReport } from '../jobs/local-runner.js';
 import { CHECKPOINT, loadCheckpoint, saveRun, writeAtomically, type Checkpoint } from './checkpoint.js';
@@ -23,14 +23,11 @@ import { formatNumber, formatTable, processIo, type CliIo } from './io.js';
 import { formatProblem } from './problems.js';
 import { packageVersion } from '../package-root.js';
 
-/** What --backend and KILN_TENSOR_BACKEND take. */
-export const BACKENDS: readonly string[] = ['auto', 'tensorflow', 'wasm', 'cpu'];
-
 export interface RunOptions {
   seed?: number;
   budget?: number;
   out: string;
-  backend?: TensorBackendName | 'auto';
+  backend?: TensorBackendChoice;
   /** continue the run whose output folder this is */
   resume?: string;
   /** continue the campaign in this export document (from a Kiln service or kiln export), writing to `out` */
@@ -51,6 +48,7 @@ export function runCommand(io: CliIo = processIo): Command {
     .option('--out <dir>', 'output folder', 'kiln-out')
     .option('--resume <dir>', 'continue an interrupted run (Ctrl-C, a crash, a reboot) from the checkpoint in its output folder')
     .option('--resume-from <file>', 'continue the campaign in an export document (GET /v1/campaigns/{id}/export, kiln export), writing to --out')
+    .option('--backend <name>', `tensor backend: ${TENSOR_BACKEND_CHOICES.join(', ')} (default: KILN_TENSOR_BACKEND, else auto)`)
     .action(async (file: string | undefined, opts: RunOptions) => {
       // the first Ctrl-C lets the batch in flight finish and be saved, a second one cancels it
       const gentle = new AbortController();
@@ -132,28 +130,37 @@ export async function runCampaignFile(file: string | undefined, opts: RunOptions
     return 1;
   }
   const requested = opts.backend ?? process.env.KILN_TENSOR_BACKEND ?? 'auto';
-  if (!BACKENDS.includes(requested)) {
-    io.err(`kiln: KILN_TENSOR_BACKEND must be one of ${BACKENDS.join(', ')}, not "${requested}".`);
+  if (!(TENSOR_BACKEND_CHOICES as readonly string[]).includes(requested)) {
+    io.err(`kiln: ${opts.backend ? '--backend' : 'KILN_TENSOR_BACKEND'} must be one of ${TENSOR_BACKEND_CHOICES.join(', ')}, not "${requested}".`);
     return 1;
   }
-  const backend = await initTensorBackend(requested as TensorBackendName | 'auto');
-  const threads = Math.min(2, availableParallelism());
+  const threads = engineThreads();
+  // with two cores or more, a step's GP fits (per objective, per trust region) run side by side;
+  // the pool opens the GPU on its own device thread, so this thread never does
+  const pool = threads > 1 ? new EnginePool({ threads, backend: requested as TensorBackendChoice }) : undefined;
+  let backend: TensorBackendInfo;
+  try {
+    backend = pool ? await pool.backend() : await initTensorBackendInfo(requested as TensorBackendChoice);
+  } catch (error) {
+    await pool?.destroy();
+    io.err(`kiln: the tensor backend did not start: ${(error as Error).message}`);
+    return 1;
+  }
   io.out(
     `Campaign ${mdl.name ?? file}: ${mdl.parameters.length} parameters, ${mdl.objectives.length} objectives, ` +
       `budget ${mdl.optimizer.budget}, batch ${mdl.optimizer.batch_size}, method ${mdl.optimizer.method}, ` +
-      `seed ${seed}, tensor backend ${backend}, ${threads} engine thread${threads === 1 ? '' : 's'}`,
+      `seed ${seed}, tensor backend ${describeBackend(backend)}, ${threads} engine thread${threads === 1 ? '' : 's'}${backend.name === 'webgpu' && pool ? ' and a GPU thread' : ''}`,
   );
+  if (backend.passedOver.length > 0 && requested === 'auto') io.out(`(auto passed over ${backend.passedOver.join('; ')})`);
   if (opts.resume !== undefined) io.out(`Resuming after iteration ${start.state.iteration} from ${join(out, CHECKPOINT)}`);
   if (opts.resumeFrom !== undefined) {
     const pending = start.state.pending.length > 0 ? `, evaluating its pending batch of ${start.state.pending.length} first` : '';
     io.out(`Resuming after iteration ${start.state.iteration} from ${opts.resumeFrom}${pending}; writing to ${out}`);
   }
   const receipts = [...(start.receipts ?? [])];
-  const save = (state: CampaignState) => saveRun(out, { ...start, state, receipts }, { tensor_backend: backend });
+  const save = (state: CampaignState) => saveRun(out, { ...start, state, receipts }, { tensor_backend: backend.name, tensor_device: backend.device });
   save(start.state);
   const progress = new Progress(io, mdl);
-  // with two cores or more, a step's GP fits (per objective, per trust region) run side by side
-  const pool = threads > 1 ? new EnginePool({ threads, backend }) : undefined;
   let state: CampaignState;
   try {
     state = await runLocalCampaign(mdl, evaluator, {
@@ -161,7 +168,7 @@ export async function runCampaignFile(file: string | undefined, opts: RunOptions
       pool,
       signal: opts.signal,
       stopAfterBatch: opts.stopAfterBatch,
-      environment: { engine_version: packageVersion(), tensor_backend: backend },
+      environment: { engine_version: packageVersion(), tensor_backend: backend.name, tensor_device: backend.device },
       onIteration: (r, s) => {
         if (s.receipt?.iteration === r.iteration) receipts.push(s.receipt);
         progress.update(r, s);

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
+import { TENSOR_BACKEND_CHOICES } from '../engine/tensor/choices.js';
 import { startKiln, type KilnRuntime } from '../runtime.js';
 import { DEFAULT_ORGANIZATION, createApiKey } from '../service/api-keys.js';
 import { KEY_PREFIXES, generateApiKey, type KeyPrefix } from '../service/api-key-format.js';
@@ -13,12 +14,12 @@ const MODES: Record<'start' | 'serve' | 'worker', Mode> = {
   worker: { api: false, worker: true, needsDatabaseUrl: true },
 };
 
-/** Runs Kiln until SIGTERM/SIGINT, then shuts down cleanly and exits 0. */
-async function run(name: keyof typeof MODES): Promise<void> {
+/** Runs Kiln until SIGTERM/SIGINT, then shuts down cleanly and exits 0. `backend`: --backend, over KILN_TENSOR_BACKEND. */
+async function run(name: keyof typeof MODES, backend?: string): Promise<void> {
   const mode = MODES[name];
   let runtime: KilnRuntime;
   try {
-    const config = loadConfig();
+    const config = loadConfig(backend === undefined ? process.env : { ...process.env, KILN_TENSOR_BACKEND: backend });
     if (mode.needsDatabaseUrl && !config.DATABASE_URL) {
       throw new ConfigError([
         `DATABASE_URL: is required for \`kiln ${name}\`, so that API nodes and workers share one database (\`kiln start\` runs everything with an embedded Postgres)`,
@@ -58,11 +59,18 @@ async function run(name: keyof typeof MODES): Promise<void> {
 
 export function serviceCommands(): Command[] {
   return [
-    new Command('start').description('serve the API and run a worker in one process (embedded Postgres unless DATABASE_URL is set)').action(() => run('start')),
-    new Command('serve').description('serve the API only (needs DATABASE_URL)').action(() => run('serve')),
-    new Command('worker').description('run a job supervisor with WORKER_CONCURRENCY slots (needs DATABASE_URL)').action(() => run('worker')),
+    serviceCommand('start', 'serve the API and run a worker in one process (embedded Postgres unless DATABASE_URL is set)'),
+    serviceCommand('serve', 'serve the API only (needs DATABASE_URL)'),
+    serviceCommand('worker', 'run a job supervisor with WORKER_CONCURRENCY slots (needs DATABASE_URL)'),
     keysCommand(),
   ];
+}
+
+function serviceCommand(name: keyof typeof MODES, description: string): Command {
+  return new Command(name)
+    .description(description)
+    .option('--backend <name>', `tensor backend of the engine threads: ${TENSOR_BACKEND_CHOICES.join(', ')} (default: KILN_TENSOR_BACKEND, else auto)`)
+    .action((opts: { backend?: string }) => run(name, opts.backend));
 }
 
 function keysCommand(): Command {

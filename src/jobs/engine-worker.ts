@@ -5,7 +5,7 @@ import type { GpHyperparameters } from '../engine/gp/priors.js';
 import type { Mdl } from '../engine/mdl/schema.js';
 import { fitModel } from '../engine/strategies/fit.js';
 import type { FitRequest } from '../engine/strategies/types.js';
-import { initTensorBackend, type TensorBackendName } from '../engine/tensor/backend.js';
+import { initTensorBackendInfo, type TensorBackendChoice, type TensorBackendInfo } from '../engine/tensor/backend.js';
 import { packageVersion } from '../package-root.js';
 
 /**
@@ -13,7 +13,7 @@ import { packageVersion } from '../package-root.js';
  * the fits, run one fit, complete the step from all of them), which lets the pool spread the fits
  * of one step over its threads; or a campaign's model report.
  */
-export type StepTask = { backend: TensorBackendName | 'auto' } & (
+export type StepTask = { backend: TensorBackendChoice } & (
   | { kind: 'step'; mdl: Mdl; state: CampaignState; options?: StepOptions }
   | { kind: 'plan'; mdl: Mdl; state: CampaignState; options?: StepOptions }
   | { kind: 'fit'; request: FitRequest }
@@ -21,7 +21,8 @@ export type StepTask = { backend: TensorBackendName | 'auto' } & (
   | { kind: 'diagnose'; mdl: Mdl; state: CampaignState }
 );
 
-export type StepTaskResult = { backend: TensorBackendName } & (
+/** Every answer names the thread's tensor backend and its device. */
+export type StepTaskResult = { backend: TensorBackendInfo } & (
   | { kind: 'step'; result: StepResult }
   | { kind: 'plan'; fits: FitRequest[] }
   | { kind: 'fit'; hyperparameters: GpHyperparameters }
@@ -37,18 +38,18 @@ export type StepTaskResult = { backend: TensorBackendName } & (
 let version: string | undefined;
 
 export default async function runStep(task: StepTask): Promise<StepTaskResult> {
-  const backend = await initTensorBackend(task.backend);
-  // The receipt names the code and the backend that really proposed the batch: this thread's.
-  const environment = { engine_version: (version ??= packageVersion()), tensor_backend: backend };
+  const backend = await initTensorBackendInfo(task.backend);
+  // The receipt names the code, the backend and the device that really proposed the batch: this thread's.
+  const environment = { engine_version: (version ??= packageVersion()), tensor_backend: backend.name, tensor_device: backend.device };
   switch (task.kind) {
     case 'step':
-      return { kind: 'step', result: step(task.mdl, task.state, environment, task.options), backend };
+      return { kind: 'step', result: await step(task.mdl, task.state, environment, task.options), backend };
     case 'plan':
       return { kind: 'plan', fits: planStep(task.mdl, task.state, task.options), backend };
     case 'fit':
       return { kind: 'fit', hyperparameters: fitModel(task.request), backend };
     case 'complete':
-      return { kind: 'step', result: completeStep(task.mdl, task.state, task.fitted, environment, task.options), backend };
+      return { kind: 'step', result: await completeStep(task.mdl, task.state, task.fitted, environment, task.options), backend };
     case 'diagnose':
       return { kind: 'report', report: diagnoseCampaign(task.mdl, task.state), backend };
   }

@@ -4,6 +4,7 @@ import { bestObjectives } from '../engine/campaign/results.js';
 import { budgetUsed, completedEvaluations, evaluationRecord, tell } from '../engine/campaign/state.js';
 import type { CampaignState, EvaluationResult, IterationSummary, Proposal, Receipt } from '../engine/campaign/types.js';
 import type { Mdl } from '../engine/mdl/schema.js';
+import { describeBackend } from '../engine/tensor/backend.js';
 import {
   countEvaluations,
   findCampaignById,
@@ -118,6 +119,8 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
 
   // how each batch proposed by this run was chosen, for its iteration's row when it completes
   const proposedHere = new Map<number, { strategy: string; proposeSeconds: number }>();
+  // the first step of each run names where it computed, so a user can see that the GPU was used
+  let backendLogged = false;
   while (state.status === 'running') {
     if (ctx.shutdown.aborted) throw new Released();
     const started = performance.now();
@@ -181,12 +184,15 @@ async function iterate(ctx: JobRunContext, claimed: JobRow, lease: Lease, campai
       proposals = next.proposals;
       strategy = next.strategy;
       proposedHere.set(proposals[0].iteration, { strategy, proposeSeconds });
+      const logBackend = !backendLogged;
+      backendLogged = true;
       // The pending batch is saved before evaluation: a crash re-evaluates the same candidates, and
       // an external campaign lists them.
       await ctx.db.transaction(async (trx) => {
         await relaxedCommit(trx);
         await updateCampaign(trx, campaign.id, { engine_state: storedEngineState(state) });
         if (chosen) await logJob(trx, claimed, 'info', `Strategy: ${chosen.name} (${chosen.reason}).`);
+        if (logBackend) await logJob(trx, claimed, 'info', `Proposing on the ${describeBackend(next.backend)} tensor backend.`);
         if (ask !== undefined) {
           await logJob(
             trx,

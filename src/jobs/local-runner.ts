@@ -51,7 +51,7 @@ export async function runLocalCampaign(mdl: Mdl, evaluator: Evaluator, options: 
         ? { state, proposals: state.pending, strategy: 'resumed' }
         : options.pool
           ? await options.pool.step(mdl, state)
-          : step(mdl, state, options.environment);
+          : await step(mdl, state, options.environment);
     const t1 = performance.now();
     if (next.proposals.length === 0) break;
     const batch = await evaluateProposals(evaluator, next.proposals, options.signal);

@@ -6,7 +6,7 @@ import { claimNextJob, handBackJobs, jobsPastDeadline, overdueJobs, renewLeases,
 import { PgListener } from '../store/listener.js';
 import { announceJobs, JOBS_CHANNEL, publishEvent } from '../store/notify.js';
 import { markWorkerStopped, registerWorker, touchWorker } from '../store/workers.js';
-import type { TensorBackendName } from '../engine/tensor/backend.js';
+import type { TensorBackendChoice } from '../engine/tensor/backend.js';
 import { EnginePool } from './engine-pool.js';
 import type { ServiceEvaluatorOptions } from '../evaluators/create.js';
 import { runJob } from './job-runner.js';
@@ -21,7 +21,7 @@ export interface SupervisorOptions {
   /** worker slots: jobs run at once by this process */
   concurrency: number;
   evaluatorOptions: ServiceEvaluatorOptions;
-  backend?: TensorBackendName | 'auto';
+  backend?: TensorBackendChoice;
   /** a slot that has not renewed its lease for this long is presumed dead */
   leaseSeconds?: number;
   /** fallback poll of the queue in case a notification was missed */

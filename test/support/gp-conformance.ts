@@ -8,7 +8,7 @@ import { maxAbsDifference, sinusoids, uniformPoints } from './gp-fixtures.js';
  * beyond the dense limit, where the blocked float32 Cholesky does the work: one check run under
  * every backend (Vizier's conformance-suite habit).
  */
-export function blockedPathAgreesWithFloat64(): void {
+export async function blockedPathAgreesWithFloat64(): Promise<void> {
   const n = 300;
   const d = 3;
   const X = uniformPoints(n, d, 61);
@@ -18,7 +18,7 @@ export function blockedPathAgreesWithFloat64(): void {
   const reference = new ReferenceGp(X, Y, n, d, h);
   const q = 200;
   const Xq = uniformPoints(q, d, 62);
-  const fast = surrogate.predict(Xq, q);
+  const fast = await surrogate.predict(Xq, q);
   const slow = reference.predict(Xq, q);
   assert.ok(maxAbsDifference(fast.mean, slow.mean) < 1e-3 * reference.std, `mean error ${maxAbsDifference(fast.mean, slow.mean)}`);
   assert.ok(maxAbsDifference(fast.variance, slow.variance) < 1e-3 * reference.std ** 2, 'variance error');

@@ -78,12 +78,12 @@ const MC_SAMPLES = 128;
  * aims along its own direction (reach.ts, `reachDirection`): the diagonal for the first half while
  * nothing is inside, random directions for the rest, so the picks do not all chase one corner.
  */
-export function proposeBatch(request: BatchRequest): BatchProposal {
+export async function proposeBatch(request: BatchRequest): Promise<BatchProposal> {
   const { space, m, random } = request;
   const d = space.dimension;
   let surrogate = request.surrogate;
   const c = request.constraints ?? 0;
-  const judged = { ...request, Y: baselineValues(request) };
+  const judged = { ...request, Y: await baselineValues(request) };
   const front = feasibleRows(judged);
   const avoid: Float64Array[] = [];
   for (let i = 0; i < request.n; i++) avoid.push(request.X.subarray(i * d, (i + 1) * d));
@@ -92,9 +92,9 @@ export function proposeBatch(request: BatchRequest): BatchProposal {
   const scale = objectiveSpreads(judged.Y, request.n, m, request.ref);
   const starts = paretoStarts(judged, random);
 
-  const believe = (x: Float64Array): void => {
-    const { mean } = surrogate.predict(x, 1);
-    const next = conditionOrKeep(surrogate, x, mean);
+  const believe = async (x: Float64Array): Promise<void> => {
+    const { mean } = await surrogate.predict(x, 1);
+    const next = await conditionOrKeep(surrogate, x, mean);
     if (next !== surrogate) {
       surrogate.dispose();
       surrogate = next;
@@ -103,7 +103,7 @@ export function proposeBatch(request: BatchRequest): BatchProposal {
     if (mean.subarray(m, m + c).every((slack) => slack >= 0)) front.push(Array.from(mean.subarray(0, m)));
     avoid.push(x);
   };
-  for (const p of request.pending) believe(p);
+  for (const p of request.pending) await believe(p);
 
   const kind = resolveAcquisition(request.acquisition);
   const points: Float64Array[] = [];
@@ -124,7 +124,7 @@ export function proposeBatch(request: BatchRequest): BatchProposal {
       // while nothing is inside, one reach pick in four searches the whole space; the others (and all once inside) the box
       const local = byReach && box !== null && (inside > 0 || (k + request.n) % 4 !== 0);
       const search = local ? { starts: [closest!, ...points].filter((x) => inBox(x, box)), box } : { starts: [...starts, ...points] };
-      const optimum = maximizeAcquisition(surrogate, acquisition, space, {
+      const optimum = await maximizeAcquisition(surrogate, acquisition, space, {
         random,
         avoid,
         ...search,
@@ -132,7 +132,7 @@ export function proposeBatch(request: BatchRequest): BatchProposal {
       });
       const x = optimum?.x ?? fallbackPoint(space, avoid, random);
       points.push(x);
-      if (k + 1 < request.q) believe(x);
+      if (k + 1 < request.q) await believe(x);
     }
   } finally {
     surrogate.dispose();
@@ -149,9 +149,9 @@ export function proposeBatch(request: BatchRequest): BatchProposal {
  * and the points to avoid, which is what steers the next pick away; only the variance shrink
  * around it is lost.
  */
-function conditionOrKeep(surrogate: Posterior, x: Float64Array, mean: Float64Array): Posterior {
+async function conditionOrKeep(surrogate: Posterior, x: Float64Array, mean: Float64Array): Promise<Posterior> {
   try {
-    return surrogate.condition(x, mean, 1);
+    return await surrogate.condition(x, mean, 1);
   } catch (error) {
     if (error instanceof NotPositiveDefiniteError) return surrogate;
     throw error;
@@ -165,10 +165,10 @@ function conditionOrKeep(surrogate: Posterior, x: Float64Array, mean: Float64Arr
  * and the point closest to the reference box all come from them, so a lucky measurement neither
  * makes the region around it look already won nor becomes where the search starts.
  */
-export function baselineValues(request: BatchRequest): Float64Array {
+export async function baselineValues(request: BatchRequest): Promise<Float64Array> {
   const { m, n } = request;
   if (request.baseline !== 'predicted' || n === 0) return request.Y;
-  const { mean } = request.surrogate.predict(request.X, n);
+  const { mean } = await request.surrogate.predict(request.X, n);
   const width = request.surrogate.m;
   return Float64Array.from({ length: n * m }, (_, k) => mean[Math.floor(k / m) * width + (k % m)]);
 }

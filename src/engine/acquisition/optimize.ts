@@ -38,18 +38,18 @@ const INFEASIBLE = 1e12;
  * categoricals, linear constraints projected) before it is scored, so the optimizer searches the
  * true, piecewise-constant acquisition surface rather than a relaxation.
  */
-export function maximizeAcquisition(
+export async function maximizeAcquisition(
   surrogate: Posterior,
   acquisition: AcquisitionFunction,
   space: SearchSpace,
   options: AcquisitionOptimizerOptions,
-): AcquisitionOptimum | null {
+): Promise<AcquisitionOptimum | null> {
   const d = space.dimension;
   const { random } = options;
   const avoid = options.avoid;
   let best: AcquisitionOptimum | null = null;
 
-  const score = (raw: Float64Array, count: number): Float64Array => {
+  const score = async (raw: Float64Array, count: number): Promise<Float64Array> => {
     const fitness = new Float64Array(count);
     const X = new Float64Array(count * d);
     const feasible: boolean[] = [];
@@ -60,7 +60,7 @@ export function maximizeAcquisition(
       feasible.push(violation === 0);
       fitness[i] = INFEASIBLE * (1 + violation);
     }
-    const { mean, variance } = surrogate.predict(X, count);
+    const { mean, variance } = await surrogate.predict(X, count);
     const std = variance.map((v) => Math.sqrt(Math.max(v, 0)));
     const values = acquisition.evaluate(mean, std, count);
     for (let i = 0; i < count; i++) {
@@ -81,7 +81,7 @@ export function maximizeAcquisition(
   for (let k = 0; k < rawCount * d; k++) candidates[k] = lower[k % d] + (upper[k % d] - lower[k % d]) * random.uniform();
   options.starts.forEach((s, i) => candidates.set(s, (rawCount + i) * d));
   const total = rawCount + options.starts.length;
-  const rawFitness = score(candidates, total);
+  const rawFitness = await score(candidates, total);
 
   const restarts = options.restarts ?? 4;
   const order = Array.from({ length: total }, (_, i) => i).sort((a, b) => rawFitness[a] - rawFitness[b]);
@@ -108,7 +108,7 @@ export function maximizeAcquisition(
       joined.set(p, offset);
       offset += p.length;
     }
-    const fitness = score(joined, count);
+    const fitness = await score(joined, count);
     offset = 0;
     active.forEach((c, k) => {
       const lambda = populations[k].length / d;

@@ -2,7 +2,9 @@ import type { Surrogate } from '../gp/surrogate.js';
 
 /**
  * What batch selection needs of a model: marginal posteriors at points, and conditioning on
- * believed values. A Surrogate is one; a JointPosterior puts several side by side.
+ * believed values. A Surrogate is one; a JointPosterior puts several side by side. Both answers
+ * are promises: on a GPU backend the posterior is computed on the device and read back
+ * asynchronously (Node has no synchronous readback from WebGPU).
  */
 export interface Posterior {
   /** input dimension */
@@ -10,9 +12,9 @@ export interface Posterior {
   /** outputs */
   readonly m: number;
   /** X: `q x d` → mean, variance `q x m` row-major */
-  predict(X: Float64Array, q: number): { mean: Float64Array; variance: Float64Array };
+  predict(X: Float64Array, q: number): Promise<{ mean: Float64Array; variance: Float64Array }>;
   /** a posterior with k more observations (X `k x d`, Y `k x m`); this one stays valid */
-  condition(X: Float64Array, Y: Float64Array, k: number): Posterior;
+  condition(X: Float64Array, Y: Float64Array, k: number): Promise<Posterior>;
   dispose(): void;
 }
 
@@ -30,12 +32,14 @@ export class JointPosterior implements Posterior {
     this.m = parts.reduce((total, p) => total + p.m, 0);
   }
 
-  predict(X: Float64Array, q: number): { mean: Float64Array; variance: Float64Array } {
+  async predict(X: Float64Array, q: number): Promise<{ mean: Float64Array; variance: Float64Array }> {
     const mean = new Float64Array(q * this.m);
     const variance = new Float64Array(q * this.m);
+    // every part's computation is queued on the device before the first is read back
+    const outs = await Promise.all(this.parts.map((part) => part.predict(X, q)));
     let column = 0;
-    for (const part of this.parts) {
-      const out = part.predict(X, q);
+    for (const [p, part] of this.parts.entries()) {
+      const out = outs[p];
       for (let i = 0; i < q; i++) {
         for (let j = 0; j < part.m; j++) {
           mean[i * this.m + column + j] = out.mean[i * part.m + j];
@@ -47,15 +51,23 @@ export class JointPosterior implements Posterior {
     return { mean, variance };
   }
 
-  condition(X: Float64Array, Y: Float64Array, k: number): JointPosterior {
+  async condition(X: Float64Array, Y: Float64Array, k: number): Promise<JointPosterior> {
     let column = 0;
-    const conditioned = this.parts.map((part) => {
-      const own = new Float64Array(k * part.m);
-      for (let i = 0; i < k; i++) for (let j = 0; j < part.m; j++) own[i * part.m + j] = Y[i * this.m + column + j];
-      column += part.m;
-      return part.condition(X, own, k);
-    });
-    return new JointPosterior(conditioned);
+    const settled = await Promise.allSettled(
+      this.parts.map((part) => {
+        const own = new Float64Array(k * part.m);
+        for (let i = 0; i < k; i++) for (let j = 0; j < part.m; j++) own[i * part.m + j] = Y[i * this.m + column + j];
+        column += part.m;
+        return part.condition(X, own, k);
+      }),
+    );
+    const failed = settled.find((s) => s.status === 'rejected');
+    if (failed) {
+      // the parts that did condition own device memory: free it before passing the error on
+      for (const s of settled) if (s.status === 'fulfilled') s.value.dispose();
+      throw failed.reason;
+    }
+    return new JointPosterior(settled.map((s) => (s as PromiseFulfilledResult<Posterior>).value));
   }
 
   dispose(): void {

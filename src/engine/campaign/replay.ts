@@ -36,7 +36,7 @@ export interface IterationReplay {
  * recorded history before it. Later iterations cannot be checked without the earlier ones, so
  * `only` limits the report, not the work. Pure, like `step`.
  */
-export function replayCampaign(recorded: RecordedCampaign, environment: ReceiptEnvironment, only?: ReadonlySet<number>): IterationReplay[] {
+export async function replayCampaign(recorded: RecordedCampaign, environment: ReceiptEnvironment, only?: ReadonlySet<number>): Promise<IterationReplay[]> {
   const { mdl } = recorded;
   const seed = recorded.iterations.find((i) => i.receipt)?.receipt?.seed.campaign;
   if (seed === undefined) throw new Error('the results carry no receipts: they were made before Kiln recorded them, so there is nothing to replay against');
@@ -58,7 +58,7 @@ export function replayCampaign(recorded: RecordedCampaign, environment: ReceiptE
     while (open.length > 0 && stillPending() > (asked?.pending ?? 0)) state = tellRecorded(mdl, state, open.shift()!);
     // A retried job runs a campaign the engine had stopped for failing evaluations (jobs/job-runner.ts).
     if (state.status === 'failed') state = { ...state, status: 'running', stopReason: null, stopMessage: undefined };
-    const next = step(mdl, state, environment, asked ? { count: asked.count } : {});
+    const next = await step(mdl, state, environment, asked ? { count: asked.count } : {});
     // off-plan experiments were told beside the batch, never proposed
     const proposed = told.filter((e) => !e.offPlan);
     if (!only || only.has(entry.iteration)) replays.push(compare(entry, proposed, next.proposals, next.receipt, environment));

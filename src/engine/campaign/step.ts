@@ -50,7 +50,7 @@ const MIN_MODEL_DATA = 2;
  * returned fits over them (strategies/fit.ts, `fitModel`) and hands the results to
  * `completeStep`: the proposals are the same either way.
  */
-export function step(mdl: Mdl, previous: CampaignState, environment?: ReceiptEnvironment, options: StepOptions = {}): StepResult {
+export function step(mdl: Mdl, previous: CampaignState, environment?: ReceiptEnvironment, options: StepOptions = {}): Promise<StepResult> {
   return completeStep(mdl, previous, planStep(mdl, previous, options).map(fitModel), environment, options);
 }
 
@@ -64,18 +64,18 @@ export function planStep(mdl: Mdl, state: CampaignState, options: StepOptions = 
  * The next step from the results of `planStep`'s fits, in their order. `environment` (Kiln's
  * version and the tensor backend) goes into the receipt as given: the engine cannot know either.
  */
-export function completeStep(
+export async function completeStep(
   mdl: Mdl,
   previous: CampaignState,
   fitted: readonly GpHyperparameters[],
   environment?: ReceiptEnvironment,
   options: StepOptions = {},
-): StepResult {
+): Promise<StepResult> {
   const prepared = prepare(mdl, previous, options);
   const state = nextState(previous);
   if (!prepared) return { state, proposals: [], strategy: 'none', receipt: null };
   const { strategy, space, iteration, seeds } = prepared;
-  const outcome = strategy.propose(prepared.context('propose'), fitted);
+  const outcome = await strategy.propose(prepared.context('propose'), fitted);
   state.strategy = prepared.choice;
   if (outcome.memory !== undefined) state.strategies = { ...state.strategies, [strategy.name]: outcome.memory };
   if (outcome.hyperparameters) state.hyperparameters = outcome.hyperparameters.map(serializeHyperparameters);
@@ -94,6 +94,7 @@ export function completeStep(
     iteration,
     engine_version: environment?.engine_version ?? null,
     tensor_backend: environment?.tensor_backend ?? null,
+    tensor_device: environment?.tensor_device ?? null,
     seed: { campaign: previous.seed, iteration: seeds.iteration, plan: seeds.plan, propose: seeds.propose, derivation: SEED_DERIVATION },
     strategy: strategy.name,
     acquisition: outcome.acquisition ?? 'none',

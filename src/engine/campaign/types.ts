@@ -142,6 +142,8 @@ export interface Receipt {
   /** Kiln's package version, and the tensor backend the step ran on; null when the caller did not say */
   engine_version: string | null;
   tensor_backend: string | null;
+  /** the GPU adapter a webgpu step ran on; null on the CPU backends (absent in receipts kept before Kiln named it) */
+  tensor_device?: ReceiptDevice | null;
   seed: {
     /** the campaign seed */
     campaign: number;
@@ -177,4 +179,15 @@ export interface Receipt {
 export interface ReceiptEnvironment {
   engine_version: string;
   tensor_backend: string;
+  tensor_device?: ReceiptDevice | null;
+}
+
+/** A GPU adapter as it describes itself (tensor/webgpu.ts TensorDevice). */
+export interface ReceiptDevice {
+  vendor: string;
+  architecture: string;
+  device: string;
+  description: string;
+  /** a software rasterizer (Mesa's lavapipe), not a GPU */
+  software: boolean;
 }

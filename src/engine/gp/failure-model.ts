@@ -69,9 +69,9 @@ export class FailureModel {
   }
 
   /** P(success) at q points. X: `q x d` row-major → length q. */
-  probability(X: Float64Array, q: number): Float64Array {
+  async probability(X: Float64Array, q: number): Promise<Float64Array> {
     const { d, k } = this;
-    const p = this.classifier.probability(X, q);
+    const p = await this.classifier.probability(X, q);
     for (let a = 0; a < q; a++) {
       let factor = 1;
       for (let j = 0; j < k && factor > 0; j++) {
@@ -92,13 +92,13 @@ export class FailureModel {
    * candidate more likely to fail than not needs a far larger acquisition value to be chosen
    * (at P = 0.15, about 120 times a safe candidate's). X: `q x d` row-major → length q.
    */
-  weight(X: Float64Array, q: number): Float64Array {
-    return this.probability(X, q).map((p) => (p >= CONFIDENT ? p : p * (p / CONFIDENT) ** CAUTION));
+  async weight(X: Float64Array, q: number): Promise<Float64Array> {
+    return (await this.probability(X, q)).map((p) => (p >= CONFIDENT ? p : p * (p / CONFIDENT) ** CAUTION));
   }
 
   /** X: `q x d` row-major → mean Φ⁻¹(weight), variance 1: `q x 1` each. */
-  predict(X: Float64Array, q: number): { mean: Float64Array; variance: Float64Array } {
-    return { mean: this.weight(X, q).map(normalQuantile), variance: new Float64Array(q).fill(1) };
+  async predict(X: Float64Array, q: number): Promise<{ mean: Float64Array; variance: Float64Array }> {
+    return { mean: (await this.weight(X, q)).map(normalQuantile), variance: new Float64Array(q).fill(1) };
   }
 
   /**
@@ -107,9 +107,9 @@ export class FailureModel {
    * its neighbourhood with it. Later picks of the batch then keep away from a risky pick, whose
    * neighbours would most likely share its fate, but may cluster around a safe one.
    */
-  condition(X: Float64Array, _Y: Float64Array, k: number): FailureModel {
+  async condition(X: Float64Array, _Y: Float64Array, k: number): Promise<FailureModel> {
     const { d } = this;
-    const risk = this.probability(X, k).map((p) => 1 - p);
+    const risk = (await this.probability(X, k)).map((p) => 1 - p);
     const scaled = new Float64Array(k * d);
     for (let a = 0; a < k; a++) for (let t = 0; t < d; t++) scaled[a * d + t] = X[a * d + t] / this.radius[t];
     const failed = new Float64Array((this.k + k) * d);

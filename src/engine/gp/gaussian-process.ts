@@ -90,12 +90,12 @@ export class GaussianProcess {
    * substitution. Costs O(n²k) instead of a refactorization.
    * Xnew: `k x d` row-major; ynew: length-k standardized outputs. This model is left unchanged.
    */
-  condition(Xnew: Float64Array, ynew: Float64Array, k: number): GaussianProcess {
+  async condition(Xnew: Float64Array, ynew: Float64Array, k: number): Promise<GaussianProcess> {
     const { n, d, hyperparameters: h, diagonal } = this;
     const Zold = scaleInputs(this.X, n, d, h.lengthscales);
     const Znew = scaleInputs(Xnew, k, d, h.lengthscales);
     const K21 = maternCross(Znew, k, Zold, n, d, h.outputScale);
-    const L21 = downloadFloat64(tf.tidy(() => tf.matMul(tf.tensor2d(Float32Array.from(K21), [k, n]), this.inverseFactorTransposed)));
+    const L21 = await downloadFloat64(tf.tidy(() => tf.matMul(tf.tensor2d(Float32Array.from(K21), [k, n]), this.inverseFactorTransposed)));
 
     const S = new Float64Array(k * k);
     maternGram(Znew, k, d, h.outputScale, S);
@@ -152,7 +152,10 @@ export class GaussianProcess {
       const bottom = tf.concat([tf.zeros([k, n]), corner], 1);
       return [tf.slice(product, [0, 0], [n, 1]), tf.concat([top, bottom], 0)] as [tf.Tensor2D, tf.Tensor2D];
     });
-    const u = downloadFloat64(correction);
+    const u = await downloadFloat64(correction).catch((error: unknown) => {
+      upper.dispose();
+      throw error;
+    });
     const alpha = new Float64Array(n + k);
     for (let i = 0; i < n; i++) alpha[i] = this.alpha[i] - u[i];
     alpha.set(alpha2, n);
@@ -171,8 +174,11 @@ export class GaussianProcess {
   }
 }
 
-function downloadFloat64(t: tf.Tensor): Float64Array {
-  const values = Float64Array.from(t.dataSync());
-  t.dispose();
-  return values;
+/** The tensor's values in float64, read back asynchronously (the only way from a GPU); t is disposed. */
+async function downloadFloat64(t: tf.Tensor): Promise<Float64Array> {
+  try {
+    return Float64Array.from(await t.data());
+  } finally {
+    t.dispose();
+  }
 }

@@ -1,9 +1,10 @@
-import { tf } from '../tensor/backend.js';
+import { hostMatMul as matmul } from '../tensor/host-matmul.js';
 import { choleskyInPlace, invertLower, transposeToFloat32 } from './dense64.js';
 
 /**
  * Blocked Cholesky factorization, triangular solves and inverses, with the O(n³) work in tfjs
- * matmuls (tfjs has no Cholesky or triangular solve). The block algorithms are the left-looking
+ * matmuls on the CPU (tfjs has no Cholesky or triangular solve; tensor/host-matmul.ts says why the
+ * CPU, also beside a GPU). The block algorithms are the left-looking
  * ones of Golub & Van Loan, Matrix Computations, 4th ed., §4.2 and §3.1: each block column of
  * the factor is its block column of A minus ONE product of already-computed panels, the
  * diagonal blocks (at most `blockSize` wide) are factored and inverted in float64 JavaScript, and
@@ -237,17 +238,6 @@ export function inverseLowerTriangle(Linv: Float32Array, n: number, blockSize = 
     }
   }
   return out;
-}
-
-/**
- * A·B on the tensor backend. A: `r x k`, B: `k x c` row-major Float32Array. Returns `r x c`.
- * The download happens outside tf.tidy: tidy walks whatever it returns element by element.
- */
-function matmul(A: Float32Array, r: number, k: number, B: Float32Array, c: number): Float32Array {
-  const product = tf.tidy(() => tf.matMul(tf.tensor2d(A, [r, k]), tf.tensor2d(B, [k, c])));
-  const values = product.dataSync() as Float32Array;
-  product.dispose();
-  return values;
 }
 
 /**

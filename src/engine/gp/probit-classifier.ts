@@ -100,7 +100,7 @@ export class ProbitClassifier {
    * Latent posterior at q points. X: `q x d` row-major → mean, variance: length q. Many points
    * go through tensor ops, a few through float64 loops; the two agree to float32 rounding.
    */
-  latent(X: Float64Array, q: number): { mean: Float64Array; variance: Float64Array } {
+  async latent(X: Float64Array, q: number): Promise<{ mean: Float64Array; variance: Float64Array }> {
     return q >= TENSOR_MIN_POINTS ? this.latentTensor(X, q) : this.latent64(X, q);
   }
 
@@ -132,7 +132,7 @@ export class ProbitClassifier {
    * `latent` as tensor ops: r² = |z|² + |z_i|² − 2 z·z_i with inputs centred on the cube's middle
    * (smaller norms, less float32 cancellation), k = Matern(r²), μ = k·slope, σ² = s² − |k·Fᵀ|².
    */
-  latentTensor(X: Float64Array, q: number): { mean: Float64Array; variance: Float64Array } {
+  async latentTensor(X: Float64Array, q: number): Promise<{ mean: Float64Array; variance: Float64Array }> {
     const { d } = this;
     const t = (this.uploaded ??= this.upload());
     const lengthscales = this.hyperparameters.lengthscales;
@@ -145,10 +145,13 @@ export class ProbitClassifier {
       const explained = tf.sum(tf.square(tf.matMul(K, t.factorT)), 1);
       return [tf.reshape(tf.matMul(K, t.slope), [q]), tf.maximum(tf.sub(this.hyperparameters.outputScale, explained), 0)];
     });
-    const out = { mean: Float64Array.from(mean.dataSync()), variance: Float64Array.from(variance.dataSync()) };
-    mean.dispose();
-    variance.dispose();
-    return out;
+    try {
+      const [m, v] = await Promise.all([mean.data(), variance.data()]);
+      return { mean: Float64Array.from(m), variance: Float64Array.from(v) };
+    } finally {
+      mean.dispose();
+      variance.dispose();
+    }
   }
 
   private upload(): NonNullable<ProbitClassifier['uploaded']> {
@@ -182,8 +185,8 @@ export class ProbitClassifier {
   }
 
   /** P(success) at q points, Φ(μ / √(1 + σ²)). X: `q x d` row-major → length q. */
-  probability(X: Float64Array, q: number): Float64Array {
-    const { mean, variance } = this.latent(X, q);
+  async probability(X: Float64Array, q: number): Promise<Float64Array> {
+    const { mean, variance } = await this.latent(X, q);
     return mean.map((mu, i) => normalCdf(mu / Math.sqrt(1 + variance[i])));
   }
 }

@@ -123,14 +123,20 @@ export class Surrogate {
     return this.batched.compute(X);
   }
 
-  /** Same, on plain arrays: X `q x d` row-major → mean, variance `q x m` row-major Float64Array. */
-  predict(X: Float64Array, q: number): { mean: Float64Array; variance: Float64Array } {
+  /**
+   * Same, on plain arrays: X `q x d` row-major → mean, variance `q x m` row-major Float64Array.
+   * Asynchronous: a GPU backend reads its results back only so.
+   */
+  async predict(X: Float64Array, q: number): Promise<{ mean: Float64Array; variance: Float64Array }> {
     if (X.length < q * this.d) throw new Error(`Kiln: predict got ${X.length} values for ${q} points of dimension ${this.d}.`);
     const { mean, variance } = tf.tidy(() => this.batched.compute(tf.tensor2d(Float32Array.from(X.subarray(0, q * this.d)), [q, this.d])));
-    const out = { mean: Float64Array.from(mean.dataSync()), variance: Float64Array.from(variance.dataSync()) };
-    mean.dispose();
-    variance.dispose();
-    return out;
+    try {
+      const [m, v] = await Promise.all([mean.data(), variance.data()]);
+      return { mean: Float64Array.from(m), variance: Float64Array.from(v) };
+    } finally {
+      mean.dispose();
+      variance.dispose();
+    }
   }
 
   /**
@@ -139,14 +145,14 @@ export class Surrogate {
    * extended rather than recomputed. X: `k x d` row-major; Y: `k x m` row-major. This surrogate
    * stays valid.
    */
-  condition(X: Float64Array, Y: Float64Array, k: number): Surrogate {
+  async condition(X: Float64Array, Y: Float64Array, k: number): Promise<Surrogate> {
     checkData(X, Y, k, this.d, this.m, 'condition');
     const gps: GaussianProcess[] = [];
     try {
       for (let o = 0; o < this.m; o++) {
         const { mean, std } = this.transforms[o];
         const y = Float64Array.from({ length: k }, (_, i) => (Y[i * this.m + o] - mean) / std);
-        gps.push(this.gps[o].condition(X, y, k));
+        gps.push(await this.gps[o].condition(X, y, k));
       }
     } catch (error) {
       for (const gp of gps) gp.dispose();

@@ -42,7 +42,7 @@ export const globalStrategy: Strategy = {
     }
     return { fits };
   },
-  propose(context, fitted) {
+  async propose(context, fitted) {
     const data = modelData(context.observations);
     const outputs = data.m + data.c;
     const parts: Posterior[] = hasPartial(context.observations)
@@ -50,7 +50,7 @@ export const globalStrategy: Strategy = {
       : [Surrogate.build(data.X, data.outputs, data.n, data.d, outputs, fitted.slice(0, outputs))];
     const failures = failureData(context.observations, data);
     if (failures) parts.push(FailureModel.fit(failures.X, failures.y, failures.n, data.d, fitted[outputs].lengthscales));
-    const batch = proposeBatch({
+    const batch = await proposeBatch({
       space: context.space,
       X: data.X,
       Y: data.Y,

@@ -11,20 +11,20 @@ import { NO_FITS, type Strategy, type StrategyContext } from './types.js';
 export const initialDesign: Strategy = {
   name: 'initial-design',
   plan: () => NO_FITS,
-  propose: ({ space, q, random }) => ({ points: rows(latinHypercube(space, q, random), space.dimension, 0, q), label: 'initial-design' }),
+  propose: async ({ space, q, random }) => ({ points: rows(latinHypercube(space, q, random), space.dimension, 0, q), label: 'initial-design' }),
 };
 
 export const randomSearch: Strategy = {
   name: 'random',
   plan: () => NO_FITS,
-  propose: ({ space, q, random }) => ({ points: randomPoints(space, q, random), label: 'random' }),
+  propose: async ({ space, q, random }) => ({ points: randomPoints(space, q, random), label: 'random' }),
 };
 
 /** The same design every step (seeded by the campaign seed alone), so batches are its consecutive rows. */
 export const latinHypercubeSearch: Strategy = {
   name: 'lhs',
   plan: () => NO_FITS,
-  propose: ({ mdl, space, seed, used, q }: StrategyContext) => {
+  propose: async ({ mdl, space, seed, used, q }: StrategyContext) => {
     const design = latinHypercube(space, mdl.optimizer.budget, new Random(seed));
     return { points: rows(design, space.dimension, used, used + q), label: 'lhs' };
   },

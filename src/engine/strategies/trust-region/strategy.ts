@@ -1,10 +1,20 @@
 import { pointsInside, reachPicks } from '../../acquisition/reach.js';
 import { serializeHyperparameters, type GpHyperparameters } from '../../gp/priors.js';
-import type { FitRequest, Observations, Strategy, StrategyContext } from '../types.js';
+import type { FitRequest, Observations, Strategy, StrategyContext, StrategyOutcome } from '../types.js';
 import { localPartial, localRows, regionBox, regionCandidates } from './candidates.js';
 import { rankingObjectives } from '../feasibility.js';
-import { fitCount, localData, regionFits, regionModels, sampleAt, standardizedColumns, type LocalData, type RegionModels } from './models.js';
-import { refineCandidate, towardUtopia, utopiaPoint, type RegionDraw } from './refine.js';
+import {
+  disposeRegionModels,
+  fitCount,
+  localData,
+  regionFits,
+  regionModels,
+  sampleAt,
+  standardizedColumns,
+  type LocalData,
+  type RegionModels,
+} from './models.js';
+import { drawOfPaths, refineCandidates, towardUtopia, utopiaPoint } from './refine.js';
 import { regionSettings, updateRegions, type RegionMemory, type TrustRegionMemory } from './regions.js';
 import { selectBatch, type CandidatePool } from './selection.js';
 import { separableQuadratics } from './quadratic.js';
@@ -52,67 +62,88 @@ export const trustRegionStrategy: Strategy = {
     return { fits };
   },
 
-  propose(context, fitted) {
-    const { memory, regions, penalty, waiting } = prepare(context);
-    const { observations: o, space, random, q } = context;
-    const { m, d } = o;
-    const perRegion = Math.ceil(Math.min(CANDIDATES_MAX, Math.max(CANDIDATES_MIN, 100 * d)) / regions.length);
+  async propose(context, fitted) {
     const models: RegionModels[] = [];
-    let next = 0;
-    const pools: CandidatePool[] = regions.map((data, r) => {
-      const objectives = fitted.slice(next, next + m);
-      const constraints = data.active.length > 0 ? fitted[next + m] : null;
-      next += fitCount(data, m);
-      const region: RegionMemory = {
-        ...data.region,
-        weights: boxWeights(objectives, d),
-        hyperparameters: objectives.map(serializeHyperparameters),
-        ...(constraints ? { constraints: serializeHyperparameters(constraints) } : {}),
-      };
-      memory.regions[r] = region;
-      const center = o.X.slice(data.centerRow * d, (data.centerRow + 1) * d);
-      const model = regionModels(data, d, { objectives, constraints }, regionBox(space, center, region), penalty.scale, random);
-      models.push(model);
-      const candidates = regionCandidates(space, center, region, perRegion, random);
-      return { region: r, ...sampleAt(model, candidates.X, candidates.count, penalty.ref, penalty.spread, center) };
-    });
-    // the scalarization's origin for refinement and model steps alike
-    const utopia = utopiaPoint([o.Y.subarray(0, o.n * m), ...pools.map((p) => p.S)], m, penalty.spread);
-    const steps = takesModelSteps(q, regions.length) ? stepsOf(regions, memory, utopia, context, penalty) : [];
-    const thompson = q - steps.length;
-    // before enough observed points are inside the reference box, the later picks head for it
-    const reach = reachPicks(thompson, pointsInside(penalty.Y, o.n, m, o.ref!), m);
-    // candidates still pending join the front at their draws' values, so the picks go elsewhere
-    const baseline = withFantasies(penalty, o, regions, models);
-    const first = selectBatch(pools, baseline.Y, baseline.n, m, o.ref!, thompson, random, reach);
-    const refined = refinePicks(pools, first, models, utopia, context, penalty);
-    const picks = selectBatch(refined, baseline.Y, baseline.n, m, o.ref!, thompson, random, reach);
-    const points = [...steps.map((s) => s.point), ...picks.map(({ pool, row }) => refined[pool].X.slice(row * d, (row + 1) * d))];
-    // a batch still pending is judged with this one, when their results are in
-    memory.lastBatch = {
-      ids: [...(waiting?.ids ?? []), ...context.proposalIds.slice(0, points.length)],
-      regions: [...(waiting?.regions ?? []), ...steps.map((s) => s.region), ...picks.map((p) => refined[p.pool].region)],
-      steps: [...(waiting?.steps ?? waiting?.ids.map(() => 0) ?? []), ...steps.map((s) => s.factor), ...picks.map(() => 0)],
-    };
-    // Thompson draws ranked by hypervolume improvement, with sampled infeasibility folded in when constrained.
-    const ranking = reach === thompson ? 'thompson-reach' : reach > 0 ? 'thompson-hvi + reach' : 'thompson-hvi';
-    const acquisition = o.c > 0 ? `constrained ${ranking}` : ranking;
-    return { points, label: 'trust-region', acquisition, memory, hyperparameters: fitted.slice(0, m) };
+    try {
+      return await proposeFrom(context, fitted, models);
+    } finally {
+      for (const model of models) disposeRegionModels(model);
+    }
   },
 };
+
+/**
+ * The batch from the fitted models: the regions' draws at their candidates (evaluated on the
+ * tensor backend), refinement, model steps and greedy selection. Every region's draws are pushed
+ * onto `models` as they are made, so the caller frees their tensors whatever happens.
+ */
+async function proposeFrom(context: StrategyContext, fitted: readonly GpHyperparameters[], models: RegionModels[]): Promise<StrategyOutcome> {
+  const { memory, regions, penalty, waiting } = prepare(context);
+  const { observations: o, space, random, q } = context;
+  const { m, d } = o;
+  const perRegion = Math.ceil(Math.min(CANDIDATES_MAX, Math.max(CANDIDATES_MIN, 100 * d)) / regions.length);
+  let next = 0;
+  // the random streams are drawn region by region; the draws are then evaluated together
+  const sampled = regions.map((data, r) => {
+    const objectives = fitted.slice(next, next + m);
+    const constraints = data.active.length > 0 ? fitted[next + m] : null;
+    next += fitCount(data, m);
+    const region: RegionMemory = {
+      ...data.region,
+      weights: boxWeights(objectives, d),
+      hyperparameters: objectives.map(serializeHyperparameters),
+      ...(constraints ? { constraints: serializeHyperparameters(constraints) } : {}),
+    };
+    memory.regions[r] = region;
+    const center = o.X.slice(data.centerRow * d, (data.centerRow + 1) * d);
+    const model = regionModels(data, d, { objectives, constraints }, regionBox(space, center, region), penalty.scale, random);
+    models.push(model);
+    return { region: r, model, candidates: regionCandidates(space, center, region, perRegion, random) };
+  });
+  const pools: CandidatePool[] = await Promise.all(
+    sampled.map(async ({ region, model, candidates }) => ({ region, ...(await sampleAt(model, candidates.X, candidates.count, penalty.ref, penalty.spread)) })),
+  );
+  // the scalarization's origin for refinement and model steps alike
+  const utopia = utopiaPoint([o.Y.subarray(0, o.n * m), ...pools.map((p) => p.S)], m, penalty.spread);
+  const steps = takesModelSteps(q, regions.length) ? await stepsOf(regions, memory, utopia, context, penalty) : [];
+  const thompson = q - steps.length;
+  // before enough observed points are inside the reference box, the later picks head for it
+  const reach = reachPicks(thompson, pointsInside(penalty.Y, o.n, m, o.ref!), m);
+  // candidates still pending join the front at their draws' values, so the picks go elsewhere
+  const baseline = await withFantasies(penalty, o, regions, models);
+  const first = selectBatch(pools, baseline.Y, baseline.n, m, o.ref!, thompson, random, reach);
+  const refined = await refinePicks(pools, first, models, utopia, context, penalty);
+  const picks = selectBatch(refined, baseline.Y, baseline.n, m, o.ref!, thompson, random, reach);
+  const points = [...steps.map((s) => s.point), ...picks.map(({ pool, row }) => refined[pool].X.slice(row * d, (row + 1) * d))];
+  // a batch still pending is judged with this one, when their results are in
+  memory.lastBatch = {
+    ids: [...(waiting?.ids ?? []), ...context.proposalIds.slice(0, points.length)],
+    regions: [...(waiting?.regions ?? []), ...steps.map((s) => s.region), ...picks.map((p) => refined[p.pool].region)],
+    steps: [...(waiting?.steps ?? waiting?.ids.map(() => 0) ?? []), ...steps.map((s) => s.factor), ...picks.map(() => 0)],
+  };
+  // Thompson draws ranked by hypervolume improvement, with sampled infeasibility folded in when constrained.
+  const ranking = reach === thompson ? 'thompson-reach' : reach > 0 ? 'thompson-hvi + reach' : 'thompson-hvi';
+  const acquisition = o.c > 0 ? `constrained ${ranking}` : ranking;
+  return { points, label: 'trust-region', acquisition, memory, hyperparameters: fitted.slice(0, m) };
+}
 
 /**
  * The folded `n x m` objectives followed by a fantasy of every pending candidate (an asynchronous
  * step): its value under the Thompson draw of the region whose centre is nearest. Without pending
  * candidates, the folded objectives themselves.
  */
-function withFantasies(penalty: Penalty, o: Observations, regions: readonly RegionData[], models: readonly RegionModels[]): { Y: Float64Array; n: number } {
+async function withFantasies(
+  penalty: Penalty,
+  o: Observations,
+  regions: readonly RegionData[],
+  models: readonly RegionModels[],
+): Promise<{ Y: Float64Array; n: number }> {
   const pending = o.pending ?? [];
   if (pending.length === 0 || regions.length === 0) return { Y: penalty.Y, n: o.n };
   const { m, d } = o;
   const Y = new Float64Array((o.n + pending.length) * m);
   Y.set(penalty.Y.subarray(0, o.n * m));
-  pending.forEach((x, k) => {
+  const fantasies = pending.map((x) => {
     let nearest = 0;
     let best = Infinity;
     regions.forEach((data, r) => {
@@ -120,8 +151,9 @@ function withFantasies(penalty: Penalty, o: Observations, regions: readonly Regi
       for (let j = 0; j < d; j++) distance += (x[j] - o.X[data.centerRow * d + j]) ** 2;
       if (distance < best) [best, nearest] = [distance, r];
     });
-    Y.set(sampleAt(models[nearest], Float64Array.from(x), 1, penalty.ref, penalty.spread).S.subarray(0, m), (o.n + k) * m);
+    return sampleAt(models[nearest], Float64Array.from(x), 1, penalty.ref, penalty.spread);
   });
+  (await Promise.all(fantasies)).forEach((fantasy, k) => Y.set(fantasy.S.subarray(0, m), (o.n + k) * m));
   return { Y, n: o.n + pending.length };
 }
 
@@ -160,26 +192,30 @@ function penaltyOf(o: Observations): Penalty {
  * The pools with a gradient-refined copy of every first-round pick added (refine.ts): the final
  * selection then weighs refined points against the random candidates on the same draws.
  */
-function refinePicks(
+async function refinePicks(
   pools: readonly CandidatePool[],
   picks: readonly { pool: number; row: number }[],
   models: readonly RegionModels[],
   utopia: Float64Array,
   context: StrategyContext,
   penalty: Penalty,
-): CandidatePool[] {
+): Promise<CandidatePool[]> {
   const { m, d } = context.observations;
   const added = pools.map(() => [] as Float64Array[]);
-  for (const { pool, row } of picks) {
-    const start = pools[pool].X.slice(row * d, (row + 1) * d);
-    const point = refineCandidate(context.space, models[pool].draw, start, towardUtopia(utopia), penalty.spread);
-    if (point) added[pool].push(point);
-  }
-  return pools.map((p, k) => {
+  const jobs = picks.map(({ pool, row }) => ({
+    draw: models[pool].draw,
+    start: pools[pool].X.slice(row * d, (row + 1) * d),
+    scalarization: towardUtopia(utopia),
+  }));
+  const refined = await refineCandidates(context.space, jobs, penalty.spread);
+  picks.forEach(({ pool }, k) => {
+    if (refined[k]) added[pool].push(refined[k]);
+  });
+  const extended = pools.map(async (p, k) => {
     if (added[k].length === 0) return p;
     const extra = new Float64Array(added[k].length * d);
     added[k].forEach((point, i) => extra.set(point, i * d));
-    const more = sampleAt(models[k], extra, added[k].length, penalty.ref, penalty.spread);
+    const more = await sampleAt(models[k], extra, added[k].length, penalty.ref, penalty.spread);
     const X = new Float64Array((p.count + more.count) * d);
     X.set(p.X.subarray(0, p.count * d));
     X.set(extra, p.count * d);
@@ -188,6 +224,7 @@ function refinePicks(
     S.set(more.S, p.count * m);
     return { region: p.region, X, S, count: p.count + more.count };
   });
+  return Promise.all(extended);
 }
 
 /**
@@ -195,19 +232,19 @@ function refinePicks(
  * factorization for the objectives and the active constraints' slacks), leaving out those whose
  * models predict a violated active constraint.
  */
-function stepsOf(
+async function stepsOf(
   regions: readonly RegionData[],
   memory: TrustRegionMemory,
   utopia: Float64Array,
   context: StrategyContext,
   penalty: Penalty,
-): { point: Float64Array; factor: number; region: number }[] {
+): Promise<{ point: Float64Array; factor: number; region: number }[]> {
   const { observations: o, space } = context;
   const { m, d } = o;
   const out: { point: Float64Array; factor: number; region: number }[] = [];
   // the quadratic's 2d + 1 coefficients want QUADRATIC_ROWS rows each: beyond the GP's rows, the region's nearest
   const least = QUADRATIC_ROWS * (2 * d + 1);
-  regions.forEach((local, r) => {
+  for (const [r, local] of regions.entries()) {
     const region = memory.regions[r];
     const center = o.X.slice(local.centerRow * d, (local.centerRow + 1) * d);
     const data = local.rows.length >= least ? local : localData(o, localRows(o, local.centerRow, local.region, least, least), local.active);
@@ -221,13 +258,13 @@ function stepsOf(
     }
     const { y, mean, std } = standardizedColumns(joined, n, w);
     const paths = separableQuadratics(data.X, y, n, d, w, center);
-    const model: RegionDraw = { paths: paths.slice(0, m), mean: mean.slice(0, m), std: std.slice(0, m), ...regionBox(space, center, region) };
+    const model = drawOfPaths(paths.slice(0, m), { mean: mean.slice(0, m), std: std.slice(0, m), ...regionBox(space, center, region) });
     const scalarization = stepScalarization(penalty.Y, local.centerRow, m, o.ref!, penalty.spread, utopia);
-    for (const step of modelSteps(space, model, center, region, scalarization, penalty.spread)) {
+    for (const step of await modelSteps(space, model, center, region, scalarization, penalty.spread)) {
       const slacks = paths.slice(m).map((path, j) => mean[m + j] + std[m + j] * path.at(step.point, 1)[0]);
       if (slacks.every((s) => s >= 0)) out.push({ ...step, region: r });
     }
-  });
+  }
   return out;
 }
 
