@@ -49,14 +49,7 @@ class Kiln:
 
     def campaigns(self, **filters: Any) -> List["Campaign"]:
         """Every campaign (all pages), filtered by ``status`` or ``domain``."""
-        out: List[Campaign] = []
-        page = 1
-        while True:
-            body = self.http.request_with_meta("GET", "/campaigns", {**filters, "page": page, "per_page": 100})
-            out.extend(Campaign(self, c) for c in body["data"])
-            if page >= body["meta"]["total_pages"]:
-                return out
-            page += 1
+        return [Campaign(self, c) for c in self.http.all_pages("/campaigns", filters)]
 
     def templates(self, domain: Optional[str] = None, search: Optional[str] = None) -> List[Dict[str, Any]]:
         return self.http.request("GET", "/templates", query={"domain": domain, "search": search, "per_page": 100})
@@ -233,7 +226,8 @@ class Campaign:
         return self._http.request("PUT", f"/campaigns/{self.id}/evaluations/{evaluation_id}", json_body=body)
 
     def corrections(self, evaluation_id: Optional[str] = None) -> List[Dict[str, Any]]:
-        return self._http.request("GET", f"/campaigns/{self.id}/corrections", query={"evaluation_id": evaluation_id})
+        """Every correction (all pages), oldest first; of one evaluation when it is named."""
+        return self._http.all_pages(f"/campaigns/{self.id}/corrections", {"evaluation_id": evaluation_id})
 
     def run(self, submit: Callable[[Dict[str, Any]], Any], *, poll: float = 1.0, timeout: Optional[float] = None,
             progress: Union[bool, Callable[[Dict[str, Any]], None]] = False, keep: Optional[int] = None) -> "Campaign":

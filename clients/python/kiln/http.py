@@ -8,7 +8,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-from typing import Any, Dict, Iterable, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 from .errors import ConnectionFailed, error_from_response
 
@@ -102,6 +102,17 @@ class Transport:
         url_query = {k: _query_value(v) for k, v in (query or {}).items() if v is not None}
         payload = self.request(method, path, query=url_query, raw=True)
         return json.loads(payload.decode("utf-8"))
+
+    def all_pages(self, path: str, query: Optional[Dict[str, Any]] = None) -> List[Any]:
+        """Every item of a paged list, read 100 at a time."""
+        items: List[Any] = []
+        page = 1
+        while True:
+            body = self.request_with_meta("GET", path, {**(query or {}), "page": page, "per_page": 100})
+            items.extend(body["data"])
+            if page >= body["meta"]["total_pages"]:
+                return items
+            page += 1
 
 
 def _query_value(value: Any) -> str:
