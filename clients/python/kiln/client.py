@@ -6,7 +6,7 @@ import sys
 import time
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
-from .errors import InvalidState, ValidationFailed
+from .errors import CampaignFailed, InvalidState, KilnError, ValidationFailed
 from .http import Transport, chunks, encode_multipart, file_part
 
 PathLike = Union[str, os.PathLike]
@@ -237,7 +237,8 @@ class Campaign:
         tells the candidate as failed with its message. With ``keep``, that many candidates are
         kept in flight: as jobs finish, new candidates are asked for beside the running ones
         (``ask(count=keep)``, asynchronous batches) instead of waiting for the whole batch.
-        Returns when the campaign has ended."""
+        Returns when the campaign has ended; raises ``CampaignFailed`` when it ended ``failed``
+        (every job failing for ``max_failed_iterations`` batches, say), with the reason."""
         from concurrent.futures import FIRST_COMPLETED, wait as wait_futures
         deadline = None if timeout is None else time.monotonic() + timeout
         in_flight: Dict[Any, Dict[str, Any]] = {}
@@ -249,6 +250,8 @@ class Campaign:
                     in_flight[submit(candidate)] = candidate
             if not in_flight:
                 if self.refresh().status in ENDED:
+                    if self.status == "failed":
+                        raise CampaignFailed(self._failure(), self)
                     return self
                 if deadline is not None and time.monotonic() > deadline:
                     raise TimeoutError(f"campaign {self.id} is still {self.status} after {timeout} s")
@@ -274,6 +277,17 @@ class Campaign:
                     print(f"{self.id}: {self.data.get('evaluations_completed')}/{self.data.get('budget')} evaluations, "
                           f"{len(in_flight)} running", file=sys.stderr)
 
+    def _failure(self) -> str:
+        """Why the campaign failed, in a sentence: its job's error and how many evaluations failed."""
+        job_id = self.data.get("latest_job_id")
+        error = (self.kiln.job(job_id).get("error") if job_id else None) or "no reason recorded"
+        try:
+            failed = len(self._http.request("GET", f"/campaigns/{self.id}/results").get("failed_evaluations", []))
+        except KilnError:  # a key that may not read the results still learns why
+            return f"campaign {self.id} failed: {error}"
+        return (f"campaign {self.id} failed: {error} ({failed} evaluation{'' if failed == 1 else 's'} failed; "
+                f"campaign.results(failed=True) lists them with their errors)")
+
     # results
 
     def results(self, pareto_only: bool = False, frame: bool = False, failed: bool = False):
@@ -291,7 +305,9 @@ class Campaign:
         try:
             import pandas
         except ImportError:
-            raise ImportError("results(frame=True) needs pandas (pip install pandas); without it, use the records") from None
+            raise ImportError("results(frame=True) needs pandas: pip install pandas, or with Debian's or Ubuntu's "
+                              "Python (where pip refuses to install) apt install python3-pandas; without it, use the "
+                              "records that results() returns") from None
         return pandas.DataFrame.from_records(records)
 
     def summary(self) -> Dict[str, Any]:
