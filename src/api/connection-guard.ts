@@ -9,6 +9,11 @@ interface ConnectionScope {
   socket: Socket;
   logger: Logger;
   requestId: string | null;
+  /**
+   * the connection has ended: resources first made while it was open (a pooled database
+   * connection) keep the scope, but their errors are no longer this connection's
+   */
+  closed: boolean;
 }
 
 /**
@@ -17,8 +22,9 @@ interface ConnectionScope {
  * scope would miss, the parser's own callbacks, where a request body's stream events (and the
  * errors of streams fed by them) are emitted.
  */
-const connections = new AsyncLocalStorage<ConnectionScope>();
-const guards = new Set<Logger>();
+const connections = new AsyncLocalStorage<ConnectionScope | undefined>();
+/** The guarded servers' loggers, one entry per server (two servers may share a logger). */
+const guards = new Set<{ logger: Logger }>();
 
 /** Names the request the current connection serves, for the guard's log line. */
 export function noteRequest(requestId: string): void {
@@ -37,21 +43,26 @@ export function noteRequest(requestId: string): void {
  * Returns the function that removes the guard (at the server's stop).
  */
 export function guardConnections(server: Server, logger: Logger): () => void {
-  server.prependListener('connection', (socket: Socket) => connections.enterWith({ socket, logger, requestId: null }));
+  server.prependListener('connection', (socket: Socket) => {
+    const scope: ConnectionScope = { socket, logger, requestId: null, closed: false };
+    socket.once('close', () => (scope.closed = true));
+    connections.enterWith(scope);
+  });
   // runs after Node's own connection listener made the parser: what runs next on the server's handle belongs to no connection
-  server.on('connection', () => connections.enterWith(undefined as unknown as ConnectionScope));
+  server.on('connection', () => connections.enterWith(undefined));
   server.on('clientError', answerClientError);
   if (guards.size === 0) process.on('uncaughtException', confine);
-  guards.add(logger);
+  const guard = { logger };
+  guards.add(guard);
   return () => {
-    guards.delete(logger);
+    guards.delete(guard);
     if (guards.size === 0) process.removeListener('uncaughtException', confine);
   };
 }
 
 function confine(error: Error, origin: NodeJS.UncaughtExceptionOrigin): void {
   const scope = connections.getStore();
-  if (scope) {
+  if (scope && !scope.closed) {
     scope.logger.error(
       { err: error, origin, requestId: scope.requestId },
       'unexpected error while serving a request: its connection is closed, the server goes on',
@@ -61,7 +72,7 @@ function confine(error: Error, origin: NodeJS.UncaughtExceptionOrigin): void {
   }
   // another handler (a test runner's) decides what becomes of an error that is not a request's
   if (process.listenerCount('uncaughtException') > 1) return;
-  for (const logger of guards) logger.fatal({ err: error, origin }, 'uncaught error outside any request: exiting');
+  for (const { logger } of guards) logger.fatal({ err: error, origin }, 'uncaught error outside any request: exiting');
   process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 }
