@@ -98,6 +98,16 @@ test('a truncated part after a complete one (a dataset part not named file, a te
   }
 });
 
+test('a form over its limits is a 413 the moment the limit is crossed, and nothing escapes: the limit fires inside the parser', async () => {
+  const big = Buffer.from(part('file', 'big.csv', 'x'.repeat(2 * 1024 * 1024 + 1)) + `--${BOUNDARY}--\r\n`);
+  for (const path of ['/v1/campaigns', '/v1/campaigns/cmp_missing/evaluations']) {
+    const res = await send(path, MULTIPART, big);
+    assert.equal(res.status, 413, `${path}: ${res.text}`);
+    assert.equal(res.json.error.code, 'PAYLOAD_TOO_LARGE');
+    await stillServing(`an oversized form on ${path}`);
+  }
+});
+
 /** Every route the OpenAPI document gives a request body, with each media type it takes. */
 async function bodyRoutes(): Promise<{ method: string; path: string; media: string }[]> {
   const document = (await api('GET', '/v1/openapi.json')).json as { paths: Record<string, Record<string, { requestBody?: { content: object } }>> };

@@ -38,9 +38,12 @@ export function streamParts(req: IncomingMessage, limits: busboy.Limits, handler
       if (body.settled) return;
       body.settled = true;
       if (parser) {
-        req.unpipe(parser);
-        // destroying the parser ends the part being read, so a file being written is closed too
-        parser.destroy();
+        const stopped = parser;
+        req.unpipe(stopped);
+        // destroying the parser ends the part being read, so a file being written is closed too; not
+        // at once: a failure can come from inside busboy's write (a part's 'limit'), which goes on
+        // with the part after its listeners return
+        process.nextTick(() => stopped.destroy());
       }
       req.resume();
       handlers.failed(error);
