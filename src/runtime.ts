@@ -7,6 +7,7 @@ import pino, { type Logger } from 'pino';
 import { createApp, type HealthReport } from './api/app.js';
 import { bearerAuthenticator, type CredentialSubscriber } from './api/auth.js';
 import { clientIp } from './api/client-ip.js';
+import { guardConnections } from './api/connection-guard.js';
 import { attachEventHub, type EventHub } from './api/event-hub.js';
 import { RateLimits } from './api/rate-limit.js';
 import { ConfigError, type Config } from './config.js';
@@ -174,6 +175,7 @@ async function startApi(
   // Koa's handler settles every request itself (errors become responses through ctx.onerror)
   const handle = app.callback();
   const server: Server = createServer((req, res) => void handle(req, res));
+  const unguard = guardConnections(server, logger);
   // Idle sockets stay open longer than clients and proxies keep them (60 s is common): the side
   // that closes an idle socket must be the client, or a request sent as the server closes it is
   // lost ("socket hang up"). Node's default of 5 s loses them whenever a client's loop stalls.
@@ -225,6 +227,7 @@ async function startApi(
       await listener.close();
       await usage.close();
       await ingest.destroy();
+      unguard();
     },
   };
 }

@@ -59,15 +59,16 @@ async function campaign(api: ReturnType<typeof client>, extra: Record<string, un
   return res.json.data.id;
 }
 
-/** A dataset of ZDT1 rows (with `cell` in place of the first x1, when given), uploaded without an MDL. */
-async function dataset(api: ReturnType<typeof client>, options: { cell?: string } = {}): Promise<string> {
+/** A dataset of ZDT1 rows (with `cell` in place of the first x1, when given; with `samples`, a sample column S-1…), uploaded without an MDL. */
+async function dataset(api: ReturnType<typeof client>, options: { cell?: string; samples?: boolean } = {}): Promise<string> {
   const rows = [0.1, 0.3, 0.5, 0.7].map((x1, i) => {
     const { f1, f2 } = zdt1(x1, 0.2);
-    return `${i === 0 && options.cell !== undefined ? options.cell : x1},0.2,${f1},${f2}`;
+    return `${i === 0 && options.cell !== undefined ? options.cell : x1},0.2,${f1},${f2}${options.samples ? `,S-${i + 1}` : ''}`;
   });
   const body = new FormData();
   body.append('name', 'runs');
-  body.append('file', new Blob([['x1,x2,f1,f2', ...rows].join('\n') + '\n'], { type: 'text/csv' }), 'runs.csv');
+  const header = options.samples ? 'x1,x2,f1,f2,sample' : 'x1,x2,f1,f2';
+  body.append('file', new Blob([[header, ...rows].join('\n') + '\n'], { type: 'text/csv' }), 'runs.csv');
   const res = await api('POST', '/v1/datasets', body);
   assert.equal(res.status, 201, res.text);
   return res.json.data.id;
@@ -316,6 +317,32 @@ describe('scopes carry over to what a request reads', () => {
 
     expectError(await writer('POST', '/v1/campaigns/import', exported.json), 403, 'INSUFFICIENT_SCOPE', 'import of warm-start rows without datasets:read');
     assert.equal((await reader('POST', '/v1/campaigns/import', exported.json)).status, 201);
+  });
+
+  test("a warm-started campaign's results (JSON and CSV, the front alone too) need datasets:read, like its export; without warm-start rows campaigns:read is enough", async () => {
+    const datasetId = await dataset(admin, { samples: true });
+    const reader = client(kiln.base, await keyFor(['campaigns:read', 'datasets:read']));
+    const campaignsOnly = client(kiln.base, await keyFor(['campaigns:read']));
+    const id = await campaign(admin, { dataset_id: datasetId, id_column: 'sample' });
+
+    const full = await reader('GET', `/v1/campaigns/${id}/results`);
+    assert.equal(full.status, 200, full.text);
+    const warm = (full.json.data.evaluations as { iteration: number; external_id?: string }[]).filter((e) => e.iteration === 0);
+    assert.deepEqual(warm.map((e) => e.external_id).sort(), ['S-1', 'S-2', 'S-3', 'S-4'], 'the rows are there for a datasets:read key');
+    assert.equal((await reader('GET', `/v1/campaigns/${id}/results?format=csv`)).status, 200);
+
+    for (const query of ['', '?format=csv', '?pareto_only=true', '?format=csv&pareto_only=true']) {
+      const refused = await campaignsOnly('GET', `/v1/campaigns/${id}/results${query}`);
+      expectError(refused, 403, 'INSUFFICIENT_SCOPE', `results${query} of warm-start rows without datasets:read`);
+      assert.equal(refused.json.error.details.required_scope, 'datasets:read');
+      assert.match(refused.json.error.message, /warm-started from a dataset, and its results list the dataset's rows/);
+      assert.ok(!/S-\d|0\.3|0\.7/.test(refused.text), `no row in the refusal: ${refused.text}`);
+    }
+    expectError(await campaignsOnly('GET', `/v1/campaigns/${id}/export`), 403, 'INSUFFICIENT_SCOPE', 'the export: the same rule');
+
+    const cold = await campaign(admin);
+    assert.equal((await campaignsOnly('GET', `/v1/campaigns/${cold}/results`)).status, 200);
+    assert.equal((await campaignsOnly('GET', `/v1/campaigns/${cold}/results?format=csv`)).status, 200);
   });
 
   test('a warm start that fails validation names the row and column, not what the cell holds', async () => {

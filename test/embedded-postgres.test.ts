@@ -1,6 +1,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -49,6 +50,29 @@ test('a data folder the server user cannot reach is refused with what to change 
       await server.stop();
     }
   } finally {
+    rmSync(parent, { recursive: true, force: true });
+  }
+});
+
+test('a lock file whose pid is now another program (a restart reused it) is removed, never signalled: the server starts and that program lives on', async () => {
+  const parent = mkdtempSync(join(tmpdir(), 'kiln-pg-reused-'));
+  chmodSync(parent, 0o755);
+  const dataDir = join(parent, 'postgres');
+  const bystander = spawn('sleep', ['60'], { stdio: 'ignore' });
+  try {
+    await (await startEmbeddedPostgres({ dataDir })).stop();
+    // what a server killed with its machine leaves behind, once the pid belongs to someone else
+    writeFileSync(join(dataDir, 'postmaster.pid'), `${bystander.pid}\n${dataDir}\n`);
+    const server = await startEmbeddedPostgres({ dataDir });
+    const client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+    assert.equal((await client.query<{ one: number }>('select 1 as one')).rows[0].one, 1);
+    await client.end();
+    await server.stop();
+    assert.equal(bystander.exitCode, null, 'the program holding the old pid was not stopped');
+    assert.equal(bystander.signalCode, null);
+  } finally {
+    bystander.kill('SIGKILL');
     rmSync(parent, { recursive: true, force: true });
   }
 });

@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Db } from '../src/store/db.js';
-import { claimNextJob } from '../src/store/jobs.js';
+import { claimNextJob, queuePosition } from '../src/store/jobs.js';
 import { ensureOrganization } from '../src/store/organizations.js';
 import { zdt1Mdl } from './support/campaign-fixtures.js';
 import { client, startTestKiln, TestPostgres, type TestKiln } from './support/service.js';
@@ -34,6 +34,24 @@ async function queued(name: string): Promise<{ campaign: string; job: string }> 
   return { campaign: created.json.data.id, job: started.json.data.job.id };
 }
 
+/** A queued job of another organization (made through the API, then moved). */
+async function queuedFor(organizationId: string, name: string): Promise<{ campaign: string; job: string }> {
+  const job = await queued(name);
+  await db('campaigns').where({ id: job.campaign }).update({ organization_id: organizationId });
+  await db('jobs').where({ id: job.job }).update({ organization_id: organizationId });
+  return job;
+}
+
+/** What a worker does with an external job it claimed: propose, then park it to wait for results. */
+async function park(jobId: string): Promise<void> {
+  await db('jobs').where({ id: jobId }).update({ status: 'waiting', worker_id: null, lease_expires_at: null, waiting_since: db.fn.now() });
+}
+
+/** Results arrived: the job is queued again (waiting.ts resultsArrived), entering the queue now. */
+async function requeue(jobId: string): Promise<void> {
+  await db('jobs').where({ id: jobId }).update({ status: 'queued', queued_at: db.fn.now() });
+}
+
 test('the next job is the oldest of the organization with the fewest running jobs', async () => {
   // a busy organization queues four jobs, then a second organization queues one
   const busy = [];
@@ -59,12 +77,15 @@ test('a waiting job is not counted as running, and is not claimed until it is qu
   await db('jobs').where({ id: a.job }).update({ status: 'waiting', worker_id: null, lease_expires_at: null, waiting_since: db.fn.now() });
   assert.equal(await claimNextJob(db, 'worker_order', 60), undefined, 'a waiting job is not claimed');
 
-  const b = await queued('b');
+  // a third organization is served after the admin organization (its job done at once)
   await ensureOrganization(db, { id: 'org_third', name: 'Third', plan: 'pro' });
-  const c = await queued('c');
-  await db('campaigns').where({ id: c.campaign }).update({ organization_id: 'org_third' });
-  await db('jobs').where({ id: c.job }).update({ organization_id: 'org_third' });
-  // the admin organization's job only waits, so it runs none: its older job b goes first
+  const d = await queuedFor('org_third', 'd');
+  assert.equal((await claimNextJob(db, 'worker_order', 60))!.id, d.job);
+  await db('jobs').where({ id: d.job }).update({ status: 'completed' });
+  const b = await queued('b');
+  const c = await queuedFor('org_third', 'c');
+  // the admin organization's job only waits, so it runs none: it was served longer ago, b goes first
+  // (were the waiting job counted as running, the third organization's c would)
   assert.equal((await claimNextJob(db, 'worker_order', 60))!.id, b.job);
   assert.equal((await claimNextJob(db, 'worker_order', 60))!.id, c.job);
 
@@ -78,4 +99,44 @@ test('a waiting job is not counted as running, and is not claimed until it is qu
   assert.equal(resumed.resumes, 1, 'a claim after a wait is no worker death');
   assert.ok(resumed.waited_seconds >= 90 && resumed.waited_seconds < 120, String(resumed.waited_seconds));
   assert.equal(resumed.waiting_since, null);
+});
+
+test('organizations take turns for a free slot: with one slot, a burst of 30 re-queued jobs of one organization does not hold back a job another organization queued after them', async () => {
+  await db('jobs').whereIn('status', ['running', 'queued', 'waiting']).update({ status: 'cancelled' });
+  await ensureOrganization(db, { id: 'org_lab', name: 'Lab', plan: 'pro' });
+  // the lab was served first; then the busy organization's 30 external jobs each proposed and parked
+  const lab = await queuedFor('org_lab', 'lab');
+  assert.equal((await claimNextJob(db, 'worker_turns', 60))!.id, lab.job);
+  await park(lab.job);
+  const burst: string[] = [];
+  for (let i = 0; i < 30; i++) burst.push((await queued(`burst ${i}`)).job);
+  for (const id of burst) {
+    assert.equal((await claimNextJob(db, 'worker_turns', 60))!.id, id, 'one organization alone: first come, first served');
+    await park(id);
+  }
+  // results for all 30 arrive in a burst, then for the lab's job
+  for (const id of burst) await requeue(id);
+  await new Promise((r) => setTimeout(r, 20));
+  await requeue(lab.job);
+  const [queuedLab] = await db('jobs').where({ id: lab.job }).select('queued_at');
+  const [lastBurst] = await db('jobs').whereIn('id', burst).max({ at: 'queued_at' });
+  assert.ok(queuedLab.queued_at > lastBurst.at, 'the lab job entered the queue after the whole burst');
+  // what the candidates route tells the lab: next in line (the same order as the claim)
+  assert.deepEqual(await queuePosition(db, lab.job), { ahead: 0, running: 0 });
+  assert.deepEqual(await queuePosition(db, burst[29]), { ahead: 30, running: 0 });
+
+  // one slot: each claim runs alone and parks again before the next
+  const order: string[] = [];
+  for (let i = 0; i < 31; i++) {
+    const job = (await claimNextJob(db, 'worker_turns', 60))!;
+    order.push(job.id);
+    await park(job.id);
+  }
+  const labAt = order.indexOf(lab.job);
+  assert.ok(labAt >= 0 && labAt < 2, `the lab's job is claimed within two claims, not after the burst (claim ${labAt + 1})`);
+  assert.deepEqual(
+    order.filter((id) => id !== lab.job),
+    burst,
+    'the burst in its own order',
+  );
 });

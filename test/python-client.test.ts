@@ -9,8 +9,8 @@ import { startTestKiln, TestPostgres, type TestKiln } from './support/service.js
 
 /**
  * The Python client (clients/python) against a real Kiln: installed with pip into a folder of its
- * own, then its loop tests (clients/python/tests: the lab loop and the cluster loop of
- * docs/python.md, sources, typed errors) run with Debian's python3.
+ * own, then its tests (clients/python/tests: the lab loop and the cluster loop of docs/python.md,
+ * sources, typed errors, redirects against servers of the test's own) run with Debian's python3.
  */
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
@@ -70,7 +70,7 @@ test('the Python client installs with pip and its lab and cluster loops run agai
     KILN_KEY: kiln.adminKey,
   });
   assert.equal(tests.code, 0, tests.output);
-  assert.match(tests.output, /Ran 5 tests/, tests.output);
+  assert.match(tests.output, /Ran 11 tests/, tests.output);
   assert.match(tests.output, /\nOK\s*$/, tests.output);
   for (const name of [
     'test_lab_loop',
@@ -78,6 +78,12 @@ test('the Python client installs with pip and its lab and cluster loops run agai
     'test_cluster_loop_keeps_jobs_in_flight',
     'test_partial_failed_and_abandoned_results',
     'test_campaign_sources_and_typed_errors',
+    'test_cluster_loop_raises_when_the_campaign_fails',
+    'test_the_key_never_goes_to_another_host',
+    'test_a_redirected_post_is_an_error_never_a_get',
+    'test_redirects_that_keep_the_request_whole_on_the_same_host_are_followed',
+    'test_a_proxy_redirecting_to_a_real_kiln_elsewhere_posts_nothing_there',
+    'test_frames_without_pandas_name_both_installs',
   ]) {
     assert.ok(tests.output.includes(`${name} (`), `${name} ran:\n${tests.output}`);
   }

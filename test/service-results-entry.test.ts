@@ -233,6 +233,50 @@ describe('results entered by people', () => {
   });
 });
 
+describe('the corrections list', () => {
+  test('is paged like the other lists, and one result keeps at most 20 corrections: the next is a 409 that points to its history', async () => {
+    const { id, first } = await startedExternal('many corrections');
+    const path = `/v1/campaigns/${id}/evaluations`;
+    const [a, b] = first;
+    assert.equal((await api('POST', path, { evaluations: [{ id: a.id, objectives: { f1: 0, f2: 1 } }] })).status, 200);
+    for (let k = 1; k <= 20; k++) {
+      const corrected = await api('PUT', `${path}/${a.id}`, { objectives: { f1: k / 100, f2: 1 }, comment: `take ${k}` });
+      assert.equal(corrected.status, 200, `correction ${k}: ${corrected.text}`);
+    }
+    const refused = await api('PUT', `${path}/${a.id}`, { objectives: { f1: 0.5, f2: 1 } });
+    assert.equal(refused.status, 409, refused.text);
+    assert.equal(refused.json.error.code, 'INVALID_STATE');
+    assert.equal(refused.json.error.details.limit, 20);
+    assert.match(refused.json.error.message, new RegExp(`corrected 20 times.*corrections\\?evaluation_id=${a.id}`));
+    const same = await api('PUT', `${path}/${a.id}`, { objectives: { f1: 0.2, f2: 1 } });
+    assert.deepEqual([same.status, same.json.data.changed], [200, false], 'its current values again: nothing to record, no refusal');
+    const pending = (await api('GET', `/v1/campaigns/${id}/candidates`)).json.data as Candidate[];
+    assert.ok(pending.some((x) => x.id === b.id));
+    assert.equal((await api('POST', path, { evaluations: [{ id: b.id, objectives: { f1: 1, f2: 1 } }] })).status, 200);
+    assert.equal((await api('PUT', `${path}/${b.id}`, { objectives: { f1: 0.9, f2: 1 } })).status, 200, 'the bound is per result');
+
+    // pages of 7: 21 corrections in 3 pages, oldest first, none twice
+    const seen: string[] = [];
+    for (let page = 1; page <= 3; page++) {
+      const res = await api('GET', `/v1/campaigns/${id}/corrections?per_page=7&page=${page}`);
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.json.meta, { page, per_page: 7, total: 21, total_pages: 3 });
+      assert.equal(res.json.data.length, 7);
+      seen.push(...res.json.data.map((c: { comment: string | null; evaluation_id: string }) => c.comment ?? c.evaluation_id));
+    }
+    assert.deepEqual(seen, [...Array.from({ length: 20 }, (_, k) => `take ${k + 1}`), b.id]);
+    const past = await api('GET', `/v1/campaigns/${id}/corrections?per_page=7&page=4`);
+    assert.deepEqual([past.json.data, past.json.meta.total], [[], 21]);
+    const firstPage = await api('GET', `/v1/campaigns/${id}/corrections`);
+    assert.deepEqual([firstPage.json.data.length, firstPage.json.meta.per_page], [20, 20], 'default: 20 a page');
+    const one = await api('GET', `/v1/campaigns/${id}/corrections?evaluation_id=${b.id}`);
+    assert.deepEqual([one.json.data.length, one.json.meta.total], [1, 1]);
+    const tooMany = await api('GET', `/v1/campaigns/${id}/corrections?per_page=1000`);
+    assert.equal(tooMany.status, 422, tooMany.text);
+    assert.equal(tooMany.json.error.details.errors[0].path, 'per_page');
+  });
+});
+
 describe('warm starts from a lab notebook', () => {
   test('the id column is kept as each evaluation external id, and rows marked failed are failures of iteration 0', async () => {
     const form = new FormData();

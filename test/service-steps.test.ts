@@ -144,3 +144,42 @@ test('a step that does not divide the range is refused with a message that says 
   assert.equal(res.json.error.code, 'VALIDATION_FAILED');
   assert.match(res.text, /does not divide/);
 });
+
+test('a step too fine to count and bounds whose span overflows are refused at creation, each naming its member, before any job runs', async () => {
+  const objectives = [
+    { name: 'f1', direction: 'minimize' },
+    { name: 'f2', direction: 'minimize' },
+  ];
+  const cases: [unknown, string, RegExp][] = [
+    // every proposal landed on the upper bound
+    [
+      { name: 'x', type: 'continuous', bounds: [0, 1], step: 5e-324 },
+      'mdl.parameters[0].step',
+      /step 5e-324 is finer than numbers can count across \[0, 1\] \(the smallest step that works here is 8\.9e-16\)/,
+    ],
+    // passed validation, then failed the job on a NaN
+    [
+      { name: 'x', type: 'continuous', bounds: [-1e308, 1e308], step: 1e300 },
+      'mdl.parameters[0].bounds',
+      /the range \[-1e\+308, 1e\+308\] is wider than a number can hold/,
+    ],
+    [{ name: 'x', type: 'continuous', bounds: [-1e308, 1e308] }, 'mdl.parameters[0].bounds', /overflows/],
+  ];
+  for (const [parameter, path, message] of cases) {
+    const mdl = { parameters: [parameter, { name: 'y', type: 'continuous', bounds: [0, 1] }], objectives, optimizer: { budget: 10 } };
+    const res = await api('POST', '/v1/campaigns', { name: 'bad numbers', domain: 'benchmark', mdl });
+    assert.equal(res.status, 422, res.text);
+    assert.equal(res.json.error.code, 'VALIDATION_FAILED');
+    assert.deepEqual(
+      res.json.error.details.errors.map((e: { path: string }) => e.path),
+      [path],
+    );
+    assert.match(res.json.error.details.errors[0].message, message);
+  }
+  const fine = await api('POST', '/v1/campaigns', {
+    name: 'fine step',
+    domain: 'benchmark',
+    mdl: { parameters: [{ name: 'x', type: 'continuous', bounds: [0, 1], step: 1e-12 }], objectives, optimizer: { budget: 10 } },
+  });
+  assert.equal(fine.status, 201, `a fine step numbers can count is fine: ${fine.text}`);
+});

@@ -1,8 +1,10 @@
+import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Context } from 'koa';
 import { KilnError } from '../errors.js';
 import { parseJsonWithNonFinite } from '../json-text.js';
 import { jsonDepth, MAX_JSON_DEPTH } from '../text-rules.js';
+import { bodyInterrupted, onBodyInterrupted } from './request-body.js';
 
 /**
  * A JSON body, read with a byte limit (413 the moment it is crossed) in any of the encodings
@@ -28,7 +30,7 @@ export async function readJsonBody(ctx: Context, limitBytes: number, options: { 
 /** A text body (UTF-8), read with the same byte limit and encodings as a JSON one. */
 export async function readTextBody(ctx: Context, limitBytes: number): Promise<string> {
   const encoding = (ctx.get('Content-Encoding') || 'identity').toLowerCase();
-  const decoders: Record<string, (() => NodeJS.ReadWriteStream) | undefined> = {
+  const decoders: Record<string, (() => Transform) | undefined> = {
     gzip: createGunzip,
     deflate: createInflate,
     br: createBrotliDecompress,
@@ -42,6 +44,12 @@ export async function readTextBody(ctx: Context, limitBytes: number): Promise<st
     throw tooLarge(limitBytes);
   }
   const stream = decoder ? ctx.req.pipe(decoder()) : ctx.req;
+  // a piped decoder does not hear of a connection closed mid-body: end it, or the read never would
+  let interrupted = false;
+  onBodyInterrupted(ctx.req, () => {
+    interrupted = true;
+    if (stream !== ctx.req) stream.destroy(new Error('interrupted'));
+  });
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -56,7 +64,13 @@ export async function readTextBody(ctx: Context, limitBytes: number): Promise<st
     }
   } catch (error) {
     if (error instanceof KilnError) throw error;
-    throw new KilnError('BAD_REQUEST', `The request body could not be read: ${(error as Error).message}.`);
+    if (interrupted) throw bodyInterrupted();
+    throw new KilnError(
+      'BAD_REQUEST',
+      decoder
+        ? `The request body is not whole ${encoding} data (${(error as Error).message}); send the whole body compressed with ${encoding}, or send it uncompressed without Content-Encoding.`
+        : `The request body could not be read: ${(error as Error).message}.`,
+    );
   }
   return Buffer.concat(chunks).toString('utf8');
 }

@@ -192,7 +192,7 @@ export const correctedResultSchema = z.object({
   correction: correctionSchema.nullable(),
 });
 
-export const correctionsQuery = z.strictObject({ evaluation_id: z.string().min(1).optional() });
+export const correctionsQuery = z.strictObject({ evaluation_id: z.string().min(1).optional(), ...pageQuery });
 
 // Response shapes (documentation).
 const parameterValues = z.record(z.string(), z.union([z.number(), z.string()]));

@@ -4,9 +4,9 @@ import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import busboy from 'busboy';
 import { detectFormat, type DatasetFormat } from '../datasets/formats.js';
 import { KilnError } from '../errors.js';
+import { streamParts } from './multipart-parts.js';
 
 export interface ReceivedFile {
   path: string;
@@ -37,74 +37,62 @@ export async function receiveUpload(req: IncomingMessage, maxBytes: number): Pro
     return { ...(await receive(req, dir, maxBytes)), discard };
   } catch (error) {
     await discard();
-    req.unpipe();
-    req.resume();
     throw error;
   }
 }
 
 function receive(req: IncomingMessage, dir: string, maxBytes: number): Promise<Omit<ReceivedFile, 'discard'>> {
   return new Promise((resolve, reject) => {
-    let parser: busboy.Busboy;
-    try {
-      parser = busboy({ headers: req.headers, limits: { fileSize: maxBytes, files: 1, fields: 20, fieldSize: MAX_FIELD_BYTES } });
-    } catch (error) {
-      reject(new KilnError('BAD_REQUEST', `The multipart body cannot be read: ${(error as Error).message}.`));
-      return;
-    }
     const fields: Record<string, string> = {};
     let file: Promise<{ filename: string; format: DatasetFormat; size: number }> | null = null;
-    let failed = false;
-    const fail = (error: KilnError) => {
-      if (failed) return;
-      failed = true;
-      reject(error);
-    };
-    parser.on('field', (name, value) => {
-      fields[name] = value;
-    });
-    parser.on('file', (name, stream, info) => {
-      if (name !== 'file' || file) {
-        stream.resume();
-        return;
-      }
-      const format = detectFormat(info.mimeType, info.filename);
-      if (!format) {
-        stream.resume();
-        fail(
-          new KilnError(
-            'UNSUPPORTED_MEDIA_TYPE',
-            `The file ${info.filename ?? ''} (${info.mimeType}) is not CSV, JSON or Parquet; send it with Content-Type text/csv, application/json or application/parquet, or a .csv, .json or .parquet name.`,
-          ),
-        );
-        return;
-      }
-      let size = 0;
-      stream.on('data', (chunk: Buffer) => (size += chunk.length));
-      stream.on('limit', () => fail(tooLarge(maxBytes)));
-      file = pipeline(stream, createWriteStream(join(dir, 'upload'))).then(() => ({ filename: info.filename ?? 'upload', format, size }));
-      file.catch(() => undefined);
-    });
-    parser.on('error', (error: Error) => fail(new KilnError('BAD_REQUEST', `The multipart body cannot be read: ${error.message}.`)));
-    parser.on('close', () => {
-      if (failed) return;
-      if (!file) {
-        fail(
-          new KilnError('VALIDATION_FAILED', 'The request is not valid: file: a dataset upload needs a file part named "file".', {
-            errors: [{ path: 'file', message: 'is required' }],
-          }),
-        );
-        return;
-      }
-      file.then(
-        (received) => {
-          if (!failed) resolve({ ...received, path: join(dir, 'upload'), fields });
+    const body = streamParts(
+      req,
+      { fileSize: maxBytes, files: 1, fields: 20, fieldSize: MAX_FIELD_BYTES },
+      {
+        field: (name, value) => {
+          fields[name] = value;
         },
-        (error: Error) => fail(new KilnError('BAD_REQUEST', `The upload was interrupted: ${error.message}.`)),
-      );
-    });
-    req.on('aborted', () => fail(new KilnError('BAD_REQUEST', 'The upload was interrupted by the client.')));
-    req.pipe(parser);
+        file: (name, stream, info) => {
+          if (name !== 'file' || file) {
+            stream.resume();
+            return;
+          }
+          const format = detectFormat(info.mimeType, info.filename);
+          if (!format) {
+            stream.resume();
+            body.fail(
+              new KilnError(
+                'UNSUPPORTED_MEDIA_TYPE',
+                `The file ${info.filename ?? ''} (${info.mimeType}) is not CSV, JSON or Parquet; send it with Content-Type text/csv, application/json or application/parquet, or a .csv, .json or .parquet name.`,
+              ),
+            );
+            return;
+          }
+          let size = 0;
+          stream.on('data', (chunk: Buffer) => (size += chunk.length));
+          stream.on('limit', () => body.fail(tooLarge(maxBytes)));
+          file = pipeline(stream, createWriteStream(join(dir, 'upload'))).then(() => ({ filename: info.filename ?? 'upload', format, size }));
+          file.catch(() => undefined);
+        },
+        close: () => {
+          if (!file) {
+            body.fail(
+              new KilnError('VALIDATION_FAILED', 'The request is not valid: file: a dataset upload needs a file part named "file".', {
+                errors: [{ path: 'file', message: 'is required' }],
+              }),
+            );
+            return;
+          }
+          file.then(
+            (received) => {
+              if (!body.settled) resolve({ ...received, path: join(dir, 'upload'), fields });
+            },
+            (error: Error) => body.fail(new KilnError('BAD_REQUEST', `The upload was interrupted: ${error.message}.`)),
+          );
+        },
+        failed: reject,
+      },
+    );
   });
 }
 

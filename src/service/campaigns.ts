@@ -10,7 +10,7 @@ import type { Mdl } from '../engine/mdl/schema.js';
 import { KilnError } from '../errors.js';
 import { newId } from '../ids.js';
 import { evaluationIdPrefix, loadCampaignState } from '../lifecycle/campaign-state.js';
-import { warmStartFrom } from './datasets.js';
+import { requireWarmStartAccess, warmStartFrom } from './datasets.js';
 import { applyOverrides } from './template-overrides.js';
 import type { TemplateCatalog } from './templates.js';
 import { announceCampaignStatus, announceStatus, endJob, logJob } from '../lifecycle/transitions.js';
@@ -314,6 +314,7 @@ export type ServiceResults = CampaignResults & {
 export async function resultsOf(db: Db, principal: Principal, id: string): Promise<{ mdl: Mdl; results: ServiceResults }> {
   const campaign = await getCampaign(db, principal, id);
   const state = await loadCampaignState(db, campaign);
+  requireWarmStartAccess(principal, state.evaluations, "its results list the dataset's rows");
   const receipts = new Map((await loadIterations(db, campaign.id)).map((row) => [row.iteration, row.receipt]));
   const failed = state.evaluations
     .filter((e) => e.objectives === null)

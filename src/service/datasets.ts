@@ -12,8 +12,8 @@ import { unstorableMembers } from '../text-rules.js';
 import type { Db } from '../store/db.js';
 import { datasetRows, deleteDataset, findDataset, listDatasets, type DatasetRow } from '../store/datasets.js';
 import { planLimits } from './plans.js';
-import type { Principal } from './principal.js';
-import { notFound, validationFailed } from './validation.js';
+import { hasScope, type Principal } from './principal.js';
+import { insufficientScope, notFound, validationFailed } from './validation.js';
 
 export interface DatasetUpload {
   path: string;
@@ -139,6 +139,17 @@ export function datasetCsv(db: Db, dataset: DatasetRow): Readable {
 }
 
 /** Rows a campaign starts from: each a known evaluation (parameters, objectives and any outcomes). */
+/**
+ * Warm-start rows (iteration 0) are a dataset's rows, `external_id` included: a route that hands a
+ * campaign's rows out (its results, JSON and CSV; its export) needs `datasets:read` too when the
+ * campaign has any, as reading the dataset itself does. 403 naming the scope otherwise.
+ */
+export function requireWarmStartAccess(principal: Principal, evaluations: readonly { iteration: number }[], clause: string): void {
+  if (evaluations.some((e) => e.iteration === 0) && !hasScope(principal, 'datasets:read')) {
+    throw insufficientScope('datasets:read', `This campaign was warm-started from a dataset, and ${clause}`);
+  }
+}
+
 export interface WarmStart {
   dataset_id: string;
   rows: WarmStartRow[];

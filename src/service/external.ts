@@ -4,7 +4,7 @@ import type { ParameterValue } from '../engine/mdl/schema.js';
 import { KilnError } from '../errors.js';
 import { evaluationIdPrefix } from '../lifecycle/campaign-state.js';
 import { findCampaign, findEvaluations, lockCampaign, updateEvaluationResult, type CampaignRow } from '../store/campaigns.js';
-import { insertCorrection, listCorrections, type CorrectionRow, type ResultValues } from '../store/corrections.js';
+import { countCorrections, insertCorrection, listCorrections, type CorrectionRow, type ResultValues } from '../store/corrections.js';
 import type { Db, Executor, Transaction } from '../store/db.js';
 import { activeJob, queuePosition, requestCandidates } from '../store/jobs.js';
 import {
@@ -20,6 +20,12 @@ import type { Principal } from './principal.js';
 import { entriesFromCsv, offPlanParameters, resultValues, worklistCsv, type ResultEntry } from './result-entries.js';
 import { invalidState, notFound, validationFailed, type FieldError } from './validation.js';
 import type { StoredEngineState } from '../store/campaigns.js';
+
+/**
+ * Corrections one result keeps at most: a history a person can read through (a mistyped value
+ * corrected back and forth a few times), and a bound on what one evaluation can add to storage.
+ */
+export const MAX_CORRECTIONS = 20;
 
 export type { ResultEntry } from './result-entries.js';
 
@@ -292,6 +298,14 @@ export async function correctResult(db: Db, principal: Principal, id: string, ev
     if (sameResult(previous, values) && sameValues(previous.outcomes, values.outcomes) && previous.abandoned === values.abandoned) {
       return { evaluation_id: evaluationId, changed: false, result: presentValues(values), correction: null };
     }
+    const corrections = await countCorrections(trx, campaign.id, evaluationId);
+    if (corrections >= MAX_CORRECTIONS) {
+      throw new KilnError(
+        'INVALID_STATE',
+        `${evaluationId} has been corrected ${corrections} times, the most one result keeps (its history: GET /v1/campaigns/${campaign.id}/corrections?evaluation_id=${evaluationId}); it keeps its last corrected values.`,
+        { status: campaign.status, limit: MAX_CORRECTIONS },
+      );
+    }
     if (evaluation) await updateEvaluationResult(trx, campaign.id, evaluationId, values);
     else await updatePostedResult(trx, campaign.id, evaluationId, values);
     const correction = await insertCorrection(trx, {
@@ -307,11 +321,12 @@ export async function correctResult(db: Db, principal: Principal, id: string, ev
   });
 }
 
-/** The corrections of a campaign's results, oldest first (of one evaluation when it is named). */
-export async function correctionsOf(db: Db, principal: Principal, id: string, evaluationId?: string) {
+/** A page of the corrections of a campaign's results, oldest first (of one evaluation when it is named), and their total. */
+export async function correctionsOf(db: Db, principal: Principal, id: string, request: { evaluationId?: string; page: number; perPage: number }) {
   const campaign = await findCampaign(db, principal.organizationId, id);
   if (!campaign) throw notFound('campaign', id);
-  return (await listCorrections(db, principal.organizationId, campaign.id, evaluationId)).map(presentCorrection);
+  const { rows, total } = await listCorrections(db, principal.organizationId, campaign.id, request);
+  return { data: rows.map(presentCorrection), total };
 }
 
 function presentValues(v: ResultValues) {

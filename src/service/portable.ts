@@ -21,6 +21,7 @@ import {
 } from '../store/campaigns.js';
 import type { Db } from '../store/db.js';
 import { allPostedResults, insertPostedResult } from '../store/external-results.js';
+import { requireWarmStartAccess } from './datasets.js';
 import { documentProblems } from './export-checks.js';
 import { planLimits } from './plans.js';
 import { exportedEvaluations, stateFromDocument } from './export-document.js';
@@ -42,10 +43,7 @@ export async function exportCampaign(db: Db, principal: Principal, id: string): 
       const campaign = await findCampaign(trx, principal.organizationId, id);
       if (!campaign) throw notFound('campaign', id);
       const [told, iterations, posted] = [await loadEvaluations(trx, campaign), await loadIterations(trx, id), await allPostedResults(trx, id)];
-      // warm-start rows are a dataset's rows: only a caller who may read datasets takes them away
-      if (told.some((e) => e.iteration === 0) && !hasScope(principal, 'datasets:read')) {
-        throw insufficientScope('datasets:read', "This campaign was warm-started from a dataset, and its export holds the dataset's rows");
-      }
+      requireWarmStartAccess(principal, told, "its export holds the dataset's rows");
       const pending = campaign.engine_state?.pending ?? [];
       return {
         kiln_export_version: EXPORT_VERSION,

@@ -1,4 +1,5 @@
 import type { Executor } from './db.js';
+import { pageOf } from './paging.js';
 
 /** What a result holds: measured values, or why there are none. */
 export interface ResultValues {
@@ -28,9 +29,22 @@ export async function insertCorrection(db: Executor, row: Omit<CorrectionRow, 'i
   return stored;
 }
 
-/** The corrections of a campaign's results (of one evaluation when `evaluationId` is given), oldest first. */
-export async function listCorrections(db: Executor, organizationId: string, campaignId: string, evaluationId?: string): Promise<CorrectionRow[]> {
+/** A page of a campaign's corrections (of one evaluation when `evaluationId` is given), oldest first, and their total. */
+export async function listCorrections(
+  db: Executor,
+  organizationId: string,
+  campaignId: string,
+  request: { evaluationId?: string; page: number; perPage: number },
+): Promise<{ rows: CorrectionRow[]; total: number }> {
   const query = db('evaluation_corrections').where({ organization_id: organizationId, campaign_id: campaignId });
-  if (evaluationId !== undefined) void query.andWhere({ evaluation_id: evaluationId });
-  return query.orderBy('id');
+  if (request.evaluationId !== undefined) void query.andWhere({ evaluation_id: request.evaluationId });
+  return pageOf<CorrectionRow>(query, { sort: { column: 'id', descending: false }, page: request.page, perPage: request.perPage });
+}
+
+/** How many corrections one evaluation has. */
+export async function countCorrections(db: Executor, campaignId: string, evaluationId: string): Promise<number> {
+  const [{ count }] = (await db('evaluation_corrections').where({ campaign_id: campaignId, evaluation_id: evaluationId }).count({ count: '*' })) as [
+    { count: number },
+  ];
+  return Number(count);
 }

@@ -173,7 +173,12 @@ async function initialise(binaries: Binaries, dataDir: string, password: string,
   }
 }
 
-/** A server left running by a Kiln process that died (kill -9) would hold the cluster: stop it. */
+/**
+ * A server left running by a Kiln process that died (kill -9, a lost terminal) would hold the
+ * cluster: stop it. A lock file whose pid now belongs to another program (a container or machine
+ * restarted, the pid reused) is stale: removed, never signalled, or Postgres would refuse to start
+ * and pg_ctl would stop that program.
+ */
 async function stopStaleServer(binaries: Binaries, dataDir: string, account: Account | null, log: (line: string) => void): Promise<void> {
   const pidFile = join(dataDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return;
@@ -183,8 +188,25 @@ async function stopStaleServer(binaries: Binaries, dataDir: string, account: Acc
   } catch {
     return;
   }
+  if (serverOf(pid, dataDir) === false) {
+    log(`removing the stale lock file of ${dataDir}: its pid ${pid} is now another program`);
+    rmSync(pidFile, { force: true });
+    return;
+  }
   log(`stopping the Postgres server (pid ${pid}) left running on ${dataDir}`);
   await runToEnd(binaries.pg_ctl, ['stop', '-D', dataDir, '-m', 'fast', '-w', '-t', '60'], account, log);
+}
+
+/** Whether process `pid` is a Postgres server on `dataDir`, by its command line; undefined where /proc cannot tell. */
+function serverOf(pid: number, dataDir: string): boolean | undefined {
+  let args: string[];
+  try {
+    args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return undefined;
+  }
+  const at = args.indexOf('-D');
+  return /postgres$/.test(args[0] ?? '') && at >= 0 && resolve(args[at + 1] ?? '') === dataDir;
 }
 
 async function startServer(

@@ -32,6 +32,8 @@ export interface JobRow {
   available_at: Date | null;
   /** when the job last entered the queue: the claim order within an organization */
   queued_at: Date;
+  /** when a worker last took the job up; an organization's latest is when it was last served (the claim order) */
+  claimed_at: Date | null;
   /** since when a `waiting` job waits for results (cleared when a worker takes it up again) */
   waiting_since: Date | null;
   /** seconds spent waiting for results, left out of the job timeout */
@@ -111,12 +113,20 @@ export async function listJobs(db: Executor, organizationId: string, filter: Job
 }
 
 /**
- * Takes a queued job for a worker slot. Workers are shared fairly across organizations: the next
- * job is one of the organization with the fewest jobs running now, and within it (and among
- * organizations alike) the one that entered the queue first; so one organization's long queue
- * never starves another's. A waiting job holds no worker and is not counted as running. SKIP
- * LOCKED lets any number of supervisors claim at once without waiting on each other or ever
- * taking the same job.
+ * The claim order, one rule for claimNextJob and queuePosition: organizations take turns. First
+ * the organization with the fewest jobs running now, so one organization's long queue never holds
+ * every slot; among those (with one slot free, every organization runs none), the one served least
+ * recently (its latest claim the oldest; never served first), so a burst of one organization's
+ * jobs re-queued by results arriving cannot keep another's waiting behind all of them; within an
+ * organization, the job that entered the queue first. A waiting job holds no worker and is not
+ * counted as running. Each is a per-organization figure over a queued job's `organization_id`.
+ */
+const RUNNING_JOBS = `(select count(*) from jobs held where held.organization_id = jobs.organization_id and held.status = 'running')`;
+const LAST_SERVED = `(select max(served.claimed_at) from jobs served where served.organization_id = jobs.organization_id)`;
+
+/**
+ * Takes a queued job for a worker slot, the first in the claim order above. SKIP LOCKED lets any
+ * number of supervisors claim at once without waiting on each other or ever taking the same job.
  */
 export async function claimNextJob(db: Db, workerId: string, leaseSeconds: number): Promise<JobRow | undefined> {
   return db.transaction(async (trx) => {
@@ -124,7 +134,8 @@ export async function claimNextJob(db: Db, workerId: string, leaseSeconds: numbe
       .where({ status: 'queued' })
       // a grouping callback builds on q; q is a thenable query, so its value is voided, not awaited
       .andWhere((q) => void q.whereNull('available_at').orWhere('available_at', '<=', trx.fn.now()))
-      .orderByRaw(`(select count(*) from jobs held where held.organization_id = jobs.organization_id and held.status = 'running')`)
+      .orderByRaw(RUNNING_JOBS)
+      .orderByRaw(`${LAST_SERVED} asc nulls first`)
       .orderBy('queued_at')
       .first('id')
       .forUpdate()
@@ -138,6 +149,7 @@ export async function claimNextJob(db: Db, workerId: string, leaseSeconds: numbe
         worker_id: workerId,
         lease_expires_at: trx.raw(`now() + make_interval(secs => ?)`, [leaseSeconds]),
         started_at: trx.raw('coalesce(started_at, now())'),
+        claimed_at: trx.fn.now(),
         phase: 'starting',
         // a job taken up after a wait for results: the wait is not compute, nor a worker's death
         waited_seconds: trx.raw('waited_seconds + coalesce(extract(epoch from now() - waiting_since), 0)'),
@@ -156,10 +168,10 @@ export async function claimNextJob(db: Db, workerId: string, leaseSeconds: numbe
  */
 export async function queuePosition(db: Executor, jobId: string): Promise<{ ahead: number; running: number }> {
   const result: { rows: { ahead: number; running: number }[] } = await db.raw(
-    `with held as (select organization_id, count(*) as n from jobs where status = 'running' group by organization_id),
-          q as (select j.id, coalesce(held.n, 0) as n, j.queued_at from jobs j left join held using (organization_id) where j.status = 'queued')
-     select (select count(*) from q where (q.n, q.queued_at) < (me.n, me.queued_at))::int as ahead,
-            (select coalesce(sum(n), 0) from held)::int as running
+    `with q as (select jobs.id, ${RUNNING_JOBS} as n, coalesce(${LAST_SERVED}, '-infinity') as served, jobs.queued_at
+                from jobs where jobs.status = 'queued')
+     select (select count(*) from q where (q.n, q.served, q.queued_at) < (me.n, me.served, me.queued_at))::int as ahead,
+            (select count(*) from jobs where status = 'running')::int as running
      from q me where me.id = ?`,
     [jobId],
   );

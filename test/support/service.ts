@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { startKiln, type KilnRuntime } from '../../src/runtime.js';
 import { generateApiKey } from '../../src/service/api-key-format.js';
@@ -75,8 +75,8 @@ export interface TestKiln {
   stop(): Promise<void>;
 }
 
-/** Kiln (API and, unless disabled, an in-process worker) on loopback against `databaseUrl`. */
-export async function startTestKiln(databaseUrl: string, env: Record<string, string> = {}): Promise<TestKiln> {
+/** Kiln (API and, unless disabled, an in-process worker) on loopback against `databaseUrl`; `logger` to read what it logs. */
+export async function startTestKiln(databaseUrl: string, env: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<TestKiln> {
   const adminKey = env.BOOTSTRAP_ADMIN_KEY ?? generateApiKey();
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
@@ -93,7 +93,12 @@ export async function startTestKiln(databaseUrl: string, env: Record<string, str
     API_RATE_LIMIT_PER_HOUR: '100000000',
     ...env,
   });
-  const runtime = await startKiln({ config, api: true, worker: config.WORKER_CONCURRENCY > 0, logger: pino({ level: process.env.KILN_TEST_LOG ?? 'silent' }) });
+  const runtime = await startKiln({
+    config,
+    api: true,
+    worker: config.WORKER_CONCURRENCY > 0,
+    logger: options.logger ?? pino({ level: process.env.KILN_TEST_LOG ?? 'silent' }),
+  });
   return { base: runtime.url!, adminKey, runtime, databaseUrl, stop: () => runtime.stop() };
 }
 

@@ -104,6 +104,16 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   return (await res.json()) as { data: T; meta?: PageMeta };
 }
 
+/** Every item of a paged list (`path` without page or per_page), read 100 at a time. */
+export async function apiAll<T>(path: string): Promise<T[]> {
+  const items: T[] = [];
+  for (let page = 1; ; page++) {
+    const { data, meta } = await api<T[]>('GET', `${path}${path.includes('?') ? '&' : '?'}page=${page}&per_page=100`);
+    items.push(...data);
+    if (!meta || page >= meta.total_pages) return items;
+  }
+}
+
 /** Whether the API accepts `token`, before it is kept: a refusal here signs nobody out. */
 export async function checkCredential(token: string): Promise<void> {
   const res = await fetch('/v1/campaigns?per_page=1', { headers: { Authorization: `Bearer ${token}` } });

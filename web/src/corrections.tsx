@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, credential, explain, getText, type Results } from './api.js';
+import { api, apiAll, credential, explain, getText, type Results } from './api.js';
 import type { Correction } from './contract.js';
 import { formatNumber, labelOf } from './format.js';
 import { csvRows } from './worklist-file.js';
@@ -118,7 +118,7 @@ export function Corrections({
   const units = Object.fromEntries([...objectives, ...outcomes].map((m) => [m.name, m.unit]));
   const loadHistory = async () => {
     try {
-      const list = (await api<Correction[]>('GET', `/v1/campaigns/${id}/corrections`)).data;
+      const list = await apiAll<Correction>(`/v1/campaigns/${id}/corrections`);
       setHistory(list);
       onHistory?.(new Set(list.map((c) => c.evaluation_id)));
     } catch (e) {

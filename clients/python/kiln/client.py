@@ -6,7 +6,7 @@ import sys
 import time
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
-from .errors import InvalidState, ValidationFailed
+from .errors import CampaignFailed, InvalidState, KilnError, ValidationFailed
 from .http import Transport, chunks, encode_multipart, file_part
 
 PathLike = Union[str, os.PathLike]
@@ -49,14 +49,7 @@ class Kiln:
 
     def campaigns(self, **filters: Any) -> List["Campaign"]:
         """Every campaign (all pages), filtered by ``status`` or ``domain``."""
-        out: List[Campaign] = []
-        page = 1
-        while True:
-            body = self.http.request_with_meta("GET", "/campaigns", {**filters, "page": page, "per_page": 100})
-            out.extend(Campaign(self, c) for c in body["data"])
-            if page >= body["meta"]["total_pages"]:
-                return out
-            page += 1
+        return [Campaign(self, c) for c in self.http.all_pages("/campaigns", filters)]
 
     def templates(self, domain: Optional[str] = None, search: Optional[str] = None) -> List[Dict[str, Any]]:
         return self.http.request("GET", "/templates", query={"domain": domain, "search": search, "per_page": 100})
@@ -233,7 +226,8 @@ class Campaign:
         return self._http.request("PUT", f"/campaigns/{self.id}/evaluations/{evaluation_id}", json_body=body)
 
     def corrections(self, evaluation_id: Optional[str] = None) -> List[Dict[str, Any]]:
-        return self._http.request("GET", f"/campaigns/{self.id}/corrections", query={"evaluation_id": evaluation_id})
+        """Every correction (all pages), oldest first; of one evaluation when it is named."""
+        return self._http.all_pages(f"/campaigns/{self.id}/corrections", {"evaluation_id": evaluation_id})
 
     def run(self, submit: Callable[[Dict[str, Any]], Any], *, poll: float = 1.0, timeout: Optional[float] = None,
             progress: Union[bool, Callable[[Dict[str, Any]], None]] = False, keep: Optional[int] = None) -> "Campaign":
@@ -243,7 +237,8 @@ class Campaign:
         tells the candidate as failed with its message. With ``keep``, that many candidates are
         kept in flight: as jobs finish, new candidates are asked for beside the running ones
         (``ask(count=keep)``, asynchronous batches) instead of waiting for the whole batch.
-        Returns when the campaign has ended."""
+        Returns when the campaign has ended; raises ``CampaignFailed`` when it ended ``failed``
+        (every job failing for ``max_failed_iterations`` batches, say), with the reason."""
         from concurrent.futures import FIRST_COMPLETED, wait as wait_futures
         deadline = None if timeout is None else time.monotonic() + timeout
         in_flight: Dict[Any, Dict[str, Any]] = {}
@@ -255,6 +250,8 @@ class Campaign:
                     in_flight[submit(candidate)] = candidate
             if not in_flight:
                 if self.refresh().status in ENDED:
+                    if self.status == "failed":
+                        raise CampaignFailed(self._failure(), self)
                     return self
                 if deadline is not None and time.monotonic() > deadline:
                     raise TimeoutError(f"campaign {self.id} is still {self.status} after {timeout} s")
@@ -280,6 +277,17 @@ class Campaign:
                     print(f"{self.id}: {self.data.get('evaluations_completed')}/{self.data.get('budget')} evaluations, "
                           f"{len(in_flight)} running", file=sys.stderr)
 
+    def _failure(self) -> str:
+        """Why the campaign failed, in a sentence: its job's error and how many evaluations failed."""
+        job_id = self.data.get("latest_job_id")
+        error = (self.kiln.job(job_id).get("error") if job_id else None) or "no reason recorded"
+        try:
+            failed = len(self._http.request("GET", f"/campaigns/{self.id}/results").get("failed_evaluations", []))
+        except KilnError:  # a key that may not read the results still learns why
+            return f"campaign {self.id} failed: {error}"
+        return (f"campaign {self.id} failed: {error} ({failed} evaluation{'' if failed == 1 else 's'} failed; "
+                f"campaign.results(failed=True) lists them with their errors)")
+
     # results
 
     def results(self, pareto_only: bool = False, frame: bool = False, failed: bool = False):
@@ -297,7 +305,9 @@ class Campaign:
         try:
             import pandas
         except ImportError:
-            raise ImportError("results(frame=True) needs pandas (pip install pandas); without it, use the records") from None
+            raise ImportError("results(frame=True) needs pandas: pip install pandas, or with Debian's or Ubuntu's "
+                              "Python (where pip refuses to install) apt install python3-pandas; without it, use the "
+                              "records that results() returns") from None
         return pandas.DataFrame.from_records(records)
 
     def summary(self) -> Dict[str, Any]:

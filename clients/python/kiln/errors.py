@@ -42,6 +42,28 @@ class ConnectionFailed(KilnError):
     code = "CONNECTION_FAILED"
 
 
+class RedirectRefused(KilnError):
+    """Kiln's address answered with a redirect the client does not follow: to another host (the
+    key is never sent there), or of a request that is not a GET (a 301, 302 or 303 would turn it
+    into a GET and drop its body). Kiln itself never redirects its API: a proxy in front of it did.
+    ``location`` is where it pointed."""
+    code = "REDIRECT_REFUSED"
+
+    def __init__(self, message: str, location: str, status: Optional[int] = None):
+        super().__init__(message, status=status)
+        self.location = location
+
+
+class CampaignFailed(KilnError):
+    """A loop (``Campaign.run``) ended with the campaign ``failed``; ``campaign`` is it, as it ended,
+    so its results and logs can still be read."""
+    code = "CAMPAIGN_FAILED"
+
+    def __init__(self, message: str, campaign: Any):
+        super().__init__(message)
+        self.campaign = campaign
+
+
 class BadRequest(KilnError):
     code = "BAD_REQUEST"
 

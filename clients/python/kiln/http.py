@@ -8,9 +8,9 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-from typing import Any, Dict, Iterable, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
-from .errors import ConnectionFailed, error_from_response
+from .errors import ConnectionFailed, RedirectRefused, error_from_response
 
 # a file part: (filename, content, content type)
 FilePart = Tuple[str, bytes, str]
@@ -48,6 +48,41 @@ def file_part(path: Union[str, os.PathLike], ctype: Optional[str] = None) -> Fil
     return name, content, ctype
 
 
+def _origin(url: str) -> Tuple[str, str, Optional[int]]:
+    parts = urllib.parse.urlsplit(url)
+    default = {"http": 80, "https": 443}.get(parts.scheme)
+    return parts.scheme, (parts.hostname or "").lower(), parts.port or default
+
+
+class _RedirectPolicy(urllib.request.HTTPRedirectHandler):
+    """What the client does with a redirect. Kiln never redirects its API, so one comes from
+    something in front of it (a proxy, http to https), and the client follows only what keeps the
+    request whole and the key at home: a GET or HEAD to the same origin (scheme, host and port),
+    and a 307 or 308, which keep the method and body, to the same origin. Anything else raises
+    RedirectRefused: urllib alone would send the key to any host it is sent to, and turn a POST
+    answered 301, 302 or 303 into a GET that posts nothing and reports success."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        method = req.get_method()
+        where = f"{method} {req.full_url} was redirected ({code}) to {newurl}"
+        if _origin(newurl) != _origin(req.full_url):
+            raise RedirectRefused(
+                f"{where}, another host: the client does not follow it, so your key is not sent there. If Kiln "
+                f"now lives at that address, create the client with that URL.", newurl, code)
+        if method in ("GET", "HEAD"):
+            return super().redirect_request(req, fp, code, msg, headers, newurl)
+        if code in (307, 308):
+            return urllib.request.Request(newurl, data=req.data, method=method, headers=dict(req.header_items()),
+                                          origin_req_host=req.origin_req_host, unverifiable=True)
+        raise RedirectRefused(
+            f"{where}: following it would repeat the request as a GET without its body, so it is not followed and "
+            f"the request may not have been carried out. Point the client at the address Kiln answers on itself "
+            f"(a proxy in front of it redirects).", newurl, code)
+
+
+_opener = urllib.request.build_opener(_RedirectPolicy)
+
+
 class Transport:
     """Requests to one Kiln: ``{url}/v1/...`` with ``Authorization: Bearer {key}``."""
 
@@ -77,7 +112,7 @@ class Transport:
             headers["Content-Type"] = content_type
         req = urllib.request.Request(url, data=body, method=method, headers=headers)
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as response:
+            with _opener.open(req, timeout=self.timeout) as response:
                 payload = response.read()
                 if raw:
                     return payload
@@ -102,6 +137,17 @@ class Transport:
         url_query = {k: _query_value(v) for k, v in (query or {}).items() if v is not None}
         payload = self.request(method, path, query=url_query, raw=True)
         return json.loads(payload.decode("utf-8"))
+
+    def all_pages(self, path: str, query: Optional[Dict[str, Any]] = None) -> List[Any]:
+        """Every item of a paged list, read 100 at a time."""
+        items: List[Any] = []
+        page = 1
+        while True:
+            body = self.request_with_meta("GET", path, {**(query or {}), "page": page, "per_page": 100})
+            items.extend(body["data"])
+            if page >= body["meta"]["total_pages"]:
+                return items
+            page += 1
 
 
 def _query_value(value: Any) -> str:

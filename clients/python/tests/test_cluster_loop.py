@@ -8,6 +8,7 @@ import time
 import unittest
 from concurrent.futures import ThreadPoolExecutor
 
+import kiln as kiln_module
 from support import kiln, zdt1, zdt1_mdl
 
 
@@ -47,6 +48,28 @@ class ClusterLoop(unittest.TestCase):
         self.assertEqual([(r["id"], r["error"]) for r in failures], [(doomed[0], "RuntimeError: node lost")])
         self.assertEqual(len(records), 8)
         self.assertTrue(seen, "progress was reported as results came in")
+
+    def test_cluster_loop_raises_when_the_campaign_fails(self):
+        k = kiln()
+        mdl = zdt1_mdl(budget=8)
+        mdl["optimizer"]["max_failed_iterations"] = 1
+        campaign = k.create_campaign(mdl, name="cluster loop, every job fails", domain="benchmark")
+        campaign.start()
+        scheduler = ThreadPoolExecutor(max_workers=2)
+
+        def broken(candidate):
+            raise RuntimeError("sbatch: command not found")
+
+        # it used to return, and the script went on to print [] and exit 0
+        with self.assertRaises(kiln_module.CampaignFailed) as caught:
+            campaign.run(lambda c: scheduler.submit(broken, c), poll=0.2, timeout=120)
+        scheduler.shutdown()
+        failure = caught.exception
+        self.assertIsInstance(failure, kiln_module.KilnError)
+        self.assertEqual(failure.campaign.status, "failed")
+        self.assertRegex(str(failure), rf"campaign {campaign.id} failed: .+ \(4 evaluations failed; ")
+        errors = {r["error"] for r in failure.campaign.results(failed=True)}
+        self.assertEqual(errors, {"RuntimeError: sbatch: command not found"})
 
     def test_cluster_loop_keeps_jobs_in_flight(self):
         k = kiln()

@@ -11,7 +11,16 @@ import {
   stopCampaign,
   type CreateCampaignInput,
 } from '../../service/campaigns.js';
-import { correctionsOf, correctResult, listCandidates, postEvaluations, postEvaluationsCsv, worklistOf, type ResultEntry } from '../../service/external.js';
+import {
+  correctionsOf,
+  correctResult,
+  listCandidates,
+  MAX_CORRECTIONS,
+  postEvaluations,
+  postEvaluationsCsv,
+  worklistOf,
+  type ResultEntry,
+} from '../../service/external.js';
 import { modelReportOf } from '../../service/model-reports.js';
 import { checkExportVersion, exportCampaign, importCampaign } from '../../service/portable.js';
 import { validationFailed } from '../../service/validation.js';
@@ -262,8 +271,7 @@ export function campaignRoutes(table: RouteTable, db: Db, templates: TemplateCat
     operationId: 'correctResult',
     tag,
     summary: 'Correct the result of a candidate (external ask/tell campaigns)',
-    description:
-      'Replaces the values (or the failure) of a stored evaluation or of a posted result, with the same members as one entry of POST evaluations and an optional comment. The values replaced stay visible in GET corrections with who corrected them and when; results, the front, the models and the receipts of later iterations use the corrected values (the convergence history keeps the hypervolumes of their time). The same values again change nothing. A candidate with no result yet is 409: post it first.',
+    description: `Replaces the values (or the failure) of a stored evaluation or of a posted result, with the same members as one entry of POST evaluations and an optional comment. The values replaced stay visible in GET corrections with who corrected them and when; results, the front, the models and the receipts of later iterations use the corrected values (the convergence history keeps the hypervolumes of their time). The same values again change nothing. A candidate with no result yet is 409: post it first. A result keeps at most ${MAX_CORRECTIONS} corrections; another is 409 (details.limit).`,
     scope: 'campaigns:write',
     body: s.correctResultBody,
     nonFiniteNumbers: true,
@@ -278,13 +286,16 @@ export function campaignRoutes(table: RouteTable, db: Db, templates: TemplateCat
     path: '/campaigns/{campaign_id}/corrections',
     operationId: 'listCorrections',
     tag,
-    summary: "The corrections of a campaign's results, oldest first",
-    description:
-      'Each correction keeps the values it replaced and those it set, with the key that made it and when. evaluation_id narrows the list to one evaluation.',
+    summary: "The corrections of a campaign's results, oldest first, a page at a time",
+    description: `Each correction keeps the values it replaced and those it set, with the key that made it and when. evaluation_id narrows the list to one evaluation. Paged like the other lists (page, per_page: default 20, at most 100; meta with the total). One result keeps at most ${MAX_CORRECTIONS} corrections: PUT refuses another with 409.`,
     scope: 'campaigns:read',
     query: s.correctionsQuery,
-    responses: { 200: { description: 'corrections', data: s.correctionSchema, list: true } },
-    handle: async ({ params, query, principal }) => ({ data: await correctionsOf(db, principal, params.campaign_id, query?.evaluation_id) }),
+    responses: { 200: { description: 'a page of corrections', data: s.correctionSchema, list: true } },
+    handle: async ({ params, query, principal }) => {
+      const { page, perPage } = paging(query);
+      const { data, total } = await correctionsOf(db, principal, params.campaign_id, { evaluationId: query.evaluation_id, page, perPage });
+      return { data, meta: pageMeta(page, perPage, total) };
+    },
   });
 }
 

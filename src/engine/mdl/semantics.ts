@@ -105,6 +105,14 @@ function checkParameter(parameter: unknown, index: number, errors: MdlIssue[]): 
     if (parameter.scale === 'log' && !(lower > 0)) {
       errors.push({ path: at('bounds'), message: `log scale needs a positive lower bound (got ${lower})` });
     }
+    // every encoding divides by the span: an infinite one makes every proposal NaN
+    if (!Number.isFinite(upper - lower)) {
+      errors.push({
+        path: at('bounds'),
+        message: `the range [${lower}, ${upper}] is wider than a number can hold (upper − lower overflows past ${Number.MAX_VALUE.toPrecision(3)}); narrow the bounds, or measure the parameter in a larger unit`,
+      });
+      return;
+    }
     if (lower <= upper) checkResolution(parameter, lower, upper, at, errors);
   } else if (parameter.type === 'categorical' && Array.isArray(parameter.values)) {
     const seen = new Map<string, number>();
@@ -135,6 +143,14 @@ function checkResolution(parameter: Record<string, unknown>, lower: number, uppe
     return;
   }
   if (typeof step === 'number' && step > 0) {
+    const finest = finestStep(lower, upper);
+    if (step < finest) {
+      errors.push({
+        path: at('step'),
+        message: `step ${step} is finer than numbers can count across [${lower}, ${upper}] (the smallest step that works here is ${Number(finest.toPrecision(2))}); choose a coarser step, or leave step out to search the range continuously`,
+      });
+      return;
+    }
     const steps = (upper - lower) / step;
     if (Math.abs(steps - Math.round(steps)) > 1e-9 * Math.max(1, steps)) {
       const places = Math.max(decimals(step), decimals(lower));
@@ -158,6 +174,18 @@ function checkResolution(parameter: Record<string, unknown>, lower: number, uppe
     if (first === undefined) seen.set(value, i);
     else errors.push({ path: at('values', i), message: `duplicate value ${value} (same as values[${first}]); values must be distinct` });
   });
+}
+
+/**
+ * The smallest step a grid over [lower, upper] can have: its steps counted exactly (at most 2^53,
+ * the whole numbers a double holds exactly; a step of 5e-324 made the count infinite and every
+ * value the upper bound), and each step larger than the spacing of doubles at the bounds, so
+ * `lower + k step` are distinct numbers. Rounded up to two significant digits for the message.
+ */
+function finestStep(lower: number, upper: number): number {
+  const finest = Math.max((upper - lower) / 2 ** 53, 4 * Number.EPSILON * Math.max(Math.abs(lower), Math.abs(upper)), Number.MIN_VALUE);
+  const magnitude = 10 ** (Math.floor(Math.log10(finest)) - 1);
+  return Number.isFinite(magnitude) && magnitude > 0 ? Math.ceil(finest / magnitude) * magnitude : finest;
 }
 
 function expressionCharacters(constraints: unknown): number {
