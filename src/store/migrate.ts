@@ -12,6 +12,7 @@ import * as templateOwners from './migrations/009-template-owners.js';
 import * as resultsFromPeople from './migrations/010-results-from-people.js';
 import * as waitingJobs from './migrations/011-waiting-jobs.js';
 import * as asynchronousBatches from './migrations/012-asynchronous-batches.js';
+import * as abandonedReasons from './migrations/013-abandoned-reasons.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -35,6 +36,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['010-results-from-people', resultsFromPeople],
   ['011-waiting-jobs', waitingJobs],
   ['012-asynchronous-batches', asynchronousBatches],
+  ['013-abandoned-reasons', abandonedReasons],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {
