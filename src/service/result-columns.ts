@@ -56,6 +56,8 @@ export function readHeader(mdl: Mdl, header: readonly string[], rows: readonly (
   const index = new Map<string, number>();
   const errors: FieldError[] = [];
   const problems: string[] = [];
+  // a column named wrong is reported once, as itself, not again as the column it was meant to be
+  const meant = new Set<string>();
   header.forEach((raw, k) => {
     const text = spaced(unescapeFormula(raw));
     const path = `header[${k + 1}]`;
@@ -75,6 +77,7 @@ export function readHeader(mdl: Mdl, header: readonly string[], rows: readonly (
         name,
         [...known.values()].map((c) => c.name),
       );
+      if (near) meant.add(near);
       errors.push({ path, message: `"${raw}" is not a column of this campaign${near ? ` (did you mean ${near}?)` : ''}` });
       problems.push(`"${raw}" is not a column of this campaign${near ? ` (did you mean ${near}?)` : ''}`);
       return;
@@ -86,6 +89,7 @@ export function readHeader(mdl: Mdl, header: readonly string[], rows: readonly (
         message: `"${raw}" gives ${column.name} in ${unit}, but ${expected}: convert the values, then head the column ${columnHeading(column)}`,
       });
       problems.push(`"${raw}" has the unit ${unit}, but ${column.name} ${column.unit ? `is in ${column.unit}` : 'has no unit'}`);
+      meant.add(column.name);
       return;
     }
     if (index.has(column.name)) {
@@ -96,7 +100,7 @@ export function readHeader(mdl: Mdl, header: readonly string[], rows: readonly (
     index.set(column.name, k);
   });
   const required = [FIXED_COLUMNS.id, ...mdl.objectives.map((o) => o.name), ...mdl.outcomes.map((o) => o.name)];
-  for (const name of required.filter((n) => !index.has(n))) {
+  for (const name of required.filter((n) => !index.has(n) && !meant.has(n))) {
     const what =
       name === FIXED_COLUMNS.id ? 'the id of each candidate, as the worklist gives it' : 'leave its cells empty where it was not measured, but keep the column';
     errors.push({ path: 'header', message: `has no ${name} column (${what})` });
