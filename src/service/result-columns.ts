@@ -55,7 +55,6 @@ export function readHeader(mdl: Mdl, header: readonly string[], rows: readonly (
   for (const name of [...Object.values(FIXED_COLUMNS), REASON_ALIAS]) if (!known.has(name)) known.set(name, { name });
   const index = new Map<string, number>();
   const errors: FieldError[] = [];
-  const problems: string[] = [];
   // a column named wrong is reported once, as itself, not again as the column it was meant to be
   const meant = new Set<string>();
   header.forEach((raw, k) => {
@@ -64,8 +63,7 @@ export function readHeader(mdl: Mdl, header: readonly string[], rows: readonly (
     if (text === '') {
       // a spreadsheet's trailing empty column is nothing; a heading left out above values is a mistake
       if (rows.some((r) => (r[k] ?? '').trim() !== '')) {
-        errors.push({ path, message: 'has no heading but holds values: name the column' });
-        problems.push(`column ${k + 1} has no heading`);
+        errors.push({ path, message: `column ${k + 1} has no heading but holds values: name it` });
       }
       return;
     }
@@ -79,7 +77,6 @@ export function readHeader(mdl: Mdl, header: readonly string[], rows: readonly (
       );
       if (near) meant.add(near);
       errors.push({ path, message: `"${raw}" is not a column of this campaign${near ? ` (did you mean ${near}?)` : ''}` });
-      problems.push(`"${raw}" is not a column of this campaign${near ? ` (did you mean ${near}?)` : ''}`);
       return;
     }
     if (unit !== null && unit !== (column.unit === undefined ? null : spaced(column.unit))) {
@@ -88,13 +85,11 @@ export function readHeader(mdl: Mdl, header: readonly string[], rows: readonly (
         path,
         message: `"${raw}" gives ${column.name} in ${unit}, but ${expected}: convert the values, then head the column ${columnHeading(column)}`,
       });
-      problems.push(`"${raw}" has the unit ${unit}, but ${column.name} ${column.unit ? `is in ${column.unit}` : 'has no unit'}`);
       meant.add(column.name);
       return;
     }
     if (index.has(column.name)) {
       errors.push({ path, message: `"${raw}" repeats column ${index.get(column.name)! + 1} (${column.name}): give each column once` });
-      problems.push(`${column.name} is given twice (columns ${index.get(column.name)! + 1} and ${k + 1})`);
       return;
     }
     index.set(column.name, k);
@@ -103,24 +98,23 @@ export function readHeader(mdl: Mdl, header: readonly string[], rows: readonly (
   for (const name of required.filter((n) => !index.has(n) && !meant.has(n))) {
     const what =
       name === FIXED_COLUMNS.id ? 'the id of each candidate, as the worklist gives it' : 'leave its cells empty where it was not measured, but keep the column';
-    errors.push({ path: 'header', message: `has no ${name} column (${what})` });
-    problems.push(`no ${name} column`);
+    errors.push({ path: 'header', message: `the file has no ${name} column (${what})` });
   }
   if (errors.length > 0) {
     const expected = worklistHeading(mdl);
     throw new KilnError(
       'VALIDATION_FAILED',
-      `The file's columns are not this campaign's, so nothing was stored: ${problems.join('; ')}. Expected the worklist's columns: ${expected.join(', ')} (only id and the objective and outcome columns are needed).`,
+      `The file's columns are not this campaign's, so nothing was stored: ${errors.map((e) => e.message).join('; ')}. Expected the worklist's columns: ${expected.join(', ')} (only id and the objective and outcome columns are needed).`,
       { errors, expected_columns: expected },
     );
   }
   return index;
 }
 
-/** The known name closest to a misspelt one (at most two edits, case aside), or null. */
+/** The known name closest to a misspelt one (one edit per four letters, at most two; case aside), or null. */
 function nearest(name: string, names: readonly string[]): string | null {
   let best: string | null = null;
-  let bestDistance = 3;
+  let bestDistance = Math.max(1, Math.min(2, Math.floor(name.length / 4))) + 1;
   for (const candidate of names) {
     const d = editDistance(name.toLowerCase(), candidate.toLowerCase());
     if (d < bestDistance) [best, bestDistance] = [candidate, d];

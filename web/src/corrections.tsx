@@ -17,6 +17,7 @@ interface Measure {
   unit?: string;
 }
 
+/** What the form sets: a partial result is a measured one with empty fields. */
 type Status = 'measured' | 'failed' | 'abandoned';
 
 interface Draft {
@@ -60,7 +61,8 @@ function draftOf(results: Results, posted: Posted[], measures: Measure[], evalua
   for (const [name, v] of Object.entries({ ...(row?.outcomes ?? {}), ...(row?.objectives ?? {}) })) {
     if (typeof v === 'number' && Number.isFinite(v)) values[name] = String(v);
   }
-  return { evaluation, values, status: failed ? 'failed' : 'measured', reason: failed?.error ?? '', comment: '' };
+  // the stored state as it is: an abandoned result stays abandoned unless the person changes it
+  return { evaluation, values, status: failed?.status ?? 'measured', reason: failed?.error ?? '', comment: '' };
 }
 
 /** The request body of PUT …/evaluations/{id}: empty cells are not measured (null). */
@@ -82,12 +84,12 @@ function bodyOf(draft: Draft, objectives: Measure[], outcomes: Measure[]): Recor
 
 /** A result as one line of the history: "f1 0.31 MPa, f2 4.2 %", or its failure. */
 export function resultText(r: Correction['previous'], units: Record<string, string | undefined>): string {
-  if (r.status === 'abandoned') return `abandoned${r.error ? ` (${r.error.replace(/^abandoned: /, '')})` : ''}`;
-  if (r.status === 'failed') return `failed${r.error ? ` (${r.error})` : ''}`;
+  if (r.status === 'abandoned' || r.status === 'failed') return `${r.status}${r.error ? ` (${r.error})` : ''}`;
   const values = { ...(r.objectives ?? {}), ...(r.outcomes ?? {}) };
-  return Object.entries(values)
+  const text = Object.entries(values)
     .map(([name, v]) => `${name} ${formatNumber(v)}${units[name] ? ` ${units[name]}` : ''}`)
     .join(', ');
+  return r.status === 'partial' ? `${text} (partial)` : text;
 }
 
 export function Corrections({
@@ -150,8 +152,8 @@ export function Corrections({
   }, [id]);
   const stored = new Set([...results.evaluations, ...(results.failed_evaluations ?? [])].map((r) => r.id));
   const choices = [
-    ...results.evaluations.map((r) => ({ id: r.id, iteration: r.iteration, note: '' })),
-    ...(results.failed_evaluations ?? []).map((r) => ({ id: r.id, iteration: r.iteration, note: ', failed' })),
+    ...results.evaluations.map((r) => ({ id: r.id, iteration: r.iteration, note: r.status === 'partial' ? ', partial' : '' })),
+    ...(results.failed_evaluations ?? []).map((r) => ({ id: r.id, iteration: r.iteration, note: `, ${r.status}` })),
     ...posted.filter((p) => !stored.has(p.id)).map((p) => ({ id: p.id, iteration: p.iteration, note: ', posted, batch in progress' })),
   ].sort((a, b) => a.iteration - b.iteration || a.id.localeCompare(b.id, undefined, { numeric: true }));
   const save = async () => {

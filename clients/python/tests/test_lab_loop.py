@@ -103,7 +103,7 @@ class LabLoop(unittest.TestCase):
         with tempfile.TemporaryDirectory() as folder:
             path = os.path.join(folder, "worklist.csv")
             text = campaign.worklist(path)
-            self.assertTrue(text.startswith("id,iteration,x1,x2,f1,f2,status,reason"))
+            self.assertTrue(text.startswith("id,iteration,x1,x2,f1,f2,status,reason,note\r\n"))
             with open(path, newline="", encoding="utf-8-sig") as handle:
                 rows = list(csv.DictReader(handle))
             self.assertEqual([r["id"] for r in rows], [x["id"] for x in batch])
@@ -114,15 +114,20 @@ class LabLoop(unittest.TestCase):
                 writer = csv.DictWriter(handle, fieldnames=list(rows[0].keys()))
                 writer.writeheader()
                 writer.writerows(rows)
-            self.assertEqual(campaign.tell_csv(path)["accepted"], 1)
+            answer = campaign.tell_csv(path)
+            self.assertEqual((answer["accepted"], answer["duplicates"], answer["partial"]), (1, 3, []))
         nxt = campaign.ask(timeout=90)
         self.assertTrue(all(x["iteration"] == 2 for x in nxt))
         records = {r["id"]: r for r in campaign.results()}
         self.assertEqual(set(records), {a["id"], d["id"]})
         self.assertNotIn("f2", records[a["id"]])
+        self.assertEqual((records[a["id"]]["status"], records[d["id"]]["status"]), ("partial", "measured"))
         failed = {r["id"]: r for r in campaign.results(failed=True) if "error" in r}
-        self.assertEqual(failed[b["id"]]["error"], "sample cracked")
-        self.assertEqual(failed[c["id"]]["error"], "abandoned: furnace down")
+        # abandoned is its own state, never counted as failed; its reason is as given
+        self.assertEqual((failed[b["id"]]["status"], failed[b["id"]]["error"]), ("failed", "sample cracked"))
+        self.assertEqual((failed[c["id"]]["status"], failed[c["id"]]["error"]), ("abandoned", "furnace down"))
+        self.assertEqual(sorted(r["status"] for r in campaign.results(failed=True)), ["abandoned", "failed", "measured", "partial"])
+        self.assertEqual(set(kiln_module.STATUSES), {"measured", "partial", "failed", "abandoned"})
         campaign.stop()
 
     def test_campaign_sources_and_typed_errors(self):
