@@ -220,6 +220,7 @@ for (const [width, height] of VIEWPORTS) {
     assert.deepEqual(headings, [
       'iteration',
       'id',
+      'state',
       'Pareto',
       'Feasible',
       'x1 (wt%)',

@@ -74,7 +74,10 @@ const HEADER = 'id,iteration,salt (mol/kg),solvent_ratio,temperature (°C),condu
 async function worklistLines(id: string): Promise<string[]> {
   const res = await api('GET', `/v1/campaigns/${id}/worklist`);
   assert.equal(res.status, 200, res.text);
-  return res.text.replace(/^\uFEFF/, '').trimEnd().split('\r\n');
+  return res.text
+    .replace(/^\uFEFF/, '')
+    .trimEnd()
+    .split('\r\n');
 }
 
 const csv = { 'Content-Type': 'text/csv' };
@@ -132,7 +135,10 @@ describe('a results file is read by its headers', () => {
     form.append('file', new Blob([`id,conductivty,viscosity,density\n${row}\n`], { type: 'text/csv' }), 'worklist.csv');
     assert.equal((await api('POST', `/v1/campaigns/${id}/evaluations`, form)).status, 422);
     assert.equal((await api('GET', `/v1/campaigns/${id}/candidates`)).json.data.length, 4);
-    assert.ok((await worklistLines(id)).slice(1).every((l) => l.split(',')[8] === ''), 'no status: nothing posted');
+    assert.ok(
+      (await worklistLines(id)).slice(1).every((l) => l.split(',')[8] === ''),
+      'no status: nothing posted',
+    );
 
     // a decimal comma names the row's candidate
     const comma = await api('POST', `/v1/campaigns/${id}/evaluations`, `id\tconductivity\tviscosity\tdensity\n${a.id}\t12,5\t3\t1\n`, csv);
@@ -244,7 +250,11 @@ describe('one state for a result', () => {
     const kept = await api('PUT', path, { status: 'abandoned', reason: 'no result within optimizer.batch_deadline_hours (0.001 h)' });
     assert.equal(kept.json.data.changed, false, 'the same abandoned result changes nothing');
     const v = measure(first[0].parameters);
-    const measured = await api('PUT', path, { objectives: { conductivity: v.conductivity, viscosity: v.viscosity }, outcomes: { density: v.density }, comment: 'late' });
+    const measured = await api('PUT', path, {
+      objectives: { conductivity: v.conductivity, viscosity: v.viscosity },
+      outcomes: { density: v.density },
+      comment: 'late',
+    });
     assert.equal(measured.status, 200, measured.text);
     assert.deepEqual(
       [measured.json.data.correction.previous.status, measured.json.data.correction.previous.error, measured.json.data.result.status],
@@ -278,7 +288,9 @@ describe('one state for a result', () => {
     await api('PUT', `/v1/campaigns/${id}/evaluations/${a.id}`, { status: 'abandoned', reason: 'power cut, twice' });
     await api('POST', `/v1/campaigns/${id}/stop`);
     // the rows as Kiln wrote them before: the reason behind the prefix
-    await db('external_results').where({ campaign_id: id }).update({ error: db.raw(`'abandoned: ' || error`) });
+    await db('external_results')
+      .where({ campaign_id: id })
+      .update({ error: db.raw(`'abandoned: ' || error`) });
     await db('evaluation_corrections')
       .where({ campaign_id: id })
       .update({

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, credential, explain, getText, type Results } from './api.js';
 import type { Correction } from './contract.js';
 import { formatNumber, labelOf } from './format.js';
-import { csvRows } from './worklist-file.js';
+import { columnName, csvRows, unescapeCell } from './worklist-file.js';
 
 /**
  * Correcting a posted result of an external (ask/tell) campaign: pick an evaluation, change its
@@ -38,12 +38,12 @@ interface Posted {
   cells: Record<string, string>;
 }
 
-/** The worklist's rows that carry a posted result (a status); the header names the columns. */
+/** The worklist's rows that carry a posted result (a status), by column name (the header's without units), text cells unescaped. */
 export function postedOf(csv: string): Posted[] {
   const [header, ...rows] = csvRows(csv.replace(/^\uFEFF/, ''));
   if (!header) return [];
   return rows
-    .map((r) => Object.fromEntries(header.map((h, k) => [h, r[k] ?? ''])))
+    .map((r) => Object.fromEntries(header.map((h, k) => [columnName(h), unescapeCell(r[k] ?? '')])))
     .filter((c) => c.status !== '' && c.status !== undefined)
     .map((cells) => ({ id: cells.id, iteration: Number(cells.iteration), cells }));
 }
@@ -82,13 +82,13 @@ function bodyOf(draft: Draft, objectives: Measure[], outcomes: Measure[]): Recor
   return { status: 'measured', objectives: values(objectives), ...(outcomes.length > 0 ? { outcomes: values(outcomes) } : {}), ...comment };
 }
 
-/** A result as one line of the history: "f1 0.31 MPa, f2 4.2 %", or its failure. */
+/** A result as one line of the history: "f1 0.31 MPa, f2 4.2 %" in the MDL's order (a partial one marked), or its failure or abandonment. */
 export function resultText(r: Correction['previous'], units: Record<string, string | undefined>): string {
   if (r.status === 'abandoned' || r.status === 'failed') return `${r.status}${r.error ? ` (${r.error})` : ''}`;
-  const values = { ...(r.objectives ?? {}), ...(r.outcomes ?? {}) };
-  const text = Object.entries(values)
-    .map(([name, v]) => `${name} ${formatNumber(v)}${units[name] ? ` ${units[name]}` : ''}`)
-    .join(', ');
+  const values: Record<string, number> = { ...(r.objectives ?? {}), ...(r.outcomes ?? {}) };
+  // in the MDL's order (the order of `units`), whatever order the stored values came in
+  const names = [...Object.keys(units).filter((name) => name in values), ...Object.keys(values).filter((name) => !(name in units))];
+  const text = names.map((name) => `${name} ${formatNumber(values[name])}${units[name] ? ` ${units[name]}` : ''}`).join(', ');
   return r.status === 'partial' ? `${text} (partial)` : text;
 }
 
@@ -225,6 +225,7 @@ export function Corrections({
                 <label>
                   Status{' '}
                   <select
+                    data-testid="correction-status"
                     value={draft.status}
                     onChange={(e) => {
                       const status = e.currentTarget.value as Status;

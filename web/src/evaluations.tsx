@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { FailedRow, ResultRow, ResultStatus } from './api.js';
-import { formatNumber, labelOf } from './format.js';
+import { formatNumber, formatParameter, labelOf, type ParameterShape } from './format.js';
 import { Pager } from './pager.js';
 
 /** One row of the table: a scored evaluation (measured or partial), or one without a value (failed, abandoned). */
@@ -34,8 +34,8 @@ export function stateText(r: TableRow, measures: readonly { name: string }[]): s
 
 const ROWS_PER_PAGE = 100;
 
-/** A column of the table: an MDL parameter, objective or outcome, headed by its name and unit. */
-export interface Column {
+/** A column of the table: an MDL parameter (with what decides how its values are written), objective or outcome, headed by its name and unit. */
+export interface Column extends Partial<Omit<ParameterShape, 'name' | 'unit'>> {
   name: string;
   unit?: string;
   kind: 'parameter' | 'objective' | 'outcome';
@@ -48,7 +48,12 @@ function value(r: TableRow, column: Column | 'iteration'): number | string {
   return r.parameters[column.name] ?? '';
 }
 
-const cell = (v: number | string) => (typeof v === 'number' ? formatNumber(v) : v);
+/** A measured value to 5 significant digits; a parameter as a lab sets it, as the worklist writes it. */
+function cell(v: number | string, column: Column): string {
+  if (column.kind === 'parameter' && v !== '') return formatParameter(v, { ...column, type: column.type ?? 'continuous' });
+  if (v === '' && column.kind !== 'parameter') return '—';
+  return typeof v === 'number' ? formatNumber(v) : v;
+}
 
 /**
  * Every evaluation, sortable by any column (click a heading), Pareto rows marked, each with its
@@ -151,7 +156,7 @@ export function EvaluationTable({
                 </td>
                 {constrained && <td>{r.status !== 'measured' ? '—' : r.feasible === false ? 'no' : 'yes'}</td>}
                 {visible.map((c) => (
-                  <td>{cell(value(r, c))}</td>
+                  <td>{cell(value(r, c), c)}</td>
                 ))}
               </tr>
             ))}

@@ -28,12 +28,12 @@ export function HypervolumeExplained({ objectives, results }: { objectives: Obje
           ? objectives
               .map(
                 (o) =>
-                  `${o.name} ${withUnit(reference[o.name], o.unit)} (${o.reference !== undefined ? 'given' : 'inferred'}, ${o.direction === 'maximize' ? 'the lowest' : 'the highest'} value that still counts)`,
+                  `${o.name} ${withUnit(reference[o.name], o.unit)} (${o.reference !== undefined ? 'given' : 'inferred'}; only values ${o.direction === 'maximize' ? 'above' : 'below'} it count)`,
               )
               .join(', ')
           : '(set once the first results arrive)'}
-        . A new measurement that improves the front adds to it; one that misses the reference point in any objective adds nothing, so the hypervolume is 0
-        until a point beats the reference in every objective.
+        . A new measurement that improves the front adds to it; one that misses the reference point in any objective adds nothing, so the hypervolume is 0 until
+        a point beats the reference in every objective.
       </p>
       <p>
         Its unit is the product of the objectives' units{unit ? `: ${unit}` : ' (they have none here)'}. A reference value not given in the MDL is inferred once

@@ -261,8 +261,8 @@ export function Worklist({
       {partial.length > 0 && (
         <div class="warning" data-testid="worklist-partial" role="status">
           <p>
-            Stored as partial measurements, without the values left empty: they stay off the Pareto front and show as partial in the evaluations table. When
-            you have the values, correct them under Corrections below.
+            Stored as partial measurements, without the values left empty: they stay off the Pareto front and show as partial in the evaluations table. When you
+            have the values, correct them under Corrections below.
           </p>
           <ul>
             {partial.map((p) => (
