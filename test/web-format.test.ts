@@ -92,7 +92,9 @@ test("the worklist file and the dashboard write a parameter alike: the grid's de
     objectives: [{ name: 'f', direction: 'minimize' }],
     optimizer: { method: 'cma-es', budget: 10 },
   });
-  const values = [0.3999999999999716, 5.5784238574612535e-8, 0.999996, 0.0123456, 0.5, 0.55, 0.15, 0.95, 1.0000001e-6, 3.456789e-4, 0.3, 1000.12345, 1, 2, 0.45];
+  const values = [
+    0.3999999999999716, 5.5784238574612535e-8, 0.999996, 0.0123456, 0.5, 0.55, 0.15, 0.95, 1.0000001e-6, 3.456789e-4, 0.3, 1000.12345, 1, 2, 0.45,
+  ];
   const shape = (p: (typeof mdl.parameters)[number]) => ({ ...p, bounds: 'bounds' in p ? p.bounds : undefined });
   for (const p of mdl.parameters) {
     const sample = p.type === 'categorical' ? p.values : p.type === 'integer' ? [20, 23, 598.7] : values.filter((v) => v >= p.bounds[0] && v <= p.bounds[1]);
@@ -105,7 +107,10 @@ test("the worklist file and the dashboard write a parameter alike: the grid's de
   );
   assert.equal(formatParameter(0.5, salt), '0.50', "a stepped value keeps its step's decimals");
   assert.equal(formatParameter(0.15, offset), '0.15', 'a grid counted from its lower bound');
-  assert.deepEqual([1.0000001e-6, 3.456789e-4].map((v) => formatParameter(v, dose)), ['0.000001', '0.00034568']);
+  assert.deepEqual(
+    [1.0000001e-6, 3.456789e-4].map((v) => formatParameter(v, dose)),
+    ['0.000001', '0.00034568'],
+  );
   assert.equal(formatParameter(0.5, sieve), '0.50');
 });
 
