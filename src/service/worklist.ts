@@ -13,9 +13,9 @@ type Parameter = Mdl['parameters'][number];
 /**
  * A parameter's value as a lab sets it, the way the worklist file and the dashboard both write it
  * (web/src/format.ts `formatParameter` is this rule again, for the bundle; a test holds them
- * together): a categorical value as it is; an integer whole; a value on a grid (`step`: lower +
- * k·step, or listed `values`) with the grid's decimals, trailing zeros kept (a step of 0.05 writes
- * 0.50); any other number to 5 significant digits of its range (of the value itself on a log
+ * together): a categorical value as it is; an integer whole; a listed value (`values`) as the MDL
+ * lists it; a stepped one (lower + k·step) with the grid's decimals, trailing zeros kept (a step of
+ * 0.05 writes 0.50); any other number to 5 significant digits of its range (of the value itself on a log
  * scale), without trailing zeros or an exponent; and a value within that rounding of a bound as
  * the bound (no 0.3999999999999716 for 0.4, no 5.5784238574612535e-8 for 0).
  */
@@ -24,10 +24,7 @@ export function parameterText(value: ParameterValue, p: Parameter): string {
   if (!Number.isFinite(value)) return String(value);
   if (p.type === 'integer') return String(Math.round(value));
   const [lower, upper] = p.bounds;
-  if (p.values !== undefined && p.values.length > 0) {
-    const nearest = p.values.reduce((a, b) => (Math.abs(b - value) < Math.abs(a - value) ? b : a));
-    return nearest.toFixed(Math.max(...p.values.map(decimalsOf)));
-  }
+  if (p.values !== undefined && p.values.length > 0) return String(p.values.reduce((a, b) => (Math.abs(b - value) < Math.abs(a - value) ? b : a)));
   if (p.step !== undefined && p.step > 0) {
     const decimals = Math.min(15, Math.max(decimalsOf(p.step), decimalsOf(lower)));
     const k = Math.round((value - lower) / p.step);

@@ -64,9 +64,9 @@ export interface ParameterShape {
 /**
  * A parameter's value as a person sets it, as the worklist file writes it (the server's
  * `parameterText` in src/service/worklist.ts is this rule for the file; test/web-format.test.ts
- * holds the two together): a categorical value as it is; an integer whole; a value on a grid
- * (`step` from the lower bound, or listed `values`) with the grid's decimals, trailing zeros kept
- * (0.05 → "0.50"); any other number to 5 significant digits of its range (of the value itself on a
+ * holds the two together): a categorical value as it is; an integer whole; a listed value
+ * (`values`) as the MDL lists it; a stepped one (from the lower bound) with the grid's decimals,
+ * trailing zeros kept (0.05 → "0.50"); any other number to 5 significant digits of its range (of the value itself on a
  * log scale, or without bounds), never with an exponent; a value within that rounding of a bound
  * as the bound (no 0.3999999999999716, no 5.5784238574612535e-8 for 0).
  */
@@ -79,10 +79,7 @@ export function formatParameter(value: unknown, p: ParameterShape): string {
   if (p.type === 'integer') return String(Math.round(value));
   const [lower, upper] = p.bounds && p.bounds.length === 2 ? [p.bounds[0], p.bounds[1]] : [undefined, undefined];
   const listed = (p.values ?? []).filter((v): v is number => typeof v === 'number');
-  if (listed.length > 0) {
-    const nearest = listed.reduce((a, b) => (Math.abs(b - value) < Math.abs(a - value) ? b : a));
-    return nearest.toFixed(Math.max(...listed.map(decimalsOf)));
-  }
+  if (listed.length > 0) return String(listed.reduce((a, b) => (Math.abs(b - value) < Math.abs(a - value) ? b : a)));
   if (p.step !== undefined && p.step > 0) {
     const base = lower ?? 0;
     const decimals = Math.min(15, Math.max(decimalsOf(p.step), decimalsOf(base)));
