@@ -198,6 +198,24 @@ describe('one state for a result', () => {
     // the same results again are duplicates
     const same = await api('POST', path, { evaluations: [{ id: c.id, status: 'abandoned', reason: 'furnace down' }] });
     assert.deepEqual(same.json.data, { accepted: 0, duplicates: 1, awaiting: 1, partial: [] });
+    // one candidate twice in a post: two results is a mistake of the post, the same one twice is one result
+    const twice = await api('POST', path, {
+      evaluations: [
+        { id: d.id, status: 'failed', reason: 'x' },
+        { id: d.id, status: 'failed', reason: 'y' },
+      ],
+    });
+    assert.equal(twice.status, 422, twice.text);
+    assert.deepEqual(twice.json.error.details.errors, [
+      { path: 'evaluations[1].id', message: `${d.id} is given twice in this post (also at evaluations[0]) with different results` },
+    ]);
+    const once = await api('POST', path, {
+      evaluations: [
+        { id: d.id, status: 'failed', reason: 'x' },
+        { id: d.id, status: 'failed', reason: 'x' },
+      ],
+    });
+    assert.deepEqual(once.json.data, { accepted: 1, duplicates: 1, awaiting: 0, partial: [] });
     await api('POST', `/v1/campaigns/${id}/stop`);
   });
 

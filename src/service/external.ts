@@ -195,13 +195,23 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
 
     const conflicts: Conflict[] = [];
     const fresh: typeof clean = [];
+    // a candidate given twice in one post: the same result again is a duplicate, another one a mistake in the post
+    const inPost = new Map<string, (typeof clean)[number]>();
     let duplicates = offPlanDuplicates;
     for (const entry of clean) {
+      const earlier = inPost.get(entry.id);
+      if (earlier) {
+        if (sameResult(earlier, entry)) duplicates += 1;
+        else errors.push({ path: `${entry.path}.id`, message: `${entry.id} is given twice in this post (also at ${earlier.path}) with different results` });
+        continue;
+      }
+      inPost.set(entry.id, entry);
       const previous = entry.parameters ? undefined : (stored.get(entry.id) ?? (await findPostedResult(trx, campaign.id, entry.id)));
       if (!previous) fresh.push(entry);
       else if (sameResult(previous, entry)) duplicates += 1;
       else conflicts.push({ id: entry.id, path: entry.path, stored: presentValues(campaign.mdl, previous) });
     }
+    if (errors.length > 0) throw validationFailed(errors);
     if (conflicts.length > 0) throw conflictError(campaign, conflicts);
     const partial: PartialResult[] = [];
     for (const entry of fresh) {
