@@ -82,6 +82,11 @@ function filled(text: string, first: Candidate[], header: (cells: string[]) => s
   return Buffer.from('\ufeff' + [header(columns).join(','), ...rows].join('\r\n') + '\r\n');
 }
 
+/** Scrolls a section into the screenshot's view, in one step in the page (the live page may redraw it between two of Playwright's). */
+async function into(page: Page, testId: string): Promise<void> {
+  await page.evaluate((id) => document.querySelector(`[data-testid="${id}"]`)?.scrollIntoView({ block: 'center' }), testId);
+}
+
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${ARTIFACTS}/${name}.png` });
 }
@@ -114,7 +119,7 @@ test('the lab walk in the browser: a wrong header, a blank cell, a correction, t
   const refusal = page.getByTestId('worklist-error');
   await refusal.getByText(/"conductivty \(mS\/cm\)" is not a column of this campaign \(did you mean conductivity\?\)/).waitFor();
   assert.match(await refusal.innerText(), /nothing was stored.*Expected the worklist's columns: id, iteration, salt \(mol\/kg\), solvent_ratio/s);
-  await refusal.scrollIntoViewIfNeeded();
+  await into(page, 'worklist-error');
   await shot(page, 'trust-1-wrong-header');
   assert.equal(((await call('GET', `/v1/campaigns/${id}/candidates`)) as Candidate[]).length, 4, 'nothing was stored');
 
@@ -127,7 +132,7 @@ test('the lab walk in the browser: a wrong header, a blank cell, a correction, t
   const partial = page.getByTestId('worklist-partial');
   await partial.getByText(`${b.id}: no viscosity`).waitFor();
   assert.equal(await refusal.count(), 0, 'the refusal is gone');
-  await partial.scrollIntoViewIfNeeded();
+  await into(page, 'worklist-partial');
   await shot(page, 'trust-2-blank-cell');
 
   // every row is in the evaluations table with its state
@@ -155,7 +160,7 @@ test('the lab walk in the browser: a wrong header, a blank cell, a correction, t
     .getByText(new RegExp(`${b.id} corrected: .*\\(partial\\) → conductivity`))
     .waitFor();
   await eventually(async () => ((await row.getAttribute('data-status')) === 'measured' ? true : undefined), 10_000, 'the corrected row');
-  await corrections.scrollIntoViewIfNeeded();
+  await into(page, 'corrections');
   await shot(page, 'trust-3-corrected');
 
   // the hypervolume says what it measures: the reference point, its unit, why it can fall
@@ -165,7 +170,7 @@ test('the lab walk in the browser: a wrong header, a blank cell, a correction, t
   assert.match(words, /What the hypervolume measures \(in mS\/cm × mPa·s\)/);
   assert.match(words, /conductivity 0 mS\/cm \(given; only values above it count\), viscosity 20 mPa·s \(given; only values below it count\)/);
   assert.match(words, /can fall between rounds/);
-  await explained.scrollIntoViewIfNeeded();
+  await into(page, 'hypervolume-explained');
   await shot(page, 'trust-4-hypervolume-explained');
   assert.deepEqual(await problems(page), []);
   assert.deepEqual(failures, []);
@@ -213,7 +218,7 @@ test('an abandoned batch in the browser: late results are refused naming every r
   for (const c of first)
     assert.ok(said.includes(`${c.id} (line `) && said.includes('is stored as abandoned: no result within optimizer.batch_deadline_hours'), said);
   assert.match(said, /the campaign page's Corrections, under the evaluations table/);
-  await refusal.scrollIntoViewIfNeeded();
+  await into(page, 'worklist-error');
   await shot(page, 'trust-6-abandoned-batch');
 
   // abandoned has its own label and count
@@ -247,7 +252,7 @@ test('an abandoned batch in the browser: late results are refused naming every r
   const results = await call('GET', `/v1/campaigns/${id}/results`);
   assert.equal(results.evaluations.find((r: { id: string }) => r.id === first[0].id).status, 'measured');
   assert.ok(results.failed_evaluations.filter((r: { iteration: number }) => r.iteration === 1).every((r: { status: string }) => r.status === 'abandoned'));
-  await corrections.scrollIntoViewIfNeeded();
+  await into(page, 'corrections');
   await shot(page, 'trust-7-abandoned-corrected');
   await call('POST', `/v1/campaigns/${id}/stop`);
   await context.close();
