@@ -51,7 +51,7 @@ test('auto passes over a software adapter for wasm, and takes a hardware one (pr
   }
 });
 
-test("the compute scale is measured against wasm on the same machine: a power of two, 1 on a software adapter", async () => {
+test('the compute scale is measured against wasm on the same machine: a power of two, 1 on a software adapter', async () => {
   const scale = await computeScale(webgpu);
   assert.ok([1, 2, 4, 8, 16].includes(scale), String(scale));
   if (webgpu.device!.software) assert.equal(scale, 1);

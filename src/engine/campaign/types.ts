@@ -120,7 +120,10 @@ export interface CampaignState {
 export interface IterationSummary {
   iteration: number;
   evaluated: number;
+  /** evaluations of the iteration that have no value (abandoned ones apart) */
   failed: number;
+  /** candidates of the iteration given up without a measurement */
+  abandoned: number;
   /** evaluations of the iteration that succeeded but break an outcome constraint */
   infeasible: number;
   hypervolume: number;
