@@ -1,5 +1,6 @@
 import type { ReferenceDistance } from './engine/campaign/reference-distance.js';
 import type { ResultRow } from './engine/campaign/result-row.js';
+import type { FailedRow } from './engine/campaign/result-status.js';
 import type { ErrorBody } from './errors.js';
 
 /**
@@ -55,7 +56,8 @@ export interface IterationSummary {
    */
   evaluations?: ResultRow[];
   left_pareto_front?: string[];
-  failed_evaluations?: { id: string; iteration: number; parameters: ResultRow['parameters']; error: string }[];
+  /** the new candidates without a value: failed, or abandoned (`status` says which) */
+  failed_evaluations?: FailedRow[];
 }
 
 export interface JobTiming {

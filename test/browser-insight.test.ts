@@ -161,7 +161,8 @@ for (const [width, height] of VIEWPORTS) {
     assert.ok(written('pareto-plot').includes('flux (L/m²h)'), `x axis named: ${written('pareto-plot').join(' | ')}`);
     assert.ok(written('pareto-plot').includes('salt_rejection (%)'));
     assert.ok(written('pareto-plot-2').includes('cost (USD/m²)'));
-    assert.ok(written('convergence-plot').includes('hypervolume'));
+    // the hypervolume's unit is the product of the objectives' units
+    assert.ok(written('convergence-plot').includes('hypervolume (L/m²h × % × USD/m²)'), written('convergence-plot').join(' | '));
     for (const plot of plotIds) {
       const drawnHere = texts.filter((t) => t.plot === plot);
       const label = drawnHere.filter((t) => t.rotated).at(-1)!;
@@ -182,8 +183,8 @@ for (const [width, height] of VIEWPORTS) {
       /^iteration \d+ · \S+ · (Pareto front|dominated|infeasible) · flux [\d.e-]+ L\/m²h · salt_rejection [\d.e-]+ % · recipe: x1 [\d.]+ wt%, x2 [\d.]+ mm, x3 [\d.]+$/,
     );
     assert.match(read, /iteration \d+/);
-    const convergenceRead = await hoverUntilRead(page, 'convergence-plot', /^iteration \d+: hypervolume \S+$/);
-    assert.match(convergenceRead, /hypervolume [\d.e+-]+$/);
+    const convergenceRead = await hoverUntilRead(page, 'convergence-plot', /^iteration \d+: hypervolume \S+ L\/m²h × % × USD\/m²$/);
+    assert.match(convergenceRead, /hypervolume [\d.e+-]+ L\/m²h × % × USD\/m²$/);
 
     // counted beside the plots; failed ones listed with their errors
     const counts = page.getByTestId('evaluation-counts');
@@ -205,6 +206,7 @@ for (const [width, height] of VIEWPORTS) {
     assert.deepEqual(headings, [
       'iteration',
       'id',
+      'state',
       'Pareto',
       'Feasible',
       'x1 (wt%)',

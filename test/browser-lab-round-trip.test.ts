@@ -97,7 +97,7 @@ test('a lab round trip in the dashboard alone: download for Excel, fill, upload,
     .split('\r\n')
     .filter((l) => l !== '');
   const header = lines[0].split('\t');
-  assert.deepEqual(header, ['id', 'iteration', ...NAMES, 'f1', 'f2', 'status', 'reason']);
+  assert.deepEqual(header, ['id', 'iteration', ...NAMES.map((n) => `${n} (mol/L)`), 'f1 (MPa)', 'f2 (%)', 'status', 'reason', 'note']);
   assert.equal(lines.length, 7);
 
   // 2. fill it as a spreadsheet would: every row measured, one f1 with its decimal point misplaced
@@ -109,8 +109,8 @@ test('a lab round trip in the dashboard alone: download for Excel, fill, upload,
     const cells = line.split('\t');
     const c = first.find((x) => x.id === cells[0])!;
     const v = measure(c.parameters);
-    cells[header.indexOf('f1')] = String(c === typo ? typed : v.f1);
-    cells[header.indexOf('f2')] = String(v.f2);
+    cells[header.indexOf('f1 (MPa)')] = String(c === typo ? typed : v.f1);
+    cells[header.indexOf('f2 (%)')] = String(v.f2);
     filled.push(cells.join('\t'));
   }
 
@@ -128,7 +128,7 @@ test('a lab round trip in the dashboard alone: download for Excel, fill, upload,
   const scroll = page.getByTestId('evaluations-scroll');
   await scroll.locator('td', { hasText: typo.id }).first().waitFor();
   const headings = await scroll.locator('thead th').count();
-  assert.equal(headings, 3 + NAMES.length + 2, 'iteration, id, Pareto, the parameters and the objectives');
+  assert.equal(headings, 4 + NAMES.length + 2, 'iteration, id, state, Pareto, the parameters and the objectives');
   assert.equal((await page.getByTestId('column-chooser').locator('summary').innerText()).trim(), `Columns (${headings} of ${headings} shown)`);
   const widths = await scroll.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
   assert.ok(widths.scroll > widths.client, `ten parameters are wider than the window: ${widths.scroll} > ${widths.client} px`);

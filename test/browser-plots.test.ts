@@ -252,7 +252,7 @@ test('outcome constraints: infeasible evaluations drawn apart and counted, an ob
   const headings = await table.locator('thead th').allInnerTexts();
   assert.deepEqual(
     headings.map((h) => h.trim()),
-    ['iteration', 'id', 'Pareto', 'Feasible', 'x1', 'x2', 'cost', 'loss', 'purity (%)'],
+    ['iteration', 'id', 'state', 'Pareto', 'Feasible', 'x1', 'x2', 'cost', 'loss', 'purity (%)'],
   );
   assert.equal(await table.locator('tbody tr.infeasible').count(), infeasible.length);
   await page.screenshot({ path: `${ARTIFACTS}/outcome-constraints.png`, fullPage: true });

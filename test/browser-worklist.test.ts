@@ -58,9 +58,9 @@ test('the initial design shows as a worklist that downloads, comes back filled a
     await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id'))),
     first.map((c) => c.id),
   );
-  // values written out to 5 significant digits, never in exponent notation
+  // values written out to 5 significant digits of the range [0, 1], never in exponent notation
   const shown = await table.locator('tbody tr').first().locator('td').allInnerTexts();
-  assert.equal(Number(shown[1]), Number(first[0].parameters.x2.toPrecision(5)));
+  assert.equal(Number(shown[1]), Number(first[0].parameters.x2.toFixed(4)));
   assert.doesNotMatch(shown.join(' '), /e-/);
   await page.screenshot({ path: `${ARTIFACTS}/worklist-initial-design.png`, fullPage: true });
 
@@ -73,15 +73,15 @@ test('the initial design shows as a worklist that downloads, comes back filled a
     .split(/\r?\n/)
     .filter((l) => l !== '');
   const header = lines[0].split(',');
-  assert.deepEqual(header.slice(0, 4), ['id', 'iteration', 'x2', 'x1']);
+  assert.deepEqual(header.slice(0, 4), ['id', 'iteration', 'x2 (g)', 'x1 (mol/L)'], 'headed as the screen heads them');
   const filled = [lines[0]];
   for (const [i, line] of lines.slice(1).entries()) {
     const cells = line.split(',');
     const c = first.find((x) => x.id === cells[0])!;
     const v = zdt1(c.parameters.x1, c.parameters.x2);
     if (i < 2) {
-      cells[header.indexOf('f1')] = String(v.f1);
-      cells[header.indexOf('f2')] = String(v.f2);
+      cells[header.indexOf('f1 (MPa)')] = String(v.f1);
+      cells[header.indexOf('f2 (%)')] = String(v.f2);
     } else if (i === 2) {
       cells[header.indexOf('status')] = 'failed';
       cells[header.indexOf('reason')] = 'sample cracked';
@@ -135,7 +135,9 @@ test('the initial design shows as a worklist that downloads, comes back filled a
   const evaluations = page.getByTestId('evaluations');
   await evaluations.locator('td', { hasText: first[0].id }).first().waitFor();
   const headings = (await evaluations.locator('thead th').allInnerTexts()).map((h) => h.trim());
-  assert.deepEqual(headings, ['iteration', 'id', 'Pareto', 'x2 (g)', 'x1 (mol/L)', 'f1 (MPa)', 'f2 (%)']);
+  assert.deepEqual(headings, ['iteration', 'id', 'state', 'Pareto', 'x2 (g)', 'x1 (mol/L)', 'f1 (MPa)', 'f2 (%)']);
+  // every stored row is listed with its state, the failed one too
+  assert.equal(await evaluations.locator(`tr[data-id="${first[2].id}"] td.state`).innerText(), 'failed: sample cracked');
   assert.equal((await page.getByTestId('column-chooser').locator('summary').innerText()).trim(), `Columns (${headings.length} of ${headings.length} shown)`);
   // the header counts the front the page draws
   const front = ((await call('GET', `/v1/campaigns/${id}/results`)).evaluations as { is_pareto: boolean }[]).filter((r) => r.is_pareto).length;

@@ -241,3 +241,28 @@ test('a fit with a known noise holds it fixed', () => {
   const free = fitHyperparameters(X, y, n, 1, { seed: 1 }).hyperparameters;
   assert.ok(Math.abs(free.noise - 0.02) > 1e-6, 'a free fit estimates its own');
 });
+
+test("a noisy campaign's results list its partial measurements too, with their state and no prediction", () => {
+  const mdl = handMdl();
+  const state = handState(mdl);
+  state.evaluations.push({ id: 'P', iteration: 0, parameters: { x: 0.3 }, objectives: { f1: 0.2 } });
+  const results = campaignResults(mdl, state);
+  assert.equal(results.noisy, true);
+  assert.deepEqual(
+    results.evaluations.map((r) => [r.id, r.status]),
+    [
+      ['A', 'measured'],
+      ['B1', 'measured'],
+      ['B2', 'measured'],
+      ['D', 'measured'],
+      ['P', 'partial'],
+    ],
+  );
+  const partial = results.evaluations.find((r) => r.id === 'P')!;
+  assert.deepEqual([partial.objectives, partial.is_pareto, partial.feasible, partial.predicted], [{ f1: 0.2 }, false, false, undefined]);
+  assert.deepEqual(
+    results.pareto_front.map((r) => r.id),
+    ['A', 'B1'],
+    'the front is the same without the partial row',
+  );
+});

@@ -78,7 +78,7 @@ test('a partial measurement keeps what was measured and is no failure', async ()
 
 test('abandoned candidates are no failures: they neither feed the failure model nor fail an iteration', async () => {
   const mdl = labMdl();
-  const state = await firstBatch(mdl, (id) => ({ id, error: 'abandoned: furnace down', abandoned: true }));
+  const state = await firstBatch(mdl, (id) => ({ id, error: 'furnace down', abandoned: true }));
   assert.equal(state.iteration, 1, 'the batch is complete once every candidate has a result');
   assert.equal(state.status, 'running', 'max_failed_iterations 1 would fail a wholly failed iteration; an abandoned one is not');
   assert.ok(state.evaluations.every((e) => e.abandoned === true && e.objectives === null));
@@ -95,7 +95,7 @@ test('a campaign with partial and abandoned results proposes its next batch', as
   const state = await firstBatch(mdl, (id) => {
     k += 1;
     if (k === 1) return { id, objectives: { f1: 0.3, f2: Number.NaN } };
-    if (k === 2) return { id, error: 'abandoned: never measured', abandoned: true };
+    if (k === 2) return { id, error: 'never measured', abandoned: true };
     return { id, objectives: { f1: 0.25 * k, f2: 1 - 0.25 * k } };
   });
   const next = await step(mdl, state);

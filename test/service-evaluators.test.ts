@@ -158,11 +158,11 @@ describe('external (ask/tell) evaluation', () => {
     const posted = new Map<string, { f1: number; f2: number }>();
     const partial = await api('POST', path, { evaluations: [{ id: c0.id, objectives: v0 }] });
     assert.equal(partial.status, 200, partial.text);
-    assert.deepEqual(partial.json.data, { accepted: 1, duplicates: 0, awaiting: 3 });
+    assert.deepEqual(partial.json.data, { accepted: 1, duplicates: 0, awaiting: 3, partial: [] });
     posted.set(c0.id, v0);
     const repost = await api('POST', path, { evaluations: [{ id: c0.id, objectives: { f2: v0.f2, f1: v0.f1 } }] });
     assert.equal(repost.status, 200, repost.text);
-    assert.deepEqual(repost.json.data, { accepted: 0, duplicates: 1, awaiting: 3 });
+    assert.deepEqual(repost.json.data, { accepted: 0, duplicates: 1, awaiting: 3, partial: [] });
     const changed = await api('POST', path, { evaluations: [{ id: c0.id, objectives: { f1: v0.f1, f2: v0.f2 + 1 } }] });
     assert.equal(changed.status, 409, changed.text);
     assert.equal(changed.json.error.code, 'INVALID_STATE');
@@ -189,7 +189,7 @@ describe('external (ask/tell) evaluation', () => {
     const pythonText = JSON.stringify({ evaluations: rest }).replace('"INF"', '1e400').replace('"NAN"', 'NaN');
     const restRes = await api('POST', path, pythonText);
     assert.equal(restRes.status, 200, restRes.text);
-    assert.deepEqual(restRes.json.data, { accepted: 3, duplicates: 0, awaiting: 0 });
+    assert.deepEqual(restRes.json.data, { accepted: 3, duplicates: 0, awaiting: 0, partial: [] }, 'a candidate with no finite value is failed, not partial');
     const nonFiniteError = "objective 'f1' is Infinity, not a finite number; objective 'f2' is NaN, not a finite number";
 
     // play the lab until the campaign completes
@@ -211,7 +211,7 @@ describe('external (ask/tell) evaluation', () => {
           // a result posted for an earlier, already stored iteration is still a harmless duplicate
           const again = await api('POST', path, { evaluations: [{ id: c0.id, objectives: v0 }] });
           assert.equal(again.status, 200, again.text);
-          assert.deepEqual(again.json.data, { accepted: 0, duplicates: 1, awaiting: batch.length });
+          assert.deepEqual(again.json.data, { accepted: 0, duplicates: 1, awaiting: batch.length, partial: [] });
           const crackedAgain = await api('POST', path, { evaluations: [{ id: cracked, error: 'sample cracked' }] });
           assert.equal(crackedAgain.status, 200, crackedAgain.text);
           assert.equal(crackedAgain.json.data.duplicates, 1);

@@ -70,7 +70,7 @@ describe('results entered by people', () => {
     ].join('\r\n');
     const firstUpload = await api('POST', path, worklist, csvHeaders);
     assert.equal(firstUpload.status, 200, firstUpload.text);
-    assert.deepEqual(firstUpload.json.data, { accepted: 2, duplicates: 0, awaiting: 2 });
+    assert.deepEqual(firstUpload.json.data, { accepted: 2, duplicates: 0, awaiting: 2, partial: [{ id: b.id, missing: ['f2'] }] }, 'the blank cell is named');
     assert.deepEqual(
       ((await api('GET', `/v1/campaigns/${id}/candidates`)).json.data as Candidate[]).map((x) => x.id),
       [c.id, d.id],
@@ -85,7 +85,7 @@ describe('results entered by people', () => {
     );
     const second = await api('POST', path, form);
     assert.equal(second.status, 200, second.text);
-    assert.deepEqual(second.json.data, { accepted: 2, duplicates: 0, awaiting: 0 });
+    assert.deepEqual(second.json.data, { accepted: 2, duplicates: 0, awaiting: 0, partial: [] });
     // the same upload again is harmless
     const again = (await api('POST', path, worklist, csvHeaders)).json.data;
     assert.deepEqual([again.accepted, again.duplicates], [0, 2]);
@@ -112,14 +112,16 @@ describe('results entered by people', () => {
       'the partial measurement is stored with what was measured, off the front',
     );
     assert.deepEqual(
-      r.failed_evaluations.map((e: { id: string; error: string; abandoned?: boolean }) => [e.id, e.error, e.abandoned ?? false]),
+      r.failed_evaluations.map((e: { id: string; error: string; status: string; abandoned?: boolean }) => [e.id, e.status, e.error, e.abandoned ?? false]),
       [
-        [c.id, 'sample cracked', false],
-        [d.id, 'abandoned: furnace down', true],
+        [c.id, 'failed', 'sample cracked', false],
+        [d.id, 'abandoned', 'furnace down', true],
       ],
+      'the reason as given, the state in its own member',
     );
     const csv = await api('GET', `/v1/campaigns/${id}/results?format=csv`);
-    assert.match(csv.text, new RegExp(`${b.id},1,false,[^\\n]*,${vb.f1},\\n`), 'the unmeasured cell is empty in the export');
+    assert.match(csv.text, new RegExp(`${b.id},1,false,[^\\n]*,${vb.f1},,partial,\\n`), 'the unmeasured cell is empty in the export, the row partial');
+    assert.match(csv.text, new RegExp(`${d.id},1,false,[^\\n]*,,,abandoned,furnace down\\n`), 'an abandoned row is listed with its reason');
   });
 
   test('JSON entries: null is not measured, status failed and abandoned, and what is refused', async () => {
@@ -146,7 +148,7 @@ describe('results entered by people', () => {
       ],
     });
     assert.equal(ok.status, 200, ok.text);
-    assert.deepEqual(ok.json.data, { accepted: 3, duplicates: 0, awaiting: 1 });
+    assert.deepEqual(ok.json.data, { accepted: 3, duplicates: 0, awaiting: 1, partial: [{ id: a.id, missing: ['f2'] }] });
   });
 
   test('a posted value is corrected: the history keeps the old value, results and the next iterations use the new one', async () => {
@@ -320,8 +322,9 @@ describe('warm starts from a lab notebook', () => {
       [['S-03', 0, 'crucible cracked']],
     );
     const csv = await api('GET', `/v1/campaigns/${id}/results?format=csv`);
-    assert.equal(csv.text.split('\n')[0], 'id,iteration,is_pareto,x1,x2,f1,f2,external_id');
-    assert.match(csv.text, /,S-01\n/);
+    assert.equal(csv.text.split('\n')[0], 'id,iteration,is_pareto,x1,x2,f1,f2,external_id,status,reason');
+    assert.match(csv.text, /,S-01,measured,\n/);
+    assert.match(csv.text, /,S-03,failed,crucible cracked\n/, 'the failed row is in the CSV too, with its state and reason');
     const exported = (await api('GET', `/v1/campaigns/${id}/export`)).json;
     assert.deepEqual(
       exported.evaluations.map((e: { external_id: string; status: string }) => [e.external_id, e.status]),
@@ -368,9 +371,9 @@ describe('off-plan experiments', () => {
     const offPlan = { x1: 0.02, x2: 0.0 };
     const posted = await api('POST', path, { evaluations: [{ parameters: offPlan, objectives: zdt1(offPlan.x1, offPlan.x2) }] });
     assert.equal(posted.status, 200, posted.text);
-    assert.deepEqual(posted.json.data, { accepted: 1, duplicates: 0, awaiting: 4 }, 'the batch still waits for its own candidates');
+    assert.deepEqual(posted.json.data, { accepted: 1, duplicates: 0, awaiting: 4, partial: [] }, 'the batch still waits for its own candidates');
     const again = await api('POST', path, { evaluations: [{ parameters: offPlan, objectives: zdt1(offPlan.x1, offPlan.x2) }] });
-    assert.deepEqual(again.json.data, { accepted: 0, duplicates: 1, awaiting: 4 }, 'the same experiment again is a duplicate');
+    assert.deepEqual(again.json.data, { accepted: 0, duplicates: 1, awaiting: 4, partial: [] }, 'the same experiment again is a duplicate');
     // a second one in a CSV row without id, beside the batch's results
     const rows = ['id,x1,x2,f1,f2', ',0.7,0.1,' + Object.values(zdt1(0.7, 0.1)).join(',')];
     for (const c of first) rows.push(`${c.id},${c.parameters.x1},${c.parameters.x2},` + Object.values(zdt1(c.parameters.x1, c.parameters.x2)).join(','));
@@ -439,42 +442,42 @@ describe('the worklist', () => {
       .replace(/^\uFEFF/, '')
       .trimEnd()
       .split('\r\n');
-    assert.equal(lines[0], 'id,iteration,x1,x2,f1,f2,status,reason');
+    assert.equal(lines[0], 'id,iteration,x1,x2,f1,f2,status,reason,note');
     assert.deepEqual(
       lines.slice(1).map((l) => l.split(',')[0]),
       first.map((c) => c.id),
     );
-    assert.deepEqual(lines[1].split(',').slice(1), ['1', String(first[0].parameters.x1), String(first[0].parameters.x2), '', '', '', '']);
+    // parameters as a lab sets them: 5 significant digits of the range [0, 1], no float noise
+    const written = (x: number) => (Math.abs(x) <= 0.00005 ? '0' : Math.abs(x - 1) <= 0.00005 ? '1' : String(Number(x.toFixed(4))));
+    assert.deepEqual(lines[1].split(',').slice(1), ['1', written(first[0].parameters.x1), written(first[0].parameters.x2), '', '', '', '', '']);
 
     // fill two rows, fail a third, leave the fourth: post the file back as it is
-    const [a, b, c] = first;
-    const filled = download.text
-      .replace(
-        `${a.id},1,${a.parameters.x1},${a.parameters.x2},,,,`,
-        `${a.id},1,${a.parameters.x1},${a.parameters.x2},${Object.values(zdt1(a.parameters.x1, a.parameters.x2)).join(',')},,`,
-      )
-      .replace(
-        `${b.id},1,${b.parameters.x1},${b.parameters.x2},,,,`,
-        `${b.id},1,${b.parameters.x1},${b.parameters.x2},${zdt1(b.parameters.x1, b.parameters.x2).f1},,,`,
-      )
-      .replace(`${c.id},1,${c.parameters.x1},${c.parameters.x2},,,,`, `${c.id},1,${c.parameters.x1},${c.parameters.x2},,,failed,=cmd()`);
+    const [a, b] = first;
+    const fill = (line: string, cells: string[]) => [...line.split(',').slice(0, 4), ...cells].join(',');
+    const filled = [
+      lines[0],
+      fill(lines[1], [...Object.values(zdt1(a.parameters.x1, a.parameters.x2)).map(String), '', '', '']),
+      fill(lines[2], [String(zdt1(b.parameters.x1, b.parameters.x2).f1), '', '', '', '']),
+      fill(lines[3], ['', '', 'failed', '=cmd()', '']),
+      lines[4],
+    ].join('\r\n');
     const posted = await api('POST', `/v1/campaigns/${id}/evaluations`, filled, csvHeaders);
     assert.equal(posted.status, 200, posted.text);
-    assert.deepEqual(posted.json.data, { accepted: 3, duplicates: 0, awaiting: 1 });
+    assert.deepEqual(posted.json.data, { accepted: 3, duplicates: 0, awaiting: 1, partial: [{ id: b.id, missing: ['f2'] }] });
 
     const again = (await api('GET', `/v1/campaigns/${id}/worklist`)).text
       .replace(/^\uFEFF/, '')
       .trimEnd()
       .split('\r\n');
     const va = zdt1(a.parameters.x1, a.parameters.x2);
-    assert.deepEqual(again[1].split(',').slice(4), [String(va.f1), String(va.f2), 'measured', '']);
+    assert.deepEqual(again[1].split(',').slice(4), [String(va.f1), String(va.f2), 'measured', '', '']);
     assert.deepEqual(again[2].split(',').slice(4, 7), [String(zdt1(b.parameters.x1, b.parameters.x2).f1), '', 'measured']);
-    assert.deepEqual(again[3].split(',').slice(4), ['', '', 'failed', `"'=cmd()"`], 'a formula-like reason is escaped');
+    assert.deepEqual(again[3].split(',').slice(4), ['', '', 'failed', `"'=cmd()"`, ''], 'a formula-like reason is escaped');
     // and the downloaded file posts back unchanged: the escape is read off again
     const repost = await api('POST', `/v1/campaigns/${id}/evaluations`, again.join('\r\n'), csvHeaders);
     assert.equal(repost.status, 200, repost.text);
-    assert.deepEqual(repost.json.data, { accepted: 0, duplicates: 3, awaiting: 1 });
-    assert.deepEqual(again[4].split(',').slice(4), ['', '', '', '']);
+    assert.deepEqual(repost.json.data, { accepted: 0, duplicates: 3, awaiting: 1, partial: [] });
+    assert.deepEqual(again[4].split(',').slice(4), ['', '', '', '', '']);
     await api('POST', `/v1/campaigns/${id}/stop`);
   });
 });

@@ -89,7 +89,7 @@ test('fifty waiting external campaigns leave the single worker slot to a builtin
   // a partial batch only updates the count; the whole batch queues the job again
   const firstBatches = await Promise.all(external.map((e) => candidates(e.id)));
   assert.ok(firstBatches.every((b) => b.length === 4));
-  assert.deepEqual(await tell(external[0].id, firstBatches[0].slice(0, 1)), { accepted: 1, duplicates: 0, awaiting: 3 });
+  assert.deepEqual(await tell(external[0].id, firstBatches[0].slice(0, 1)), { accepted: 1, duplicates: 0, awaiting: 3, partial: [] });
   assert.equal((await job(external[0].jobId)).pending_results, 3);
   assert.equal((await job(external[0].jobId)).status, 'waiting');
 

@@ -4,6 +4,9 @@ import { readFileSync } from 'node:fs';
 import ts from 'typescript';
 import type * as Format from '../web/src/format.js';
 import type * as WorklistFile from '../web/src/worklist-file.js';
+import { escapeFormula, unescapeFormula } from '../src/engine/campaign/formula-escape.js';
+import { mdlSchema } from '../src/engine/mdl/schema.js';
+import { parameterText } from '../src/service/worklist.js';
 
 /**
  * How the dashboard writes parameter values for a lab: hand-checked strings. The dashboard's
@@ -71,4 +74,61 @@ test('the ETA of a job: none before the first iteration ends (no "ETA 0.0 s"), t
   assert.equal(etaText({ avg_iteration_seconds: 2, estimated_remaining_seconds: 0 }), 'ETA 0.0 s');
   assert.equal(duration(7384), '2 h 3 min');
   assert.equal(duration(undefined), '—');
+});
+
+test("the worklist file and the dashboard write a parameter alike: the grid's decimals, 5 significant digits of the range, a bound as the bound", () => {
+  const mdl = mdlSchema.parse({
+    parameters: [
+      { name: 'ratio', type: 'continuous', bounds: [0, 1] },
+      { name: 'salt', type: 'continuous', bounds: [0.5, 2], step: 0.05 },
+      { name: 'offset', type: 'continuous', bounds: [0.05, 1], step: 0.1 },
+      { name: 'dose', type: 'continuous', bounds: [1e-6, 1e-2], scale: 'log' },
+      { name: 'sieve', type: 'continuous', bounds: [0.25, 2], values: [0.25, 0.5, 1, 2] },
+      { name: 'temperature', type: 'integer', bounds: [20, 600], step: 5 },
+      { name: 'pressure', type: 'continuous', bounds: [1000, 1001] },
+      { name: 'fixed', type: 'continuous', bounds: [0.3, 0.3] },
+      { name: 'solvent', type: 'categorical', values: ['EC', '-DMC'] },
+    ],
+    objectives: [{ name: 'f', direction: 'minimize' }],
+    optimizer: { method: 'cma-es', budget: 10 },
+  });
+  const values = [
+    0.3999999999999716, 5.5784238574612535e-8, 0.999996, 0.0123456, 0.5, 0.55, 0.15, 0.95, 1.0000001e-6, 3.456789e-4, 0.3, 1000.12345, 1, 2, 0.45,
+  ];
+  const shape = (p: (typeof mdl.parameters)[number]) => ({ ...p, bounds: 'bounds' in p ? p.bounds : undefined });
+  for (const p of mdl.parameters) {
+    const sample = p.type === 'categorical' ? p.values : p.type === 'integer' ? [20, 23, 598.7] : values.filter((v) => v >= p.bounds[0] && v <= p.bounds[1]);
+    for (const v of sample) assert.equal(formatParameter(v, shape(p)), parameterText(v, p), `${p.name} ${v}`);
+  }
+  const [ratio, salt, offset, dose, sieve] = mdl.parameters.map(shape);
+  assert.deepEqual(
+    [0.3999999999999716, 5.5784238574612535e-8, 0.999996, 0.0123456].map((v) => formatParameter(v, ratio)),
+    ['0.4', '0', '1', '0.0123'],
+  );
+  assert.equal(formatParameter(0.5, salt), '0.50', "a stepped value keeps its step's decimals");
+  assert.equal(formatParameter(0.15, offset), '0.15', 'a grid counted from its lower bound');
+  assert.deepEqual(
+    [1.0000001e-6, 3.456789e-4].map((v) => formatParameter(v, dose)),
+    ['0.000001', '0.00034568'],
+  );
+  assert.equal(formatParameter(0.5000000001, sieve), '0.5', 'a listed value as the MDL lists it');
+});
+
+test('a worklist cell reads back as it was before the formula escape, in the dashboard as on the server', async () => {
+  const fileSource = ts.transpileModule(readFileSync(new URL('../../web/src/worklist-file.ts', import.meta.url), 'utf8'), {
+    compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
+  const { unescapeCell, columnName } = (await import(`data:text/javascript;base64,${Buffer.from(fileSource).toString('base64')}`)) as typeof WorklistFile;
+  const texts = ['=1+1', ' =1+1', '\uFF1D1+1', '\uFF0B1', '-2', '@x', '\tleading tab', '\rreturn', "'quoted", "''twice", 'plain', ' space', "it's", ''];
+  for (const text of texts) {
+    const escaped = escapeFormula(text);
+    assert.equal(unescapeFormula(escaped), text, JSON.stringify(text));
+    assert.equal(unescapeCell(escaped), text, JSON.stringify(text));
+  }
+  assert.deepEqual(
+    texts.map((t) => escapeFormula(t) !== t),
+    [true, true, true, true, true, true, true, true, true, true, false, false, false, false],
+  );
+  assert.equal(columnName('conductivity (mS/cm)'), 'conductivity');
+  assert.equal(columnName('status'), 'status');
 });

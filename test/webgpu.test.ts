@@ -6,6 +6,7 @@ import { Surrogate } from '../src/engine/gp/surrogate.js';
 import { Random } from '../src/engine/random.js';
 import { initTensorBackendInfo, probeTensorBackend, tf } from '../src/engine/tensor/backend.js';
 import { hostMatMul } from '../src/engine/tensor/host-matmul.js';
+import { computeScale } from '../src/jobs/compute-scale.js';
 import { maxAbsDifference, sinusoids, uniformPoints } from './support/gp-fixtures.js';
 
 /**
@@ -48,6 +49,13 @@ test('auto passes over a software adapter for wasm, and takes a hardware one (pr
     assert.equal(auto.name, 'webgpu');
     assert.equal(auto.device?.software, false);
   }
+});
+
+test('the compute scale is measured against wasm on the same machine: a power of two, 1 on a software adapter', async () => {
+  const scale = await computeScale(webgpu);
+  assert.ok([1, 2, 4, 8, 16].includes(scale), String(scale));
+  if (webgpu.device!.software) assert.equal(scale, 1);
+  assert.equal(tf.getBackend(), 'webgpu', 'the measure leaves the thread on its backend');
 });
 
 test('the linear algebra beside webgpu runs on the CPU kernel: exactly the wasm product', async () => {

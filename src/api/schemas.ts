@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { POSTED_STATUSES, RESULT_STATUSES } from '../engine/campaign/result-status.js';
 import { mdlSchema } from '../engine/mdl/schema.js';
 import { exportDocumentSchema } from '../service/export-schema.js';
 
@@ -131,9 +132,9 @@ const objectiveValues = z.record(z.string(), z.unknown());
 
 const resultMembers = {
   status: z
-    .enum(['measured', 'failed', 'abandoned'])
+    .enum(POSTED_STATUSES)
     .optional()
-    .describe('measured (the default when objectives are given), failed (with a reason), or abandoned: never measured'),
+    .describe('measured (the default when objectives are given; partial when some values are null), failed (with a reason), or abandoned: never measured'),
   objectives: objectiveValues.optional().describe('objective name → measured value; null (or NaN) where it was not measured'),
   outcomes: objectiveValues.optional().describe('outcome name → measured value, for campaigns that declare outcomes; null where not measured'),
   error: z
@@ -168,8 +169,13 @@ export const correctResultBody = z.strictObject({
   comment: z.string().min(1).max(2000).optional().describe('why the value is corrected, kept with the correction'),
 });
 
+/** A result's state, the same word everywhere: measured, partial (some values not measured), failed, abandoned (never measured). */
+export const resultStatusSchema = z
+  .enum(RESULT_STATUSES)
+  .describe('measured (every objective and outcome), partial (some not measured), failed (no value), abandoned (never measured; no failure)');
+
 const resultValuesSchema = z.object({
-  status: z.enum(['measured', 'failed', 'abandoned']),
+  status: resultStatusSchema,
   objectives: z.record(z.string(), z.number()).nullable(),
   outcomes: z.record(z.string(), z.number()).nullable(),
   error: z.string().nullable(),
@@ -280,6 +286,7 @@ const resultRow = z.object({
   objectives: z.record(z.string(), z.number()),
   outcomes: z.record(z.string(), z.number()).optional().describe('measured outcomes, when the campaign declares any'),
   iteration: z.int(),
+  status: resultStatusSchema.extract(['measured', 'partial']).describe('measured, or partial: the values not measured are absent'),
   feasible: z.boolean().describe('meets every outcome constraint (always true for a campaign without them)'),
   is_pareto: z.boolean().describe("on the Pareto front of the feasible evaluations (in a noisy campaign: its design is on the model's front)"),
   predicted: z
@@ -298,6 +305,8 @@ const resultRow = z.object({
     .describe(
       'how many measurements the design has (noisy campaigns: every row, and on a pareto_front row the objectives are their mean; noiseless ones: a pareto_front row measured more than once with the same values)',
     ),
+  external_id: z.string().optional().describe("a warm-start row's own sample id"),
+  off_plan: z.literal(true).optional().describe('an experiment Kiln did not propose, told with its own parameters'),
 });
 const sha256 = z.string().describe('sha-256, hex, of a canonical JSON serialization (keys sorted, no spaces)');
 const tensorDeviceSchema = z
@@ -353,9 +362,21 @@ export const resultsSchema = z.object({
     .optional()
     .describe('the strategy that proposes after the initial design (global, trust-region, nsga2, random, lhs) and why; null before the first step'),
   failed_evaluations: z
-    .array(z.object({ id: z.string(), iteration: z.int(), parameters: parameterValues, error: z.string() }))
+    .array(
+      z.object({
+        id: z.string(),
+        iteration: z.int(),
+        parameters: parameterValues,
+        status: resultStatusSchema.extract(['failed', 'abandoned']),
+        error: z.string().describe('why: the failure, or the reason the candidate was abandoned'),
+        abandoned: z.literal(true).optional().describe('never measured; the same as status abandoned'),
+        external_id: z.string().optional(),
+      }),
+    )
     .optional()
-    .describe('candidates the evaluator could not score; they count against the budget'),
+    .describe(
+      'candidates without a value: failed (the evaluator or the lab could not score them) or abandoned (never measured); they count against the budget',
+    ),
   iterations: z
     .array(
       z.object({
@@ -412,7 +433,27 @@ export const modelReportSchema = z.object({
   message: z.string().optional().describe('why the report is empty, when it is'),
   computed_at: timestamp.nullable(),
 });
-export const candidateSchema = z.object({ id: z.string(), iteration: z.int(), parameters: parameterValues });
+export const candidateSchema = z.object({
+  id: z.string(),
+  iteration: z.int(),
+  parameters: parameterValues,
+  repeat_of: z
+    .string()
+    .optional()
+    .describe(
+      'present when the candidate repeats the parameters of a measured design: the id of its first measurement (the noise check, or optimizer.replicates)',
+    ),
+  note: z.string().optional().describe('why it is a repeat, and how to measure it (as a new sample)'),
+});
+
+export const postedResultsSchema = z.object({
+  accepted: z.int().describe('results stored'),
+  duplicates: z.int().describe('results already there, the same in every value: ignored'),
+  awaiting: z.int().describe('pending candidates still without a result'),
+  partial: z
+    .array(z.object({ id: z.string(), missing: z.array(z.string()).describe('the objectives and outcomes it has no value for') }))
+    .describe('each result stored as a partial measurement (a blank cell, a null): kept with the values it has, off the front until corrected'),
+});
 export const candidatesQuery = z.object({
   count: wholeNumber(1, 1000)
     .optional()

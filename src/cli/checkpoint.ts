@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { join } from 'node:path';
 import { campaignResults } from '../engine/campaign/results.js';
 import { resultsCsv } from '../engine/campaign/results-csv.js';
+import { failedRows } from '../engine/campaign/result-status.js';
 import { iterationReceipts, type Receipt } from '../engine/campaign/receipt.js';
 import { completedEvaluations } from '../engine/campaign/state.js';
 import type { CampaignState, ReceiptDevice } from '../engine/campaign/types.js';
@@ -38,7 +39,7 @@ export function saveRun(
   const receipts = new Map((checkpoint.receipts ?? []).map((r) => [r.iteration, r]));
   mkdirSync(out, { recursive: true });
   const results = campaignResults(mdl, state);
-  const failed = state.evaluations.filter((e) => e.objectives === null);
+  const failed = failedRows(state.evaluations);
   const json = {
     ...results,
     campaign: {
@@ -52,11 +53,11 @@ export function saveRun(
       tensor_backend: extra.tensor_backend,
       tensor_device: extra.tensor_device,
     },
-    failed_evaluations: failed.map((e) => ({ id: e.id, iteration: e.iteration, parameters: e.parameters, error: e.error })),
+    failed_evaluations: failed,
     iterations: iterationReceipts(state, (iteration) => receipts.get(iteration)),
   };
   writeAtomically(join(out, 'results.json'), JSON.stringify(json, null, 2) + '\n');
-  writeAtomically(join(out, 'results.csv'), resultsCsv(mdl, results.evaluations));
+  writeAtomically(join(out, 'results.csv'), resultsCsv(mdl, results.evaluations, failed));
   writeAtomically(join(out, CHECKPOINT), JSON.stringify(checkpoint) + '\n');
   return results;
 }

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { IterationReceipt, Receipt } from '../engine/campaign/receipt.js';
 import type { RecordedCampaign } from '../engine/campaign/replay.js';
+import { abandonedReason } from '../engine/campaign/result-status.js';
 import type { EvaluationRecord } from '../engine/campaign/types.js';
 import { parseMdl, validateMdl } from '../engine/mdl/parse.js';
 import type { Mdl } from '../engine/mdl/schema.js';
@@ -27,7 +28,9 @@ const resultsShape = z.object({
       outcomes: z.record(z.string(), z.number()).optional(),
     }),
   ),
-  failed_evaluations: z.array(z.object({ id: z.string(), iteration: z.int(), parameters, error: z.string().optional() })).default([]),
+  failed_evaluations: z
+    .array(z.object({ id: z.string(), iteration: z.int(), parameters, error: z.string().optional(), abandoned: z.boolean().optional() }))
+    .default([]),
   iterations: z.array(
     z.object({
       iteration: z.int(),
@@ -57,7 +60,13 @@ export function recordedCampaign(mdl: Mdl, json: unknown): RecordedCampaign {
       objectives: e.objectives,
       ...(e.outcomes ? { outcomes: e.outcomes } : {}),
     })),
-    ...results.failed_evaluations.map((e) => ({ id: e.id, iteration: e.iteration, parameters: e.parameters, objectives: null, error: e.error ?? 'no result' })),
+    ...results.failed_evaluations.map((e) => ({
+      id: e.id,
+      iteration: e.iteration,
+      parameters: e.parameters,
+      objectives: null,
+      ...(e.abandoned ? { error: abandonedReason(e.error ?? 'never measured'), abandoned: true as const } : { error: e.error ?? 'no result' }),
+    })),
   ];
   const iterations: IterationReceipt[] = results.iterations.map((i) => ({ ...i, receipt: i.receipt as Receipt | null }));
   return { mdl, evaluations, iterations };
@@ -122,7 +131,13 @@ function fromExportDocument(json: { kiln_export_version: unknown }, source: stri
         })),
       failed_evaluations: told
         .filter((e) => e.status === 'failed')
-        .map((e) => ({ id: e.id, iteration: e.iteration, parameters: e.parameters, error: e.error ?? 'no result' })),
+        .map((e) => ({
+          id: e.id,
+          iteration: e.iteration,
+          parameters: e.parameters,
+          error: e.error ?? 'no result',
+          ...(e.abandoned ? { abandoned: true } : {}),
+        })),
       iterations: doc.iterations.map((i) => ({
         iteration: i.iteration,
         receipt: i.receipt,

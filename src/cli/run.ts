@@ -13,6 +13,7 @@ import type { Mdl } from '../engine/mdl/schema.js';
 import { builtinEvaluators } from '../engine/problems/registry.js';
 import { describeBackend, initTensorBackendInfo, type TensorBackendInfo } from '../engine/tensor/backend.js';
 import { TENSOR_BACKEND_CHOICES, type TensorBackendChoice } from '../engine/tensor/choices.js';
+import { computeScale } from '../jobs/compute-scale.js';
 import { EnginePool, engineThreads } from '../jobs/engine-pool.js';
 import { createEvaluator } from '../evaluators/create.js';
 import { runLocalCampaign, type IterationReport } from '../jobs/local-runner.js';
@@ -168,7 +169,12 @@ export async function runCampaignFile(file: string | undefined, opts: RunOptions
       pool,
       signal: opts.signal,
       stopAfterBatch: opts.stopAfterBatch,
-      environment: { engine_version: packageVersion(), tensor_backend: backend.name, tensor_device: backend.device },
+      environment: {
+        engine_version: packageVersion(),
+        tensor_backend: backend.name,
+        tensor_device: backend.device,
+        ...(pool ? {} : { compute_scale: await computeScale(backend) }),
+      },
       onIteration: (r, s) => {
         if (s.receipt?.iteration === r.iteration) receipts.push(s.receipt);
         progress.update(r, s);

@@ -30,7 +30,7 @@ export async function abandonOverdue(trx: Transaction, job: JobRow, lease: Lease
       organization_id: job.organization_id,
       objectives: null,
       outcomes: null,
-      error: `abandoned: ${reason}`,
+      error: reason,
       abandoned: true,
       parameters: null,
     });

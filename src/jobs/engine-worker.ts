@@ -7,6 +7,7 @@ import { fitModel } from '../engine/strategies/fit.js';
 import type { FitRequest } from '../engine/strategies/types.js';
 import { initTensorBackendInfo, type TensorBackendChoice, type TensorBackendInfo } from '../engine/tensor/backend.js';
 import { packageVersion } from '../package-root.js';
+import { computeScale } from './compute-scale.js';
 
 /**
  * One unit of engine work sent to a pool thread: a whole step, or one of its three phases (plan
@@ -43,13 +44,17 @@ export default async function runStep(task: StepTask): Promise<StepTaskResult> {
   const environment = { engine_version: (version ??= packageVersion()), tensor_backend: backend.name, tensor_device: backend.device };
   switch (task.kind) {
     case 'step':
-      return { kind: 'step', result: await step(task.mdl, task.state, environment, task.options), backend };
+      return { kind: 'step', result: await step(task.mdl, task.state, { ...environment, compute_scale: await computeScale(backend) }, task.options), backend };
     case 'plan':
       return { kind: 'plan', fits: planStep(task.mdl, task.state, task.options), backend };
     case 'fit':
       return { kind: 'fit', hyperparameters: fitModel(task.request), backend };
     case 'complete':
-      return { kind: 'step', result: await completeStep(task.mdl, task.state, task.fitted, environment, task.options), backend };
+      return {
+        kind: 'step',
+        result: await completeStep(task.mdl, task.state, task.fitted, { ...environment, compute_scale: await computeScale(backend) }, task.options),
+        backend,
+      };
     case 'diagnose':
       return { kind: 'report', report: diagnoseCampaign(task.mdl, task.state), backend };
   }

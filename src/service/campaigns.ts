@@ -3,6 +3,7 @@ import { referenceDistance, type ReferenceDistance } from '../engine/campaign/re
 import { campaignResults, type CampaignResults } from '../engine/campaign/results.js';
 import { iterationReceipts, type IterationReceipt } from '../engine/campaign/receipt.js';
 import { resultsCsv } from '../engine/campaign/results-csv.js';
+import { failedRows, type FailedRow } from '../engine/campaign/result-status.js';
 import type { MdlIssue } from '../engine/mdl/issues.js';
 import type { MdlResult } from '../engine/mdl/parse.js';
 import { checkMdl } from './mdl-check.js';
@@ -293,20 +294,8 @@ export async function removeCampaign(db: Db, principal: Principal, id: string) {
   return { id, deleted: true };
 }
 
-/** A candidate the evaluator could not score: counted against the budget, listed apart from `evaluations`. */
-export interface FailedEvaluation {
-  id: string;
-  iteration: number;
-  parameters: Record<string, number | string>;
-  error: string;
-  /** never measured (given up by whoever measures): no failure for the failure model */
-  abandoned?: true;
-  /** a failed warm-start row's own id */
-  external_id?: string;
-}
-
 export type ServiceResults = CampaignResults & {
-  failed_evaluations: FailedEvaluation[];
+  failed_evaluations: FailedRow[];
   iterations: IterationReceipt[];
   reference_distance?: ReferenceDistance;
 };
@@ -316,16 +305,7 @@ export async function resultsOf(db: Db, principal: Principal, id: string): Promi
   const state = await loadCampaignState(db, campaign);
   requireWarmStartAccess(principal, state.evaluations, "its results list the dataset's rows");
   const receipts = new Map((await loadIterations(db, campaign.id)).map((row) => [row.iteration, row.receipt]));
-  const failed = state.evaluations
-    .filter((e) => e.objectives === null)
-    .map((e) => ({
-      id: e.id,
-      iteration: e.iteration,
-      parameters: e.parameters,
-      error: e.error ?? 'no result',
-      ...(e.abandoned ? { abandoned: true as const } : {}),
-      ...(e.externalId !== undefined ? { external_id: e.externalId } : {}),
-    }));
+  const failed = failedRows(state.evaluations);
   const iterations = iterationReceipts(state, (iteration) => receipts.get(iteration));
   const distance = referenceDistance(campaign.mdl, state);
   return {
@@ -334,6 +314,7 @@ export async function resultsOf(db: Db, principal: Principal, id: string): Promi
   };
 }
 
-export function resultsAsCsv(mdl: Mdl, results: CampaignResults, paretoOnly: boolean): string {
-  return resultsCsv(mdl, paretoOnly ? results.pareto_front : results.evaluations);
+/** The results as CSV: the Pareto front, or every evaluation with the failed and abandoned ones (each row's state in a status column when some row is not fully measured). */
+export function resultsAsCsv(mdl: Mdl, results: ServiceResults, paretoOnly: boolean): string {
+  return paretoOnly ? resultsCsv(mdl, results.pareto_front) : resultsCsv(mdl, results.evaluations, results.failed_evaluations);
 }

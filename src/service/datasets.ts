@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import Papa from 'papaparse';
+import { FORMULA_START } from '../engine/campaign/formula-escape.js';
 import type { IngestPool } from '../datasets/ingest-pool.js';
 import type { DatasetFormat } from '../datasets/formats.js';
 import { DatasetValidator } from '../datasets/validator.js';
@@ -119,7 +120,7 @@ export async function removeDataset(db: Db, principal: Principal, id: string) {
 
 const PAGE = 5_000;
 
-/** The dataset as CSV, streamed page by page; text cells starting with = + - @ are escaped against spreadsheet formula injection. */
+/** The dataset as CSV, streamed page by page; text cells are escaped against spreadsheet formula injection (formula-escape.ts). */
 export function datasetCsv(db: Db, dataset: DatasetRow): Readable {
   let after = 0;
   let header = true;
@@ -129,7 +130,7 @@ export function datasetCsv(db: Db, dataset: DatasetRow): Readable {
         const page = await datasetRows(db, dataset.id, after, PAGE);
         if (page.length === 0 && !header) return;
         const data = page.map((r) => dataset.columns.map((c) => r.data[c] ?? ''));
-        yield Papa.unparse(header ? { fields: dataset.columns, data } : { fields: [], data }, { escapeFormulae: true, newline: '\n', header }) + '\n';
+        yield Papa.unparse(header ? { fields: dataset.columns, data } : { fields: [], data }, { escapeFormulae: FORMULA_START, newline: '\n', header }) + '\n';
         header = false;
         if (page.length < PAGE) return;
         after = page[page.length - 1].row_number;

@@ -1,4 +1,5 @@
 import { isFeasible } from '../engine/campaign/feasibility.js';
+import { abandonedReason } from '../engine/campaign/result-status.js';
 import type { Receipt } from '../engine/campaign/receipt.js';
 import { initialState, warmStartRow } from '../engine/campaign/state.js';
 import type { CampaignState, EvaluationRecord, Proposal } from '../engine/campaign/types.js';
@@ -67,7 +68,7 @@ export function toldEvaluations(doc: Pick<ExportDocument, 'evaluations'>): Evalu
       parameters: e.parameters,
       objectives: e.status === 'completed' ? e.objectives : null,
       ...(e.status === 'completed' && e.outcomes ? { outcomes: e.outcomes } : {}),
-      ...(e.status === 'failed' ? { error: e.error ?? 'no result' } : {}),
+      ...(e.status === 'failed' ? { error: e.abandoned ? abandonedReason(e.error ?? 'never measured') : (e.error ?? 'no result') } : {}),
       ...(e.status === 'failed' && e.abandoned ? { abandoned: true as const } : {}),
       ...(e.external_id !== null ? { externalId: e.external_id } : {}),
       ...(e.off_plan ? { offPlan: true as const } : {}),

@@ -1,24 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { canonicalJson } from '../engine/campaign/receipt.js';
-import type { ParameterValue } from '../engine/mdl/schema.js';
+import { missingValues, resultStatus } from '../engine/campaign/result-status.js';
+import type { Mdl, ParameterValue } from '../engine/mdl/schema.js';
 import { KilnError } from '../errors.js';
+import { budgetLeft, pendingResults } from '../lifecycle/batches.js';
 import { evaluationIdPrefix } from '../lifecycle/campaign-state.js';
 import { findCampaign, findEvaluations, lockCampaign, updateEvaluationResult, type CampaignRow } from '../store/campaigns.js';
 import { countCorrections, insertCorrection, listCorrections, type CorrectionRow, type ResultValues } from '../store/corrections.js';
 import type { Db, Executor, Transaction } from '../store/db.js';
 import { activeJob, queuePosition, requestCandidates } from '../store/jobs.js';
-import {
-  countPostedResults,
-  findPostedResult,
-  insertPostedResult,
-  offPlanResults,
-  receivedCandidateIds,
-  updatePostedResult,
-} from '../store/external-results.js';
+import { findPostedResult, insertPostedResult, offPlanResults, receivedCandidateIds, updatePostedResult } from '../store/external-results.js';
 import { resultsArrived, wakeJob } from '../lifecycle/waiting.js';
 import type { Principal } from './principal.js';
-import { entriesFromCsv, offPlanParameters, resultValues, worklistCsv, type ResultEntry } from './result-entries.js';
+import { offPlanParameters, resultValues, type ResultEntry } from './result-entries.js';
+import { entriesFromCsv } from './results-file.js';
 import { invalidState, notFound, validationFailed, type FieldError } from './validation.js';
+import { repeatsOf, worklistCsv } from './worklist.js';
 import type { StoredEngineState } from '../store/campaigns.js';
 
 /**
@@ -47,10 +44,11 @@ function pendingOf(state: StoredEngineState | null) {
 export async function worklistOf(db: Db, principal: Principal, id: string): Promise<string> {
   const campaign = await externalCampaign(db, principal, id);
   const pending = pendingOf(campaign.engine_state);
+  const repeats = await repeatsOf(db, campaign.id, campaign.mdl, pending);
   const rows = await Promise.all(
     pending.map(async (p) => {
       const posted = await findPostedResult(db, campaign.id, p.id);
-      return { id: p.id, iteration: p.iteration, parameters: p.parameters, result: posted ?? null };
+      return { id: p.id, iteration: p.iteration, parameters: p.parameters, result: posted ?? null, repeat: repeats.get(p.id) };
     }),
   );
   return worklistCsv(campaign.mdl, rows);
@@ -63,7 +61,7 @@ export async function worklistOf(db: Db, principal: Principal, id: string): Prom
  * allows more, the campaign's job is asked for the difference: it proposes them beside the pending
  * ones (an asynchronous batch, conditioned on what is pending, so they do not repeat it) and a
  * later call lists them (`meta.requested` counts them meanwhile). Asking again for the same count
- * asks nothing more.
+ * asks nothing more. A candidate that repeats a measured design says so (`repeat_of`, `note`).
  */
 export async function listCandidates(db: Db, principal: Principal, id: string, count?: number) {
   return db.transaction(async (trx) => {
@@ -77,7 +75,9 @@ export async function listCandidates(db: Db, principal: Principal, id: string, c
     const received = new Set(await receivedCandidateIds(trx, campaign.id));
     const awaiting = pending.filter((p) => !received.has(p.id));
     const requested = count !== undefined ? await askForCandidates(trx, campaign, count, awaiting.length) : 0;
-    const data = awaiting.slice(0, count ?? awaiting.length).map((p) => ({ id: p.id, iteration: p.iteration, parameters: p.parameters }));
+    const listed = awaiting.slice(0, count ?? awaiting.length);
+    const repeats = await repeatsOf(trx, campaign.id, campaign.mdl, listed);
+    const data = listed.map((p) => ({ id: p.id, iteration: p.iteration, parameters: p.parameters, ...repeats.get(p.id) }));
     return { data, meta: await candidatesState(trx, campaign, awaiting.length, requested) };
   });
 }
@@ -92,8 +92,7 @@ async function askForCandidates(trx: Transaction, campaign: CampaignRow, count: 
   let job = await activeJob(trx, campaign.id, { forUpdate: true });
   if (!job) return 0;
   const pending = pendingOf(campaign.engine_state).length;
-  const left = Math.max(0, campaign.mdl.optimizer.budget - campaign.evaluations_completed - pending);
-  const wanted = Math.min(count, awaiting + left);
+  const wanted = Math.min(count, awaiting + budgetLeft(campaign.mdl, campaign.evaluations_completed, pending));
   if (wanted > awaiting && wanted > job.candidates_requested) {
     job = (await requestCandidates(trx, job.id, wanted)) ?? job;
     if (job.status === 'waiting' && pending > 0) {
@@ -105,15 +104,6 @@ async function askForCandidates(trx: Transaction, campaign: CampaignRow, count: 
     }
   }
   return Math.max(0, job.candidates_requested - awaiting);
-}
-
-/** Whether the earliest pending batch has all its results (its iteration can complete); true when nothing is pending. */
-async function earliestBatchIn(db: Executor, campaign: CampaignRow): Promise<boolean> {
-  const pending = pendingOf(campaign.engine_state);
-  if (pending.length === 0) return true;
-  const earliest = Math.min(...pending.map((p) => p.iteration));
-  const batch = pending.filter((p) => p.iteration === earliest).map((p) => p.id);
-  return (await countPostedResults(db, campaign.id, batch)) === batch.length;
 }
 
 async function candidatesState(db: Executor, campaign: CampaignRow, awaiting: number, requested: number) {
@@ -150,10 +140,25 @@ async function candidatesState(db: Executor, campaign: CampaignRow, awaiting: nu
   return { state: 'proposing' as const, ...base, message: `Job ${job.id} is proposing the next batch; ask again in a moment.${asked}` };
 }
 
+/** A result a post would store over a different one already there: refused, named with what is stored. */
+interface Conflict {
+  id: string;
+  path: string;
+  stored: ReturnType<typeof presentValues>;
+}
+
+/** A measurement stored without some of its values, named in the answer so a blank cell is never silent. */
+interface PartialResult {
+  id: string;
+  missing: string[];
+}
+
 /**
  * Results for proposed candidates (tell), from JSON entries or CSV rows. Every entry is checked
- * before any is stored; posting the same result again is harmless, a different one for a
- * candidate already received is 409 (a correction is its own request: correctResult).
+ * before any is stored; posting the same result again is harmless, and a different one for a
+ * candidate already received (an abandoned one included) refuses the whole post with 409, naming
+ * every such candidate (a correction is its own request: correctResult). The answer names each
+ * measurement stored as partial and the values it lacks.
  */
 export async function postEvaluations(db: Db, principal: Principal, id: string, entries: readonly ResultEntry[], pathOf = (i: number) => `evaluations[${i}]`) {
   return db.transaction(async (trx) => {
@@ -161,7 +166,7 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
     await lockCampaign(trx, campaign.id);
     const pending = new Map(pendingOf(campaign.engine_state).map((p) => [p.id, p]));
     const errors: FieldError[] = [];
-    const clean: (ResultValues & { id: string; parameters?: Record<string, ParameterValue> })[] = [];
+    const clean: (ResultValues & { id: string; path: string; parameters?: Record<string, ParameterValue> })[] = [];
     const ids = entries.flatMap((r) => (r.id !== undefined ? [r.id] : []));
     const stored = new Map((await findEvaluations(trx, campaign.id, ids)).map((r) => [r.id, r]));
     const offPlanSeen = new Set((await offPlanResults(trx, campaign.id)).map(offPlanKey));
@@ -174,7 +179,7 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
         if (offPlanSeen.has(offPlanKey(offPlan))) offPlanDuplicates += 1;
         else {
           offPlanSeen.add(offPlanKey(offPlan));
-          clean.push({ id: `${evaluationIdPrefix(campaign.id)}x${randomBytes(6).toString('hex')}`, ...offPlan });
+          clean.push({ id: `${evaluationIdPrefix(campaign.id)}x${randomBytes(6).toString('hex')}`, path, ...offPlan });
         }
         return;
       }
@@ -190,25 +195,32 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
         return;
       }
       const values = resultValues(campaign.mdl, entry, path, errors);
-      if (values) clean.push({ id: entry.id, ...values });
+      if (values) clean.push({ id: entry.id, path, ...values });
     });
     if (errors.length > 0) throw validationFailed(errors);
 
-    let accepted = 0;
+    const conflicts: Conflict[] = [];
+    const fresh: typeof clean = [];
+    // a candidate given twice in one post: the same result again is a duplicate, another one a mistake in the post
+    const inPost = new Map<string, (typeof clean)[number]>();
     let duplicates = offPlanDuplicates;
     for (const entry of clean) {
-      const previous = entry.parameters ? undefined : (stored.get(entry.id) ?? (await findPostedResult(trx, campaign.id, entry.id)));
-      if (previous) {
-        if (!sameResult(previous, entry)) {
-          throw new KilnError(
-            'INVALID_STATE',
-            `Candidate ${entry.id} already has a different result; correct it with PUT /v1/campaigns/${campaign.id}/evaluations/${entry.id}.`,
-            { status: campaign.status },
-          );
-        }
-        duplicates += 1;
+      const earlier = inPost.get(entry.id);
+      if (earlier) {
+        if (sameResult(earlier, entry)) duplicates += 1;
+        else errors.push({ path: `${entry.path}.id`, message: `${entry.id} is given twice in this post (also at ${earlier.path}) with different results` });
         continue;
       }
+      inPost.set(entry.id, entry);
+      const previous = entry.parameters ? undefined : (stored.get(entry.id) ?? (await findPostedResult(trx, campaign.id, entry.id)));
+      if (!previous) fresh.push(entry);
+      else if (sameResult(previous, entry)) duplicates += 1;
+      else conflicts.push({ id: entry.id, path: entry.path, stored: presentValues(campaign.mdl, previous) });
+    }
+    if (errors.length > 0) throw validationFailed(errors);
+    if (conflicts.length > 0) throw conflictError(campaign, conflicts);
+    const partial: PartialResult[] = [];
+    for (const entry of fresh) {
       await insertPostedResult(trx, {
         campaign_id: campaign.id,
         candidate_id: entry.id,
@@ -219,13 +231,33 @@ export async function postEvaluations(db: Db, principal: Principal, id: string, 
         abandoned: entry.abandoned,
         parameters: entry.parameters ?? null,
       });
-      accepted += 1;
+      const missing = missingValues(campaign.mdl, entry);
+      if (missing.length > 0) partial.push({ id: entry.id, missing });
     }
-    const received = await countPostedResults(trx, campaign.id, [...pending.keys()]);
-    const awaiting = Math.max(0, pending.size - received);
-    if (accepted > 0) await resultsArrived(trx, campaign.id, awaiting, await earliestBatchIn(trx, campaign));
-    return { accepted, duplicates, awaiting };
+    const { awaiting, earliestComplete } = await pendingResults(trx, campaign.id, [...pending.values()]);
+    if (fresh.length > 0) await resultsArrived(trx, campaign.id, awaiting, earliestComplete);
+    return { accepted: fresh.length, duplicates, awaiting, partial };
   });
+}
+
+/**
+ * 409 for a post that would replace stored results: every such candidate named with what it holds,
+ * and where to change a result instead. Nothing of the post is stored.
+ */
+function conflictError(campaign: CampaignRow, conflicts: readonly Conflict[]): KilnError {
+  const named = conflicts.map((c) => {
+    const at = c.path.startsWith('rows[') ? ` (line ${c.path.slice(5, -1)})` : '';
+    const held = c.stored.status === 'failed' || c.stored.status === 'abandoned' ? `${c.stored.status}: ${c.stored.error}` : c.stored.status;
+    return `${c.id}${at} is stored as ${held}`;
+  });
+  const one = conflicts.length === 1;
+  return new KilnError(
+    'INVALID_STATE',
+    `${one ? 'A candidate already has' : `${conflicts.length} candidates already have`} a different result, so nothing of this post was stored: ${named.join('; ')}. ` +
+      `To change a stored result, correct it in the dashboard (the campaign page's Corrections, under the evaluations table: pick the evaluation, enter the values, say why) ` +
+      `or with PUT /v1/campaigns/${campaign.id}/evaluations/{evaluation_id}; then post the other rows again (results already stored count as duplicates).`,
+    { status: campaign.status, conflicts },
+  );
 }
 
 /**
@@ -259,7 +291,7 @@ function offPlanKey(r: { parameters?: Record<string, unknown> | null; objectives
 
 const ENDED: readonly string[] = ['completed', 'converged', 'failed'];
 
-/** Results from a filled CSV worklist (text/csv, or the file of a multipart post). */
+/** Results from a filled CSV worklist (text/csv, or the file of a multipart post); problems name each row's line. */
 export async function postEvaluationsCsv(db: Db, principal: Principal, id: string, text: string) {
   const campaign = await externalCampaign(db, principal, id);
   const entries = entriesFromCsv(campaign.mdl, text);
@@ -295,8 +327,8 @@ export async function correctResult(db: Db, principal: Principal, id: string, ev
       throw validationFailed([{ path: 'objectives', message: 'an off-plan experiment keeps at least one measured value; it cannot be made a failure' }]);
     }
     const previous: ResultValues = { objectives: before.objectives, outcomes: before.outcomes, error: before.error, abandoned: before.abandoned };
-    if (sameResult(previous, values) && sameValues(previous.outcomes, values.outcomes) && previous.abandoned === values.abandoned) {
-      return { evaluation_id: evaluationId, changed: false, result: presentValues(values), correction: null };
+    if (sameResult(previous, values)) {
+      return { evaluation_id: evaluationId, changed: false, result: presentValues(campaign.mdl, values), correction: null };
     }
     const corrections = await countCorrections(trx, campaign.id, evaluationId);
     if (corrections >= MAX_CORRECTIONS) {
@@ -317,7 +349,7 @@ export async function correctResult(db: Db, principal: Principal, id: string, ev
       reason: entry.comment ?? null,
       corrected_by: principal.keyId,
     });
-    return { evaluation_id: evaluationId, changed: true, result: presentValues(values), correction: presentCorrection(correction) };
+    return { evaluation_id: evaluationId, changed: true, result: presentValues(campaign.mdl, values), correction: presentCorrection(campaign.mdl, correction) };
   });
 }
 
@@ -326,20 +358,20 @@ export async function correctionsOf(db: Db, principal: Principal, id: string, re
   const campaign = await findCampaign(db, principal.organizationId, id);
   if (!campaign) throw notFound('campaign', id);
   const { rows, total } = await listCorrections(db, principal.organizationId, campaign.id, request);
-  return { data: rows.map(presentCorrection), total };
+  return { data: rows.map((c) => presentCorrection(campaign.mdl, c)), total };
 }
 
-function presentValues(v: ResultValues) {
-  const status = v.abandoned ? 'abandoned' : v.objectives === null ? 'failed' : 'measured';
-  return { status, objectives: v.objectives, outcomes: v.outcomes, error: v.error };
+/** A result as the API shows it: its state (result-status.ts), values and reason. */
+function presentValues(mdl: Mdl, v: ResultValues) {
+  return { status: resultStatus(mdl, v), objectives: v.objectives, outcomes: v.outcomes, error: v.error };
 }
 
-function presentCorrection(c: CorrectionRow) {
+function presentCorrection(mdl: Mdl, c: CorrectionRow) {
   return {
     id: Number(c.id),
     evaluation_id: c.evaluation_id,
-    previous: presentValues(c.previous),
-    corrected: presentValues(c.corrected),
+    previous: presentValues(mdl, c.previous),
+    corrected: presentValues(mdl, c.corrected),
     comment: c.reason,
     corrected_by: c.corrected_by,
     corrected_at: c.corrected_at.toISOString(),
@@ -352,10 +384,17 @@ function sameValues(a: Record<string, number> | null, b: Record<string, number> 
   return keys.length === Object.keys(a).length && keys.every((k) => a[k] === b[k]);
 }
 
-function sameResult(
-  a: { objectives: Record<string, number> | null; error: string | null },
-  b: { objectives: Record<string, number> | null; error: string | null },
-): boolean {
-  if (a.objectives === null || b.objectives === null) return a.objectives === b.objectives && (a.error ?? '') === (b.error ?? '');
-  return sameValues(a.objectives, b.objectives);
+/**
+ * Whether two results are the same in everything they hold: the state (abandoned or not), the
+ * objectives, the outcomes and the reason. A re-post that differs in any of them is no duplicate.
+ * A campaign without outcomes keeps none (null) and an empty set of outcomes is the same.
+ */
+function sameResult(a: Omit<ResultValues, 'abandoned'> & { abandoned?: boolean }, b: ResultValues): boolean {
+  const none = (o: Record<string, number> | null) => (o !== null && Object.keys(o).length === 0 ? null : o);
+  return (
+    (a.abandoned ?? false) === b.abandoned &&
+    sameValues(a.objectives, b.objectives) &&
+    sameValues(none(a.outcomes), none(b.outcomes)) &&
+    (a.error ?? '') === (b.error ?? '')
+  );
 }

@@ -1,4 +1,5 @@
 import { bestObjectives } from '../engine/campaign/results.js';
+import { abandonedReason } from '../engine/campaign/result-status.js';
 import type { Receipt } from '../engine/campaign/receipt.js';
 import { completedEvaluations } from '../engine/campaign/state.js';
 import type { EvaluationRecord } from '../engine/campaign/types.js';
@@ -193,7 +194,7 @@ export async function importCampaign(db: Db, principal: Principal, input: Import
         organization_id: principal.organizationId,
         objectives: e.objectives,
         outcomes: e.objectives !== null ? e.outcomes : null,
-        error: e.objectives !== null ? null : e.error,
+        error: e.objectives !== null ? null : e.abandoned && e.error !== null ? abandonedReason(e.error) : e.error,
         abandoned: e.objectives === null && e.abandoned,
       });
     }

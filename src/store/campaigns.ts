@@ -211,6 +211,19 @@ export async function loadEvaluations(db: Executor, campaign: Pick<CampaignRow, 
   }));
 }
 
+/** The evaluations of a campaign at any of these parameter values (the same values, in any key order), in engine order. */
+export async function evaluationsAt(
+  db: Executor,
+  campaignId: string,
+  parameterSets: readonly Record<string, unknown>[],
+): Promise<Pick<EvaluationRow, 'id' | 'parameters'>[]> {
+  return db('evaluations')
+    .where({ campaign_id: campaignId })
+    .whereRaw('parameters = any(?::jsonb[])', [parameterSets.map((p) => JSON.stringify(p))])
+    .orderBy('position')
+    .select('id', 'parameters');
+}
+
 export async function countEvaluations(db: Executor, campaignId: string): Promise<number> {
   const [{ n }] = await db('evaluations').where({ campaign_id: campaignId }).count({ n: '*' });
   return Number(n);

@@ -14,6 +14,7 @@ import * as waitingJobs from './migrations/011-waiting-jobs.js';
 import * as asynchronousBatches from './migrations/012-asynchronous-batches.js';
 import * as fairClaims from './migrations/013-fair-claims.js';
 import * as tensorDevices from './migrations/014-tensor-devices.js';
+import * as abandonedReasons from './migrations/015-abandoned-reasons.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -39,6 +40,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['012-asynchronous-batches', asynchronousBatches],
   ['013-fair-claims', fairClaims],
   ['014-tensor-devices', tensorDevices],
+  ['015-abandoned-reasons', abandonedReasons],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

@@ -161,7 +161,7 @@ function save(blob: Blob, name: string): void {
 
 import type { ErrorBody, EventMessage, ServerMessage } from './contract.js';
 
-export type { Campaign, ResultRow, Results } from './contract.js';
+export type { Campaign, FailedRow, ResultRow, Results, ResultStatus } from './contract.js';
 
 /**
  * Live events of a campaign over the WebSocket; returns a function that closes it. A dropped

@@ -1,11 +1,12 @@
 import { useState } from 'preact/hooks';
 import type { Campaign, Results } from './api.js';
-import type { Measure } from './format.js';
+import { hypervolumeUnit, type Measure } from './format.js';
 import { ConvergencePlot, ParetoPlot, objectiveLimits } from './plots.js';
 
 /**
  * The convergence plot and the Pareto front side by side across the page, with one key for the
- * markers, the count of infeasible and failed evaluations, and the switch between axes that follow
+ * markers, the count of infeasible, partial, failed and abandoned evaluations (the last three are
+ * not plotted: they lack values), and the switch between axes that follow
  * the Pareto front and axes that hold every point. Before the first results, a sentence says when
  * the plots will come instead of empty charts.
  */
@@ -13,8 +14,10 @@ export function CampaignPlots({ campaign, results }: { campaign: Campaign; resul
   const [showAll, setShowAll] = useState(false);
   const objectives: Measure[] = campaign.mdl?.objectives ?? [];
   const constraints = campaign.mdl?.outcome_constraints ?? [];
-  const rows = results.evaluations;
-  if (rows.length === 0 && results.convergence_history.length === 0) {
+  // a partial measurement lacks a coordinate: counted, not plotted
+  const rows = results.evaluations.filter((r) => r.status === 'measured');
+  const partial = results.evaluations.length - rows.length;
+  if (results.evaluations.length === 0 && results.convergence_history.length === 0) {
     return (
       <section>
         <h2>Convergence and Pareto front</h2>
@@ -26,7 +29,9 @@ export function CampaignPlots({ campaign, results }: { campaign: Campaign; resul
   }
   const pareto = rows.filter((r) => r.is_pareto).length;
   const infeasible = rows.filter((r) => r.feasible === false).length;
-  const failed = results.failed_evaluations ?? [];
+  const unscored = results.failed_evaluations ?? [];
+  const failed = unscored.filter((f) => f.status === 'failed').length;
+  const abandoned = unscored.length - failed;
   const scatter = objectives.length === 2 || objectives.length === 3;
   const layout = objectives.length > 3 ? 'plots wide-second' : 'plots';
   return (
@@ -52,8 +57,8 @@ export function CampaignPlots({ campaign, results }: { campaign: Campaign; resul
             )}
           </ul>
         )}
-        <span data-testid="evaluation-counts" data-infeasible={infeasible} data-failed={failed.length}>
-          {infeasible} infeasible, {failed.length} failed
+        <span data-testid="evaluation-counts" data-infeasible={infeasible} data-partial={partial} data-failed={failed} data-abandoned={abandoned}>
+          {infeasible} infeasible{partial > 0 ? `, ${partial} partial` : ''}, {failed} failed{abandoned > 0 ? `, ${abandoned} abandoned` : ''}
         </span>
         {scatter && (
           <label class="check">
@@ -63,7 +68,7 @@ export function CampaignPlots({ campaign, results }: { campaign: Campaign; resul
         )}
       </div>
       <div class={layout} data-testid="plots">
-        <ConvergencePlot history={results.convergence_history} />
+        <ConvergencePlot history={results.convergence_history} unit={hypervolumeUnit(objectives)} />
         <ParetoPlot
           rows={rows}
           objectives={objectives}
@@ -75,13 +80,16 @@ export function CampaignPlots({ campaign, results }: { campaign: Campaign; resul
           showAll={showAll}
         />
       </div>
-      {failed.length > 0 && (
+      {unscored.length > 0 && (
         <details class="failed" data-testid="failed-evaluations">
-          <summary>{failed.length} failed evaluations: no objective values, so not plotted</summary>
+          <summary>
+            {[failed > 0 ? `${failed} failed` : '', abandoned > 0 ? `${abandoned} abandoned` : ''].filter(Boolean).join(' and ')} evaluations: no objective
+            values, so not plotted
+          </summary>
           <ul>
-            {failed.map((f) => (
-              <li>
-                iteration {f.iteration} · {f.id}: {f.error}
+            {unscored.map((f) => (
+              <li data-status={f.status}>
+                iteration {f.iteration} · {f.id} · {f.status}: {f.error}
               </li>
             ))}
           </ul>

@@ -5,8 +5,10 @@ import { applyIteration } from './apply-iteration.js';
 import { NoisyFront } from './noisy-front.js';
 import { deleteCampaign } from './campaigns.js';
 import { CampaignPlots } from './campaign-plots.js';
-import { EvaluationTable, type Column } from './evaluations.js';
+import { EvaluationTable, tableRows, type Column } from './evaluations.js';
 import { hypervolumeOf, referenceDistanceText, withUnit } from './format.js';
+import { HypervolumeExplained } from './hypervolume-explained.js';
+import { stateCounts } from './result-states.js';
 import { ModelReportPanel } from './model-report.js';
 import { Worklist } from './worklist.js';
 import { Corrections } from './corrections.js';
@@ -143,7 +145,10 @@ export function CampaignDetail({ id }: { id: string }) {
   ];
   const evaluator = campaign.mdl?.evaluator as { type?: string } | undefined;
   const external = !evaluator || evaluator.type === 'external';
-  const infeasible = results.evaluations.filter((r) => r.feasible === false).length;
+  const rows = tableRows(results.evaluations, results.failed_evaluations);
+  // outcome constraints judge complete measurements; a partial one is counted as partial
+  const complete = results.evaluations.filter((r) => r.status === 'measured');
+  const infeasible = complete.filter((r) => r.feasible === false).length;
   const share = campaign.budget > 0 ? campaign.evaluations_completed / campaign.budget : 0;
   return (
     <main class="wide">
@@ -155,7 +160,8 @@ export function CampaignDetail({ id }: { id: string }) {
         <span data-testid="status" class={`status status-${campaign.status}`}>
           {campaign.status}
         </span>{' '}
-        · {campaign.domain} · {campaign.evaluations_completed} / {campaign.budget} evaluations · iteration {campaign.current_iteration} · hypervolume{' '}
+        · {campaign.domain} · {campaign.evaluations_completed} / {campaign.budget} evaluations
+        <span data-testid="state-counts">{stateCounts(rows)}</span> · iteration {campaign.current_iteration} · hypervolume{' '}
         <span data-testid="hypervolume">{hypervolumeOf(campaign)}</span>
         {results.noisy && <span data-testid="hypervolume-basis"> (the model's predictions; measurements are noisy)</span>} ·{' '}
         {/* the front the plots draw, so the header and the chart never disagree */}
@@ -163,10 +169,11 @@ export function CampaignDetail({ id }: { id: string }) {
         {constraints.length > 0 && (
           <span data-testid="feasibility">
             {' '}
-            · {results.evaluations.length - infeasible} feasible, {infeasible} infeasible (subject to {constraints.map((c) => c.expression).join(', ')})
+            · {complete.length - infeasible} feasible, {infeasible} infeasible (subject to {constraints.map((c) => c.expression).join(', ')})
           </span>
         )}
       </p>
+      <HypervolumeExplained objectives={objectives} results={results} />
       {results.reference_distance && (
         <p data-testid="reference-distance">{referenceDistanceText(results.reference_distance, Object.fromEntries(objectives.map((o) => [o.name, o.unit])))}</p>
       )}
@@ -240,7 +247,7 @@ export function CampaignDetail({ id }: { id: string }) {
       <NoisyFront results={results} parameters={campaign.mdl?.parameters ?? []} objectives={objectives} />
       <section>
         <h2>Evaluations</h2>
-        <EvaluationTable rows={results.evaluations} columns={columns} constrained={constraints.length > 0} corrected={corrected} />
+        <EvaluationTable rows={rows} columns={columns} constrained={constraints.length > 0} corrected={corrected} />
       </section>
       {external && (
         <Corrections

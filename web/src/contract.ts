@@ -19,6 +19,12 @@ export type MdlWarning = z.output<typeof schemas.mdlWarningSchema>;
 export type Results = z.output<typeof schemas.resultsSchema> &
   Required<Pick<z.output<typeof schemas.resultsSchema>, 'evaluations' | 'hypervolume' | 'convergence_history'>>;
 export type ResultRow = Results['pareto_front'][number];
+/** A candidate without a value: failed, or abandoned (never measured). */
+export type FailedRow = NonNullable<Results['failed_evaluations']>[number];
+/** A result's state, one word everywhere: measured, partial, failed, abandoned. */
+export type ResultStatus = z.output<typeof schemas.resultStatusSchema>;
+export type PostedResults = z.output<typeof schemas.postedResultsSchema>;
+export type Candidate = z.output<typeof schemas.candidateSchema>;
 export type Job = z.output<typeof schemas.jobDetailSchema>;
 export type JobListItem = z.output<typeof schemas.jobListItemSchema>;
 export type LogEntry = z.output<typeof schemas.logEntrySchema>;

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, apiAll, credential, explain, getText, type Results } from './api.js';
 import type { Correction } from './contract.js';
 import { formatNumber, labelOf } from './format.js';
-import { csvRows } from './worklist-file.js';
+import { columnName, csvRows, unescapeCell } from './worklist-file.js';
 
 /**
  * Correcting a posted result of an external (ask/tell) campaign: pick an evaluation, change its
@@ -17,6 +17,7 @@ interface Measure {
   unit?: string;
 }
 
+/** What the form sets: a partial result is a measured one with empty fields. */
 type Status = 'measured' | 'failed' | 'abandoned';
 
 interface Draft {
@@ -37,12 +38,12 @@ interface Posted {
   cells: Record<string, string>;
 }
 
-/** The worklist's rows that carry a posted result (a status); the header names the columns. */
+/** The worklist's rows that carry a posted result (a status), by column name (the header's without units), text cells unescaped. */
 export function postedOf(csv: string): Posted[] {
   const [header, ...rows] = csvRows(csv.replace(/^\uFEFF/, ''));
   if (!header) return [];
   return rows
-    .map((r) => Object.fromEntries(header.map((h, k) => [h, r[k] ?? ''])))
+    .map((r) => Object.fromEntries(header.map((h, k) => [columnName(h), unescapeCell(r[k] ?? '')])))
     .filter((c) => c.status !== '' && c.status !== undefined)
     .map((cells) => ({ id: cells.id, iteration: Number(cells.iteration), cells }));
 }
@@ -60,7 +61,8 @@ function draftOf(results: Results, posted: Posted[], measures: Measure[], evalua
   for (const [name, v] of Object.entries({ ...(row?.outcomes ?? {}), ...(row?.objectives ?? {}) })) {
     if (typeof v === 'number' && Number.isFinite(v)) values[name] = String(v);
   }
-  return { evaluation, values, status: failed ? 'failed' : 'measured', reason: failed?.error ?? '', comment: '' };
+  // the stored state as it is: an abandoned result stays abandoned unless the person changes it
+  return { evaluation, values, status: failed?.status ?? 'measured', reason: failed?.error ?? '', comment: '' };
 }
 
 /** The request body of PUT …/evaluations/{id}: empty cells are not measured (null). */
@@ -80,14 +82,14 @@ function bodyOf(draft: Draft, objectives: Measure[], outcomes: Measure[]): Recor
   return { status: 'measured', objectives: values(objectives), ...(outcomes.length > 0 ? { outcomes: values(outcomes) } : {}), ...comment };
 }
 
-/** A result as one line of the history: "f1 0.31 MPa, f2 4.2 %", or its failure. */
+/** A result as one line of the history: "f1 0.31 MPa, f2 4.2 %" in the MDL's order (a partial one marked), or its failure or abandonment. */
 export function resultText(r: Correction['previous'], units: Record<string, string | undefined>): string {
-  if (r.status === 'abandoned') return `abandoned${r.error ? ` (${r.error.replace(/^abandoned: /, '')})` : ''}`;
-  if (r.status === 'failed') return `failed${r.error ? ` (${r.error})` : ''}`;
-  const values = { ...(r.objectives ?? {}), ...(r.outcomes ?? {}) };
-  return Object.entries(values)
-    .map(([name, v]) => `${name} ${formatNumber(v)}${units[name] ? ` ${units[name]}` : ''}`)
-    .join(', ');
+  if (r.status === 'abandoned' || r.status === 'failed') return `${r.status}${r.error ? ` (${r.error})` : ''}`;
+  const values: Record<string, number> = { ...(r.objectives ?? {}), ...(r.outcomes ?? {}) };
+  // in the MDL's order (the order of `units`), whatever order the stored values came in
+  const names = [...Object.keys(units).filter((name) => name in values), ...Object.keys(values).filter((name) => !(name in units))];
+  const text = names.map((name) => `${name} ${formatNumber(values[name])}${units[name] ? ` ${units[name]}` : ''}`).join(', ');
+  return r.status === 'partial' ? `${text} (partial)` : text;
 }
 
 export function Corrections({
@@ -150,8 +152,8 @@ export function Corrections({
   }, [id]);
   const stored = new Set([...results.evaluations, ...(results.failed_evaluations ?? [])].map((r) => r.id));
   const choices = [
-    ...results.evaluations.map((r) => ({ id: r.id, iteration: r.iteration, note: '' })),
-    ...(results.failed_evaluations ?? []).map((r) => ({ id: r.id, iteration: r.iteration, note: ', failed' })),
+    ...results.evaluations.map((r) => ({ id: r.id, iteration: r.iteration, note: r.status === 'partial' ? ', partial' : '' })),
+    ...(results.failed_evaluations ?? []).map((r) => ({ id: r.id, iteration: r.iteration, note: `, ${r.status}` })),
     ...posted.filter((p) => !stored.has(p.id)).map((p) => ({ id: p.id, iteration: p.iteration, note: ', posted, batch in progress' })),
   ].sort((a, b) => a.iteration - b.iteration || a.id.localeCompare(b.id, undefined, { numeric: true }));
   const save = async () => {
@@ -223,6 +225,7 @@ export function Corrections({
                 <label>
                   Status{' '}
                   <select
+                    data-testid="correction-status"
                     value={draft.status}
                     onChange={(e) => {
                       const status = e.currentTarget.value as Status;

@@ -21,6 +21,12 @@ export function withUnit(x: number | null | undefined, unit?: string): string {
   return unit && text !== '—' ? `${text} ${unit}` : text;
 }
 
+/** The hypervolume's unit: the product of the objectives' units ("MPa × %"); undefined when none has a unit. */
+export function hypervolumeUnit(objectives: readonly { unit?: string }[]): string | undefined {
+  const units = objectives.map((o) => o.unit).filter((u): u is string => !!u);
+  return units.length > 0 ? units.join(' × ') : undefined;
+}
+
 /** A column heading or axis label with its MDL unit: "salt_rejection (%)". */
 export function labelOf(name: string, unit?: string): string {
   return unit ? `${name} (${unit})` : name;
@@ -41,30 +47,68 @@ export function referenceDistanceText(d: { evaluation_id: string; distance: Reco
   return `Reference point not reached yet: the closest evaluation, ${d.evaluation_id}, misses ${gaps.join(', ')}.`;
 }
 
-/** A parameter as the worklist and tables need it; `step` is the resolution a lab can set, when the MDL declares one. */
+/**
+ * A parameter as the worklist and tables need it: the MDL's members that decide how a value is
+ * written (`step` is the resolution a lab can set, `values` the only ones it takes).
+ */
 export interface ParameterShape {
   name: string;
   type: string;
   unit?: string;
+  bounds?: readonly [number, number] | readonly number[];
   step?: number;
+  values?: readonly (number | string)[];
+  scale?: string;
 }
 
 /**
- * A parameter's value as a person sets it: a categorical value as it is, an integer whole, a
- * stepped value rounded to its step with the step's decimals (0.01 → "0.37", 5 → "1205"), any
- * other number to 5 significant digits written out (`0.0000016`, not `1.6e-6`).
+ * A parameter's value as a person sets it, as the worklist file writes it (the server's
+ * `parameterText` in src/service/worklist.ts is this rule for the file; test/web-format.test.ts
+ * holds the two together): a categorical value as it is; an integer whole; a listed value
+ * (`values`) as the MDL lists it; a stepped one (from the lower bound) with the grid's decimals,
+ * trailing zeros kept (0.05 → "0.50"); any other number to 5 significant digits of its range (of the value itself on a
+ * log scale, or without bounds), never with an exponent; a value within that rounding of a bound
+ * as the bound (no 0.3999999999999716, no 5.5784238574612535e-8 for 0).
  */
 export function formatParameter(value: unknown, p: ParameterShape): string {
   if (value === undefined || value === null) return '—';
   if (typeof value === 'string' || typeof value === 'boolean') return String(value);
   if (typeof value !== 'number') return JSON.stringify(value);
   if (!Number.isFinite(value)) return '—';
+  if (p.type === 'categorical') return String(value);
   if (p.type === 'integer') return String(Math.round(value));
+  const [lower, upper] = p.bounds && p.bounds.length === 2 ? [p.bounds[0], p.bounds[1]] : [undefined, undefined];
+  const listed = (p.values ?? []).filter((v): v is number => typeof v === 'number');
+  if (listed.length > 0) return String(listed.reduce((a, b) => (Math.abs(b - value) < Math.abs(a - value) ? b : a)));
   if (p.step !== undefined && p.step > 0) {
-    const decimals = Math.max(0, -Math.floor(Math.log10(p.step) + 1e-9), (String(p.step).split('.')[1] ?? '').length);
-    return (Math.round(value / p.step) * p.step).toFixed(Math.min(decimals, 12));
+    const base = lower ?? 0;
+    const decimals = Math.min(15, Math.max(decimalsOf(p.step), decimalsOf(base)));
+    const snapped = base + Math.round((value - base) / p.step) * p.step;
+    return (lower === undefined || upper === undefined ? snapped : Math.min(upper, Math.max(lower, snapped))).toFixed(decimals);
   }
-  return plainNumber(value);
+  if (lower === undefined || upper === undefined) return plainNumber(value);
+  if (upper === lower) return String(lower);
+  if (p.scale === 'log') {
+    const rounded = Number(value.toPrecision(5));
+    for (const bound of [lower, upper]) if (rounded === Number(bound.toPrecision(5))) return String(bound);
+    return fixed(rounded, Math.max(0, 4 - Math.floor(Math.log10(Math.abs(rounded)))));
+  }
+  const decimals = Math.max(0, 4 - Math.floor(Math.log10(upper - lower)));
+  const half = 0.5 * 10 ** -decimals;
+  for (const bound of [lower, upper]) if (Math.abs(value - bound) <= half) return String(bound);
+  return fixed(value, decimals);
+}
+
+/** The decimals a number is written with: 0.05 → 2, 5 → 0, 1e-7 → 7. */
+function decimalsOf(x: number): number {
+  const [mantissa, exponent] = x.toExponential().split('e');
+  return Math.max(0, (mantissa.split('.')[1] ?? '').length - Number(exponent));
+}
+
+/** `x` to `decimals` decimals, trailing zeros dropped, never an exponent. */
+function fixed(x: number, decimals: number): string {
+  const text = x.toFixed(Math.min(decimals, 20));
+  return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
 }
 
 /** A design's parameter values as a lab sets them, with their units, in the MDL's order: "salt 1.20 mol/L, solvent EMC". */

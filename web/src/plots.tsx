@@ -3,7 +3,7 @@ import type uPlot from 'uplot';
 import type { ResultRow } from './api.js';
 import { axis, padded, useChart } from './chart.js';
 import { boundOf, type Bound } from './constraint-bound.js';
-import { formatNumber, labelOf, recipeText, withUnit, type Measure, type ParameterShape } from './format.js';
+import { labelOf, recipeText, withUnit, type Measure, type ParameterShape } from './format.js';
 import { ParallelCoordinates } from './parallel.js';
 
 /** Iterations are whole numbers: no tick at 1.25. */
@@ -12,8 +12,8 @@ const HEIGHT = 300;
 /** How close (CSS px) the cursor must come to a point for the read-out to show it. */
 const REACH = 24;
 
-/** Hypervolume after each iteration, with the hovered iteration read out under the chart. */
-export function ConvergencePlot({ history }: { history: number[] }) {
+/** Hypervolume after each iteration (in `unit`, the product of the objectives' units), with the hovered iteration read out under the chart. */
+export function ConvergencePlot({ history, unit }: { history: number[]; unit?: string }) {
   const data = useMemo<uPlot.AlignedData>(() => [history.map((_, i) => i + 1), history], [history]);
   const [hovered, setHovered] = useState<number | null>(null);
   const ref = useChart(
@@ -22,7 +22,7 @@ export function ConvergencePlot({ history }: { history: number[] }) {
       height: HEIGHT,
       scales: { x: { time: false } },
       cursor: { drag: { x: false, y: false } },
-      axes: [axis('iteration', { incrs: ITERATION_TICKS }), axis('hypervolume')],
+      axes: [axis('iteration', { incrs: ITERATION_TICKS }), axis(labelOf('hypervolume', unit))],
       series: [{}, { label: 'hypervolume', stroke: '#1f5fbf', width: 2, points: { show: true } }],
     }),
     data,
@@ -42,7 +42,7 @@ export function ConvergencePlot({ history }: { history: number[] }) {
         role="img"
       />
       <p class="readout" data-testid="readout" aria-live="off">
-        {point === null ? 'Hover the chart to read an iteration.' : `iteration ${point + 1}: hypervolume ${formatNumber(history[point])}`}
+        {point === null ? 'Hover the chart to read an iteration.' : `iteration ${point + 1}: hypervolume ${withUnit(history[point], unit)}`}
       </p>
     </figure>
   );

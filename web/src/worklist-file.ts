@@ -51,3 +51,18 @@ export function worklistTsv(csv: string): string {
     '\r\n'
   );
 }
+
+/**
+ * A worklist cell as it was before the server escaped it against formula injection: one leading
+ * apostrophe removed where the rest would run as a formula or starts with an apostrophe itself.
+ * The server's rule is src/engine/campaign/formula-escape.ts (`unescapeFormula`); the bundle
+ * cannot import it, and test/web-format.test.ts holds the two together.
+ */
+export function unescapeCell(cell: string): string {
+  return cell.startsWith("'") && /^(?:[\t\r']|\s*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20])/.test(cell.slice(1)) ? cell.slice(1) : cell;
+}
+
+/** A worklist column's MDL name: its heading without the unit the server adds ("f1 (MPa)" → "f1"). */
+export function columnName(heading: string): string {
+  return heading.replace(/ \(.*\)$/, '');
+}

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, download, downloadConverted, explain, send } from './api.js';
+import { api, ApiError, download, downloadConverted, explain, send } from './api.js';
+import type { Candidate, PostedResults } from './contract.js';
 import { worklistTsv } from './worklist-file.js';
 import { RESULTS_POSTED } from './corrections.js';
 import { formatParameter, type ParameterShape } from './format.js';
@@ -9,14 +10,10 @@ import { Heading } from './heading.js';
  * The pending batch of an external (ask/tell) campaign as a worklist for the lab: the initial
  * design included, in the MDL's parameter order with units and ids. Results are typed in row by
  * row or come back as the filled worklist CSV; rows left empty wait, so a batch may be posted in
- * parts. A row can be marked failed (with the reason) or abandoned (never measured).
+ * parts. A row can be marked failed (with the reason) or abandoned (never measured). A candidate
+ * that repeats a measured design says so, and why, before it is measured; a post that stores a
+ * measurement without some of its values says which, row by row.
  */
-interface Candidate {
-  id: string;
-  iteration: number;
-  parameters: Record<string, unknown>;
-}
-
 interface Measure {
   name: string;
   unit?: string;
@@ -54,6 +51,17 @@ export function entriesOf(rows: Candidate[], typed: Record<string, Entry>, objec
   return entries;
 }
 
+/**
+ * A refused post as the lab reads it: the API's message first, then each problem it lists that the
+ * message does not already name (a file's columns, a row's values).
+ */
+function refusal(e: unknown): string[] {
+  const text = explain(e);
+  const errors = e instanceof ApiError && Array.isArray(e.details?.errors) ? (e.details.errors as { path: string; message: string }[]) : [];
+  const unnamed = errors.filter((x) => !text.includes(x.message)).map((x) => `${x.path}: ${x.message}`);
+  return [text, ...unnamed];
+}
+
 export function Worklist({
   id,
   parameters,
@@ -70,12 +78,13 @@ export function Worklist({
   const [rows, setRows] = useState<Candidate[] | null>(null);
   const [typed, setTyped] = useState<Record<string, Entry>>({});
   const [message, setMessage] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [partial, setPartial] = useState<PostedResults['partial']>([]);
+  const [error, setError] = useState<string[] | null>(null);
   const load = async () => {
     try {
       setRows((await api<Candidate[]>('GET', `/v1/campaigns/${id}/candidates`)).data);
     } catch (e) {
-      setError(explain(e));
+      setError(refusal(e));
     }
   };
   useEffect(() => void load(), [id, version]);
@@ -86,10 +95,11 @@ export function Worklist({
     return () => clearTimeout(timer);
   }, [rows]);
   const edit = (rowId: string, change: (e: Entry) => Entry) => setTyped((t) => ({ ...t, [rowId]: change(t[rowId] ?? blank()) }));
-  const posted = async (answer: { accepted: number; duplicates: number; awaiting: number }) => {
+  const posted = async (answer: PostedResults) => {
     setMessage(
       `${answer.accepted} result${answer.accepted === 1 ? '' : 's'} accepted${answer.duplicates ? `, ${answer.duplicates} already there` : ''}; ${answer.awaiting} still awaited.`,
     );
+    setPartial(answer.partial);
     setError(null);
     setTyped({});
     dispatchEvent(new CustomEvent(RESULTS_POSTED));
@@ -99,11 +109,9 @@ export function Worklist({
     try {
       const entries = entriesOf(rows ?? [], typed, objectives, outcomes);
       if (entries.length === 0) throw new Error('Nothing to post: type a value, or mark a row failed or abandoned.');
-      await posted(
-        (await api<{ accepted: number; duplicates: number; awaiting: number }>('POST', `/v1/campaigns/${id}/evaluations`, { evaluations: entries })).data,
-      );
+      await posted((await api<PostedResults>('POST', `/v1/campaigns/${id}/evaluations`, { evaluations: entries })).data);
     } catch (e) {
-      setError(explain(e));
+      setError(refusal(e));
     }
   };
   const upload = async (file: File | undefined) => {
@@ -111,9 +119,9 @@ export function Worklist({
     try {
       const form = new FormData();
       form.append('file', file, file.name);
-      await posted((await send<{ accepted: number; duplicates: number; awaiting: number }>('POST', `/v1/campaigns/${id}/evaluations`, form)).data);
+      await posted((await send<PostedResults>('POST', `/v1/campaigns/${id}/evaluations`, form)).data);
     } catch (e) {
-      setError(explain(e));
+      setError(refusal(e));
     }
   };
   if (!rows) return <p aria-live="polite">Loading the pending batch…</p>;
@@ -129,8 +137,19 @@ export function Worklist({
             {rows[0].iteration === 1 ? ', the initial design' : ''}). Type the results below or download the worklist, fill it in a spreadsheet and upload it.
             Rows left empty wait for a later post; mark a row failed (with the reason) or abandoned if it was never measured.
           </p>
+          {rows.some((r) => r.repeat_of) && (
+            <ul class="repeats" data-testid="worklist-repeats">
+              {rows
+                .filter((r) => r.repeat_of)
+                .map((r) => (
+                  <li>
+                    <strong>{r.id}</strong> is a {r.note}.
+                  </li>
+                ))}
+            </ul>
+          )}
           <p class="row">
-            <button class="secondary" onClick={() => void download(`/v1/campaigns/${id}/worklist`, `${id}-worklist.csv`).catch((e) => setError(explain(e)))}>
+            <button class="secondary" onClick={() => void download(`/v1/campaigns/${id}/worklist`, `${id}-worklist.csv`).catch((e) => setError(refusal(e)))}>
               Download worklist (CSV)
             </button>
             <button
@@ -138,7 +157,7 @@ export function Worklist({
               title="Tab-separated, so Excel opens it in columns whatever the region's list separator; upload it back filled as it is"
               onClick={() =>
                 void downloadConverted(`/v1/campaigns/${id}/worklist`, `${id}-worklist.tsv`, 'text/tab-separated-values;charset=utf-8', worklistTsv).catch(
-                  (e) => setError(explain(e)),
+                  (e) => setError(refusal(e)),
                 )
               }
             >
@@ -173,7 +192,14 @@ export function Worklist({
                   const e = typed[row.id] ?? blank();
                   return (
                     <tr data-id={row.id}>
-                      <td>{row.id}</td>
+                      <td>
+                        {row.id}
+                        {row.repeat_of && (
+                          <span class="badge" title={row.note}>
+                            repeat of {row.repeat_of}
+                          </span>
+                        )}
+                      </td>
                       {parameters.map((p) => (
                         <td class="number">{formatParameter(row.parameters[p.name], p)}</td>
                       ))}
@@ -232,10 +258,32 @@ export function Worklist({
           {message}
         </p>
       )}
+      {partial.length > 0 && (
+        <div class="warning" data-testid="worklist-partial" role="status">
+          <p>
+            Stored as partial measurements, without the values left empty: they stay off the Pareto front and show as partial in the evaluations table. When you
+            have the values, correct them under Corrections below.
+          </p>
+          <ul>
+            {partial.map((p) => (
+              <li>
+                {p.id}: no {p.missing.join(', no ')}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
+        <div role="alert" class="error" data-testid="worklist-error">
+          {error.map((line, k) => (k === 0 ? <p>{line}</p> : null))}
+          {error.length > 1 && (
+            <ul>
+              {error.slice(1).map((line) => (
+                <li>{line}</li>
+              ))}
+            </ul>
+          )}
+        </div>
       )}
     </section>
   );

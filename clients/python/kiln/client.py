@@ -11,6 +11,9 @@ from .http import Transport, chunks, encode_multipart, file_part
 
 PathLike = Union[str, os.PathLike]
 ENDED = ("completed", "converged", "failed", "stopped")
+#: A result's state, the same words as the API's ``status`` (results, corrections): measured,
+#: partial (some values not measured), failed (no value), abandoned (never measured; no failure).
+STATUSES = ("measured", "partial", "failed", "abandoned")
 
 
 class Kiln:
@@ -175,38 +178,43 @@ class Campaign:
 
     def tell(self, candidate: Union[str, Mapping[str, Any], Sequence[Mapping[str, Any]]],
              objectives: Optional[Mapping[str, Any]] = None, *, outcomes: Optional[Mapping[str, Any]] = None,
-             error: Optional[str] = None, abandoned: bool = False, reason: Optional[str] = None) -> Dict[str, int]:
+             error: Optional[str] = None, abandoned: bool = False, reason: Optional[str] = None) -> Dict[str, Any]:
         """Tells results. One: ``tell(candidate_or_id, {"f1": 0.3, "f2": 1.2})`` (None or NaN
         where a value was not measured), ``tell(id, error="sample cracked")`` (failed), or
         ``tell(id, abandoned=True, reason=...)`` (never measured). Many: a list of entries
         ``{"id", "objectives", "outcomes"?}`` or ``{"id", "error"}`` or ``{"id", "status", "reason"}``.
-        Returns ``{accepted, duplicates, awaiting}`` (summed over the posts of a long list)."""
+        Returns ``{accepted, duplicates, awaiting, partial}`` (summed over the posts of a long list);
+        ``partial`` lists each result stored without some values, ``{id, missing}``."""
         if isinstance(candidate, (str, Mapping)):
             entries = [_entry(candidate, objectives, outcomes, error, abandoned, reason)]
         else:
             if objectives is not None or error is not None or abandoned:
                 raise ValueError("tell(list) takes the results inside its entries")
             entries = [dict(e) for e in candidate]
-        total = {"accepted": 0, "duplicates": 0, "awaiting": 0}
+        total: Dict[str, Any] = {"accepted": 0, "duplicates": 0, "awaiting": 0, "partial": []}
         for batch in chunks(entries, 10_000):
             answer = self._http.request("POST", f"/campaigns/{self.id}/evaluations", json_body={"evaluations": batch})
             total["accepted"] += answer["accepted"]
             total["duplicates"] += answer["duplicates"]
             total["awaiting"] = answer["awaiting"]
+            total["partial"] += answer.get("partial", [])
         return total
 
     def worklist(self, path: Optional[PathLike] = None) -> str:
         """The pending batch as a CSV worklist (id, iteration, parameters, empty objective columns,
-        status, reason); saved to ``path`` if given. Fill it in and post it with ``tell_csv``."""
+        status, reason, note; headed with units, as the dashboard heads them); saved to ``path`` if
+        given. Fill it in and post it with ``tell_csv``."""
         text = self._http.request("GET", f"/campaigns/{self.id}/worklist", raw=True).decode("utf-8-sig")
         if path is not None:
             with open(path, "w", encoding="utf-8-sig", newline="") as handle:
                 handle.write(text)
         return text
 
-    def tell_csv(self, path_or_text: Union[PathLike, str]) -> Dict[str, int]:
-        """Posts a filled worklist CSV (a path, or the CSV text): id, objective columns, optional
-        status and reason; unfilled rows are left for later."""
+    def tell_csv(self, path_or_text: Union[PathLike, str]) -> Dict[str, Any]:
+        """Posts a filled worklist CSV (a path, or the CSV text): id, every objective (and outcome)
+        column, optional status and reason; unfilled rows are left for later. A column that is not
+        the campaign's refuses the whole file (``ValidationFailed`` naming it). The answer is as
+        ``tell``'s."""
         text = path_or_text
         if isinstance(path_or_text, os.PathLike) or (isinstance(path_or_text, str) and "\n" not in path_or_text
                                                      and os.path.exists(path_or_text)):
@@ -291,15 +299,18 @@ class Campaign:
     # results
 
     def results(self, pareto_only: bool = False, frame: bool = False, failed: bool = False):
-        """The evaluations as records ``{id, iteration, is_pareto, feasible, <parameters>,
-        <objectives>, <outcomes>}`` (the Pareto front only with ``pareto_only``; the failed ones
-        with ``failed``), or a pandas DataFrame with ``frame=True``."""
+        """The evaluations as records ``{id, iteration, status, is_pareto, feasible, <parameters>,
+        <objectives>, <outcomes>}`` (the Pareto front only with ``pareto_only``; with ``failed``, the
+        candidates without a value too, with their ``error``), or a pandas DataFrame with
+        ``frame=True``. ``status`` is the API's word for a result's state (``STATUSES``): measured,
+        partial (some values not measured: those keys are absent), failed, or abandoned (never
+        measured, which is no failure)."""
         data = self._http.request("GET", f"/campaigns/{self.id}/results", query={"pareto_only": pareto_only})
         rows = data["pareto_front"] if pareto_only else data["evaluations"]
         records = [_flat(r) for r in rows]
         if failed and not pareto_only:
-            records += [{"id": f["id"], "iteration": f["iteration"], "is_pareto": False, "feasible": False,
-                         **f["parameters"], "error": f["error"]} for f in data.get("failed_evaluations", [])]
+            records += [{"id": f["id"], "iteration": f["iteration"], "status": f.get("status", "failed"), "is_pareto": False,
+                         "feasible": False, **f["parameters"], "error": f["error"]} for f in data.get("failed_evaluations", [])]
         if not frame:
             return records
         try:
@@ -360,8 +371,8 @@ def _number(value: Any) -> Any:
 
 
 def _flat(row: Mapping[str, Any]) -> Dict[str, Any]:
-    out = {"id": row["id"], "iteration": row["iteration"], "is_pareto": row.get("is_pareto", False),
-           "feasible": row.get("feasible", True)}
+    out = {"id": row["id"], "iteration": row["iteration"], "status": row.get("status", "measured"),
+           "is_pareto": row.get("is_pareto", False), "feasible": row.get("feasible", True)}
     out.update(row.get("parameters", {}))
     out.update(row.get("objectives", {}))
     out.update(row.get("outcomes", {}) or {})
@@ -372,4 +383,4 @@ def _without_none(values: Mapping[str, Any]) -> Dict[str, Any]:
     return {k: v for k, v in values.items() if v is not None}
 
 
-__all__ = ["Kiln", "Campaign", "ENDED", "InvalidState", "ValidationFailed"]
+__all__ = ["Kiln", "Campaign", "ENDED", "STATUSES", "InvalidState", "ValidationFailed"]

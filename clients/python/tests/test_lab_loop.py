@@ -2,10 +2,12 @@
 a typo, until the budget is spent; then results, the model report, export and import."""
 
 import csv
+import json
 import math
 import os
 import tempfile
 import unittest
+import urllib.request
 
 import kiln as kiln_module
 from support import kiln, zdt1, zdt1_mdl
@@ -103,7 +105,7 @@ class LabLoop(unittest.TestCase):
         with tempfile.TemporaryDirectory() as folder:
             path = os.path.join(folder, "worklist.csv")
             text = campaign.worklist(path)
-            self.assertTrue(text.startswith("id,iteration,x1,x2,f1,f2,status,reason"))
+            self.assertTrue(text.startswith("id,iteration,x1,x2,f1,f2,status,reason,note\r\n"))
             with open(path, newline="", encoding="utf-8-sig") as handle:
                 rows = list(csv.DictReader(handle))
             self.assertEqual([r["id"] for r in rows], [x["id"] for x in batch])
@@ -114,15 +116,36 @@ class LabLoop(unittest.TestCase):
                 writer = csv.DictWriter(handle, fieldnames=list(rows[0].keys()))
                 writer.writeheader()
                 writer.writerows(rows)
-            self.assertEqual(campaign.tell_csv(path)["accepted"], 1)
+            answer = campaign.tell_csv(path)
+            self.assertEqual((answer["accepted"], answer["duplicates"], answer["partial"]), (1, 3, []))
         nxt = campaign.ask(timeout=90)
         self.assertTrue(all(x["iteration"] == 2 for x in nxt))
         records = {r["id"]: r for r in campaign.results()}
         self.assertEqual(set(records), {a["id"], d["id"]})
         self.assertNotIn("f2", records[a["id"]])
+        self.assertEqual((records[a["id"]]["status"], records[d["id"]]["status"]), ("partial", "measured"))
         failed = {r["id"]: r for r in campaign.results(failed=True) if "error" in r}
-        self.assertEqual(failed[b["id"]]["error"], "sample cracked")
-        self.assertEqual(failed[c["id"]]["error"], "abandoned: furnace down")
+        # abandoned is its own state, never counted as failed; its reason is as given
+        self.assertEqual((failed[b["id"]]["status"], failed[b["id"]]["error"]), ("failed", "sample cracked"))
+        self.assertEqual((failed[c["id"]]["status"], failed[c["id"]]["error"]), ("abandoned", "furnace down"))
+        self.assertEqual(sorted(r["status"] for r in campaign.results(failed=True)), ["abandoned", "failed", "measured", "partial"])
+        # the client's words for a result's state are the API's own (its OpenAPI document's enum)
+        with urllib.request.urlopen(os.environ["KILN_URL"].rstrip("/") + "/v1/openapi.json") as answer:
+            document = json.load(answer)
+        enums = []
+
+        def walk(node):
+            if isinstance(node, dict):
+                if "partial" in node.get("enum", []):
+                    enums.append(tuple(node["enum"]))
+                for value in node.values():
+                    walk(value)
+            elif isinstance(node, list):
+                for value in node:
+                    walk(value)
+
+        walk(document)
+        self.assertIn(tuple(kiln_module.STATUSES), enums)
         campaign.stop()
 
     def test_campaign_sources_and_typed_errors(self):

@@ -38,6 +38,8 @@ export interface BatchRequest {
   constraints?: number;
   /** per row of Y: 1 when it meets the outcome constraints (the front); all rows when absent */
   feasible?: Uint8Array;
+  /** the backend's headroom over a CPU (StrategyContext.computeScale): the acquisition search widens by it; default 1 */
+  computeScale?: number;
   /**
    * the front an improvement is measured against: the measured values (default), or for noisy
    * data the surrogate's posterior means at the evaluated points, as noisy EHVI does, so a lucky
@@ -129,6 +131,7 @@ export async function proposeBatch(request: BatchRequest): Promise<BatchProposal
         avoid,
         ...search,
         ...(c > 0 ? CONSTRAINED_SEARCH : {}),
+        scale: request.computeScale ?? 1,
       });
       const x = optimum?.x ?? fallbackPoint(space, avoid, random);
       points.push(x);

@@ -18,7 +18,16 @@ export interface AcquisitionOptimizerOptions {
   generations?: number;
   /** a box of the unit cube to search instead of all of it (raw samples and CMA-ES bounds) */
   box?: { lower: Float64Array; upper: Float64Array };
+  /**
+   * how much wider to search than on a CPU (StrategyContext.computeScale, default 1): raw samples
+   * times it, CMA-ES instances times up to SCALED_RESTARTS_MOST of it. Every generation's
+   * populations are scored in one posterior call, so a GPU scores them in about the same time.
+   */
+  scale?: number;
 }
+
+/** The most the restarts grow with the compute scale: beyond, instances find the same optima. */
+const SCALED_RESTARTS_MOST = 4;
 
 export interface AcquisitionOptimum {
   /** encoded, snapped, feasible point */
@@ -74,7 +83,8 @@ export async function maximizeAcquisition(
     return fitness;
   };
 
-  const rawCount = options.rawSamples ?? Math.max(256, 32 * d);
+  const scale = options.scale ?? 1;
+  const rawCount = (options.rawSamples ?? Math.max(256, 32 * d)) * scale;
   const candidates = new Float64Array((rawCount + options.starts.length) * d);
   const lower = options.box?.lower ?? new Float64Array(d);
   const upper = options.box?.upper ?? new Float64Array(d).fill(1);
@@ -83,7 +93,7 @@ export async function maximizeAcquisition(
   const total = rawCount + options.starts.length;
   const rawFitness = await score(candidates, total);
 
-  const restarts = options.restarts ?? 4;
+  const restarts = (options.restarts ?? 4) * Math.min(scale, SCALED_RESTARTS_MOST);
   const order = Array.from({ length: total }, (_, i) => i).sort((a, b) => rawFitness[a] - rawFitness[b]);
   const instances = order.slice(0, restarts).map(
     (i) =>

@@ -51,7 +51,10 @@ export function dataHash(evaluations: readonly EvaluationRecord[]): string {
   evaluations.forEach((e, i) => {
     let text = recordTexts.get(e);
     if (text === undefined) {
-      text = canonicalJson({ id: e.id, iteration: e.iteration, parameters: e.parameters, objectives: e.objectives, outcomes: e.outcomes, error: e.error });
+      // an abandoned candidate's reason is hashed as it was stored before the flag alone marked it
+      // ("abandoned: <reason>"), so the receipts recorded then still match their data
+      const error = e.abandoned ? `abandoned: ${e.error}` : e.error;
+      text = canonicalJson({ id: e.id, iteration: e.iteration, parameters: e.parameters, objectives: e.objectives, outcomes: e.outcomes, error });
       recordTexts.set(e, text);
     }
     hash.update(i === 0 ? text : `,${text}`, 'utf8');

@@ -58,7 +58,9 @@ export async function replayCampaign(recorded: RecordedCampaign, environment: Re
     while (open.length > 0 && stillPending() > (asked?.pending ?? 0)) state = tellRecorded(mdl, state, open.shift()!);
     // A retried job runs a campaign the engine had stopped for failing evaluations (jobs/job-runner.ts).
     if (state.status === 'failed') state = { ...state, status: 'running', stopReason: null, stopMessage: undefined };
-    const next = await step(mdl, state, environment, asked ? { count: asked.count } : {});
+    // the search was as wide as the machine that proposed it afforded: replayed alike
+    const scaled = { ...environment, compute_scale: entry.receipt?.compute_scale ?? 1 };
+    const next = await step(mdl, state, scaled, asked ? { count: asked.count } : {});
     // off-plan experiments were told beside the batch, never proposed
     const proposed = told.filter((e) => !e.offPlan);
     if (!only || only.has(entry.iteration)) replays.push(compare(entry, proposed, next.proposals, next.receipt, environment));

@@ -1,4 +1,5 @@
 import type { ParameterValue } from '../mdl/schema.js';
+import type { ResultStatus } from './result-status.js';
 
 /** One evaluation as GET /v1/campaigns/{id}/results lists it. */
 export interface ResultRow {
@@ -8,6 +9,8 @@ export interface ResultRow {
   /** measured outcomes, present when the campaign declares any */
   outcomes?: Record<string, number>;
   iteration: number;
+  /** measured (every objective and outcome), or partial (the values not measured are absent) */
+  status: Extract<ResultStatus, 'measured' | 'partial'>;
   /** meets every outcome constraint (always true without them) */
   feasible: boolean;
   /** on the Pareto front of the feasible evaluations (in a noisy campaign: its design is on the model's front) */

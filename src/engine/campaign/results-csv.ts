@@ -1,5 +1,7 @@
 import Papa from 'papaparse';
 import type { Mdl } from '../mdl/schema.js';
+import { FORMULA_START } from './formula-escape.js';
+import type { FailedRow } from './result-status.js';
 import type { ResultRow } from './results.js';
 
 /**
@@ -8,14 +10,17 @@ import type { ResultRow } from './results.js';
  * the columns of an unconstrained campaign never move. A noisy campaign's rows (which carry the
  * model's predictions) add `measurements,<objective>_predicted,<objective>_sd...` after those:
  * on a front row the objectives are the mean of the design's measurements. Rows that kept a warm
- * start's own ids add `external_id` last. String cells beginning with = + - @ are
- * prefixed with a quote so a spreadsheet never runs them as formulas; numbers are written as
- * numbers.
+ * start's own ids add `external_id`. When some row is not fully measured (a partial measurement,
+ * or the `failed` rows given: failed and abandoned candidates, which have no values), every row
+ * says its state in a last `status,reason` pair (measured, partial, failed, abandoned; the reason
+ * of a failed or abandoned one). Text cells are escaped against formula injection
+ * (formula-escape.ts); numbers are written as numbers.
  */
-export function resultsCsv(mdl: Mdl, rows: readonly ResultRow[]): string {
+export function resultsCsv(mdl: Mdl, rows: readonly ResultRow[], failed: readonly FailedRow[] = []): string {
   const constrained = mdl.outcomes.length > 0 || mdl.outcome_constraints.length > 0;
   const noisy = rows.some((r) => r.predicted !== undefined);
-  const withExternal = rows.some((r) => r.external_id !== undefined);
+  const withExternal = rows.some((r) => r.external_id !== undefined) || failed.some((r) => r.external_id !== undefined);
+  const withStatus = failed.length > 0 || rows.some((r) => r.status === 'partial');
   const fields = [
     'id',
     'iteration',
@@ -25,6 +30,7 @@ export function resultsCsv(mdl: Mdl, rows: readonly ResultRow[]): string {
     ...(constrained ? [...mdl.outcomes.map((o) => o.name), 'feasible'] : []),
     ...(noisy ? ['measurements', ...mdl.objectives.flatMap((o) => [`${o.name}_predicted`, `${o.name}_sd`])] : []),
     ...(withExternal ? ['external_id'] : []),
+    ...(withStatus ? ['status', 'reason'] : []),
   ];
   const data = rows.map((r) => [
     r.id,
@@ -35,6 +41,27 @@ export function resultsCsv(mdl: Mdl, rows: readonly ResultRow[]): string {
     ...(constrained ? [...mdl.outcomes.map((o) => r.outcomes?.[o.name]), r.feasible] : []),
     ...(noisy ? [r.measurements, ...mdl.objectives.flatMap((o) => [r.predicted?.[o.name].mean, r.predicted?.[o.name].sd])] : []),
     ...(withExternal ? [r.external_id ?? ''] : []),
+    ...(withStatus ? [r.status, ''] : []),
   ]);
-  return Papa.unparse({ fields, data }, { escapeFormulae: true, newline: '\n' }) + '\n';
+  const none = (names: readonly unknown[]) => names.map(() => '');
+  const failedData = failed.map((r) => [
+    r.id,
+    r.iteration,
+    false,
+    ...mdl.parameters.map((p) => r.parameters[p.name]),
+    ...none(mdl.objectives),
+    ...(constrained ? [...none(mdl.outcomes), false] : []),
+    ...(noisy ? ['', ...none(mdl.objectives.flatMap((o) => [o, o]))] : []),
+    ...(withExternal ? [r.external_id ?? ''] : []),
+    r.status,
+    r.error,
+  ]);
+  // by iteration, each one's scored rows first (a stable sort keeps the engine order within each)
+  const ordered = [
+    ...data.map((cells, k) => ({ iteration: rows[k].iteration, cells })),
+    ...failedData.map((cells, k) => ({ iteration: failed[k].iteration, cells })),
+  ]
+    .sort((a, b) => a.iteration - b.iteration)
+    .map((r) => r.cells);
+  return Papa.unparse({ fields, data: ordered }, { escapeFormulae: FORMULA_START, newline: '\n' }) + '\n';
 }

@@ -5,6 +5,7 @@ import { designKey, noisyFront, type Design, type NoisyFront } from './noisy-fro
 import { objectiveMatrix, toObjectiveRecord } from './objective-space.js';
 import { frontSummary } from './state.js';
 import type { ResultRow } from './result-row.js';
+import { resultStatus } from './result-status.js';
 import type { CampaignState } from './types.js';
 
 export type { ResultRow };
@@ -43,7 +44,7 @@ export function campaignResults(mdl: Mdl, state: CampaignState): CampaignResults
   const mask = feasible.n > 0 ? paretoMask(feasible.Y, feasible.n, feasible.m) : new Uint8Array(0);
   const onFront = new Set(feasible.rows.filter((_, k) => mask[k] === 1));
   const feasibleRows = new Set(feasible.rows);
-  const evaluations: ResultRow[] = rows.map((r) => ({ ...resultRow(state, r), feasible: feasibleRows.has(r), is_pareto: onFront.has(r) }));
+  const evaluations: ResultRow[] = rows.map((r) => ({ ...resultRow(mdl, state, r), feasible: feasibleRows.has(r), is_pareto: onFront.has(r) }));
   const history = state.convergenceHistory;
   const measured = frontSummary(mdl, state).hypervolume;
   return {
@@ -68,14 +69,15 @@ export function campaignResults(mdl: Mdl, state: CampaignState): CampaignResults
  * the headline hypervolume is that of the predictions, the raw measurements' is kept apart.
  */
 function noisyResults(mdl: Mdl, state: CampaignState, modelled: NoisyFront): CampaignResults {
-  const { rows } = objectiveMatrix(mdl, state.evaluations);
+  // partial measurements are listed too, with what they have and without a design's prediction
+  const rows = state.evaluations.flatMap((e, i) => (e.objectives ? [i] : []));
   const designOf = new Map<number, Design>();
   for (const design of modelled.designs) for (const r of design.rows) designOf.set(r, design);
   const feasibleRows = new Set(objectiveMatrix(mdl, state.evaluations, 'feasible').rows);
   const evaluations: ResultRow[] = rows.map((r) => {
     const design = designOf.get(r);
     return {
-      ...resultRow(state, r),
+      ...resultRow(mdl, state, r),
       feasible: feasibleRows.has(r),
       is_pareto: design?.onFront ?? false,
       ...(design ? designFields(mdl, state, design) : {}),
@@ -84,7 +86,7 @@ function noisyResults(mdl: Mdl, state: CampaignState, modelled: NoisyFront): Cam
   const pareto_front: ResultRow[] = modelled.designs
     .filter((design) => design.onFront)
     .map((design) => ({
-      ...resultRow(state, design.rows[0]),
+      ...resultRow(mdl, state, design.rows[0]),
       objectives: toObjectiveRecord(mdl, design.measured),
       feasible: true,
       is_pareto: true,
@@ -121,7 +123,7 @@ function onceEach(mdl: Mdl, front: ResultRow[]): ResultRow[] {
   return [...first.values()].map((row) => (count.has(row) ? { ...row, design_id: row.id, measurements: count.get(row) } : row));
 }
 
-function resultRow(state: CampaignState, r: number): Omit<ResultRow, 'feasible' | 'is_pareto'> {
+function resultRow(mdl: Mdl, state: CampaignState, r: number): Omit<ResultRow, 'feasible' | 'is_pareto'> {
   const e = state.evaluations[r];
   return {
     id: e.id,
@@ -129,6 +131,7 @@ function resultRow(state: CampaignState, r: number): Omit<ResultRow, 'feasible' 
     objectives: e.objectives!,
     ...(e.outcomes ? { outcomes: e.outcomes } : {}),
     iteration: e.iteration,
+    status: resultStatus(mdl, e) === 'partial' ? 'partial' : 'measured',
     ...(e.externalId !== undefined ? { external_id: e.externalId } : {}),
     ...(e.offPlan ? { off_plan: true as const } : {}),
   };

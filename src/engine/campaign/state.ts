@@ -166,13 +166,15 @@ function completeIteration(mdl: Mdl, state: CampaignState, iteration: number): I
     if (state.earlierReceipts.length === 0) delete state.earlierReceipts;
   }
   const ofIteration = state.evaluations.filter((e) => e.iteration === iteration);
-  const failed = ofIteration.filter((e) => e.objectives === null).length;
+  const failed = ofIteration.filter((e) => e.objectives === null && !e.abandoned).length;
+  const abandoned = ofIteration.filter((e) => e.abandoned).length;
   const infeasible = ofIteration.filter((e) => e.objectives !== null && !isFeasible(mdl, e)).length;
   if (state.pending.length === 0 && !later) applyStopRules(mdl, state);
   return {
     iteration,
     evaluated: ofIteration.length,
     failed,
+    abandoned,
     infeasible,
     hypervolume: hv,
     paretoSize,
@@ -253,7 +255,7 @@ function applyStopRules(mdl: Mdl, state: CampaignState): void {
     return measured.length > 0 && measured.every((e) => e.objectives === null);
   });
   if (allFailed) {
-    const last = [...state.evaluations].reverse().find((e) => e.error)?.error ?? 'unknown error';
+    const last = [...state.evaluations].reverse().find((e) => e.error && !e.abandoned)?.error ?? 'unknown error';
     state.status = 'failed';
     state.stopReason = 'error';
     state.stopMessage = `Every evaluation failed in the last ${limit} iterations (optimizer.max_failed_iterations); the last error: ${last}`;

@@ -75,7 +75,8 @@ export async function completeStep(
   const state = nextState(previous);
   if (!prepared) return { state, proposals: [], strategy: 'none', receipt: null };
   const { strategy, space, iteration, seeds } = prepared;
-  const outcome = await strategy.propose(prepared.context('propose'), fitted);
+  const computeScale = environment?.compute_scale ?? 1;
+  const outcome = await strategy.propose({ ...prepared.context('propose'), computeScale }, fitted);
   state.strategy = prepared.choice;
   if (outcome.memory !== undefined) state.strategies = { ...state.strategies, [strategy.name]: outcome.memory };
   if (outcome.hyperparameters) state.hyperparameters = outcome.hyperparameters.map(serializeHyperparameters);
@@ -95,6 +96,7 @@ export async function completeStep(
     engine_version: environment?.engine_version ?? null,
     tensor_backend: environment?.tensor_backend ?? null,
     tensor_device: environment?.tensor_device ?? null,
+    ...(computeScale !== 1 ? { compute_scale: computeScale } : {}),
     seed: { campaign: previous.seed, iteration: seeds.iteration, plan: seeds.plan, propose: seeds.propose, derivation: SEED_DERIVATION },
     strategy: strategy.name,
     acquisition: outcome.acquisition ?? 'none',
@@ -168,6 +170,8 @@ function prepare(mdl: Mdl, state: CampaignState, options: StepOptions): Prepared
       proposalIds: Array.from({ length: q }, (_, k) => `${state.idPrefix ?? 'eval_'}${state.nextId + k}`),
       random: new Random(seeds[phase]),
       memory: state.strategies?.[strategy.name],
+      // planning searches nothing; completeStep sets the scale it was given
+      computeScale: 1,
     }),
   };
 }

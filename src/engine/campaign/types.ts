@@ -120,7 +120,10 @@ export interface CampaignState {
 export interface IterationSummary {
   iteration: number;
   evaluated: number;
+  /** evaluations of the iteration that have no value (abandoned ones apart) */
   failed: number;
+  /** candidates of the iteration given up without a measurement */
+  abandoned: number;
   /** evaluations of the iteration that succeeded but break an outcome constraint */
   infeasible: number;
   hypervolume: number;
@@ -144,6 +147,8 @@ export interface Receipt {
   tensor_backend: string | null;
   /** the GPU adapter a webgpu step ran on; null on the CPU backends (absent in receipts kept before Kiln named it) */
   tensor_device?: ReceiptDevice | null;
+  /** how much wider than on a CPU the step searched (StrategyContext.computeScale); absent: 1 */
+  compute_scale?: number;
   seed: {
     /** the campaign seed */
     campaign: number;
@@ -180,6 +185,8 @@ export interface ReceiptEnvironment {
   engine_version: string;
   tensor_backend: string;
   tensor_device?: ReceiptDevice | null;
+  /** the backend's measured headroom over the CPU (StrategyContext.computeScale); absent: 1 */
+  compute_scale?: number;
 }
 
 /** A GPU adapter as it describes itself (tensor/webgpu.ts TensorDevice). */

@@ -66,6 +66,7 @@ export const globalStrategy: Strategy = {
       constraints: data.c + (failures ? 1 : 0),
       feasible: data.feasible,
       baseline: context.observations.noisy ? 'predicted' : 'measured',
+      computeScale: context.computeScale,
     });
     return { points: batch.points, label: batch.acquisition, acquisition: batch.acquisition, hyperparameters: fitted.slice(0, data.m) };
   },

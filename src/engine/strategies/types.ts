@@ -87,6 +87,13 @@ export interface StrategyContext {
   random: Random;
   /** this strategy's own state from the previous step (JSON), undefined on its first step */
   memory: unknown;
+  /**
+   * How many times the CPU's share of posterior work the backend affords in the same time: 1 on
+   * the CPU backends, a power of two up to 16 on a GPU (jobs/compute-scale.ts measures it). The
+   * model-guided strategies widen their searches by it (more candidates, raw samples and
+   * restarts); it is recorded in the receipt, so a replay searches alike.
+   */
+  computeScale: number;
 }
 
 /** One GP hyperparameter fit: one output (or several sharing hyperparameters) over a set of rows, with its own seed. */
