@@ -1,4 +1,5 @@
-import type { Problem } from './problems.js';
+// the API's problem shape (problems.tsx names it Problem); from the contract, so this module needs no JSX to check
+import type { MdlWarning as Problem } from './contract.js';
 
 /**
  * A campaign whose results people enter, as its form holds it: every field as typed, turned into
