@@ -88,6 +88,12 @@ test('a people-entered campaign from the empty form in the browser alone: the YA
   await page.getByLabel('direction of objective 2').selectOption('minimize');
   await page.getByLabel('unit of objective 2').fill('USD/kg');
   await page.getByLabel('reference of objective 2').fill('30');
+  // a row added by mistake goes again by keyboard, and the focus returns to its section's add button
+  await addRow(page, 'Add an objective', 'objectives[2].name');
+  await page.getByRole('button', { name: 'Remove objective 3', exact: true }).focus();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.activeElement?.id === 'add-objectives');
+  assert.equal(await page.locator('[data-testid="objective-rows"] tbody tr[data-row]').count(), 2);
   await addRow(page, 'Add an outcome', 'outcomes[0].name');
   await page.keyboard.type('viscosity');
   await page.getByLabel('unit of outcome 1').fill('mPa·s');

@@ -62,12 +62,15 @@ export function Section({
   children,
   onAdd,
   addLabel,
+  addId,
 }: {
   legend: string;
   hint: ComponentChildren;
   children: ComponentChildren;
   onAdd?: () => void;
   addLabel?: string;
+  /** the add button's id: the focus goes there when a row of the section is removed */
+  addId?: string;
 }) {
   return (
     <fieldset class="draft-section">
@@ -75,7 +78,7 @@ export function Section({
       <p class="muted hint">{hint}</p>
       {children}
       {onAdd && (
-        <button type="button" class="secondary" onClick={onAdd}>
+        <button type="button" id={addId} class="secondary" onClick={onAdd}>
           {addLabel}
         </button>
       )}

@@ -68,19 +68,21 @@ export function NewLabCampaign() {
     <K extends Lists>(list: K) =>
     (index: number, row: CampaignDraft[K][number]) =>
       setDraft((d) => ({ ...d, [list]: d[list].map((r, i) => (i === index ? row : r)) }));
-  // the problems are placed by row number: once rows move they would point at the wrong rows
-  const remove = (list: Lists) => (index: number) => {
-    creation.reset();
-    setDraft((d) => ({ ...d, [list]: d[list].filter((_, i) => i !== index) }));
-  };
-  // a row added with the keyboard is typed into next: its first field takes the focus once drawn
+  // the keyboard's place after a row comes or goes: the new row's first field, or the section's add
+  // button in place of the removed row's Remove, once drawn
   const focusNext = useRef<string | null>(null);
   useLayoutEffect(() => {
     if (focusNext.current) document.getElementById(focusNext.current)?.focus();
     focusNext.current = null;
   }, [draft]);
+  // the problems are placed by row number: once rows move they would point at the wrong rows
+  const remove = (list: Lists) => (index: number) => {
+    creation.reset();
+    focusNext.current = `add-${list}`;
+    setDraft((d) => ({ ...d, [list]: d[list].filter((_, i) => i !== index) }));
+  };
   const add = (list: Lists, blank: () => CampaignDraft[Lists][number], first: string) => () => {
-    focusNext.current = `${first.replace('#', String(draft[list].length))}`;
+    focusNext.current = first.replace('#', String(draft[list].length));
     setDraft((d) => ({ ...d, [list]: [...d[list], blank()] }));
   };
   const submit = async (event: Event) => {
@@ -161,6 +163,7 @@ export function NewLabCampaign() {
             hint="What you set for each experiment. A step is the resolution you can set (0.05 mol/L); values, comma-separated, are the only settings allowed (sieve sizes); a categorical parameter lists its choices."
             onAdd={add('parameters', blankParameter, 'parameters[#].name')}
             addLabel="Add a parameter"
+            addId="add-parameters"
           >
             <ParameterRows rows={draft.parameters} problems={problems} onChange={change('parameters')} onRemove={remove('parameters')} />
             <ProblemsOf problems={problems} fields={[['parameters', 'Parameters']]} />
@@ -170,6 +173,7 @@ export function NewLabCampaign() {
             hint="What you measure and want better. The reference is the worst value still worth having: the hypervolume is measured from it (left empty, it is taken from the first results)."
             onAdd={add('objectives', blankObjective, 'objectives[#].name')}
             addLabel="Add an objective"
+            addId="add-objectives"
           >
             <ObjectiveRows rows={draft.objectives} problems={problems} onChange={change('objectives')} onRemove={remove('objectives')} />
             <ProblemsOf problems={problems} fields={[['objectives', 'Objectives']]} />
@@ -179,6 +183,7 @@ export function NewLabCampaign() {
             hint="Quantities you measure that are not objectives but must stay within limits (a viscosity), entered with each result."
             onAdd={add('outcomes', blankOutcome, 'outcomes[#].name')}
             addLabel="Add an outcome"
+            addId="add-outcomes"
           >
             <OutcomeRows rows={draft.outcomes} problems={problems} onChange={change('outcomes')} onRemove={remove('outcomes')} />
             <ProblemsOf problems={problems} fields={[['outcomes', 'Outcomes']]} />
@@ -193,6 +198,7 @@ export function NewLabCampaign() {
             }
             onAdd={add('outcomeConstraints', blankConstraint, 'outcome_constraints[#].expression')}
             addLabel="Add an outcome constraint"
+            addId="add-outcomeConstraints"
           >
             <ConstraintRows
               rows={draft.outcomeConstraints}
