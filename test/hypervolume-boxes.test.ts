@@ -54,7 +54,16 @@ function candidatesFor(rows: number[][], ref: number[], seed: number, count: num
 }
 
 test('hand-computed boxes and improvements: a 2-objective staircase', () => {
-  const boxes = new NondominatedBoxes(pts([[2, 2], [1, 3], [3, 1]]), 3, 2, [4, 4]);
+  const boxes = new NondominatedBoxes(
+    pts([
+      [2, 2],
+      [1, 3],
+      [3, 1],
+    ]),
+    3,
+    2,
+    [4, 4],
+  );
   const { count, lower, upper } = boxes.boxes();
   const listed = Array.from({ length: count }, (_, b) => [lower[2 * b], lower[2 * b + 1], upper[2 * b], upper[2 * b + 1]]).sort((a, b) => a[2] - b[2]);
   // one vertical strip per step: (l1, u1) x (-inf, u2)
@@ -75,14 +84,32 @@ test('hand-computed boxes and improvements: a 2-objective staircase', () => {
 
 test('hand-computed improvements in 3 objectives, in general position and with ties', () => {
   // three boxes of volume 6 overlapping pairwise in 2 and together in 1: HV = 18 - 6 + 1 = 13
-  const general = new NondominatedBoxes(pts([[1, 2, 3], [2, 3, 1], [3, 1, 2]]), 3, 3, [4, 4, 4]);
+  const general = new NondominatedBoxes(
+    pts([
+      [1, 2, 3],
+      [2, 3, 1],
+      [3, 1, 2],
+    ]),
+    3,
+    3,
+    [4, 4, 4],
+  );
   assert.equal(general.count, 7, '2n + 1 local upper bounds');
   assert.equal(general.improvement([0, 0, 0]), 64 - 13);
   assert.equal(general.improvement([1, 1, 1]), 27 - 13);
   assert.equal(general.improvement([2, 2, 2]), 1, 'the cube [2, 3)^3 is all that [2, 4]^3 leaves open');
   assert.equal(general.improvement([2.5, 2.5, 2.5]), 0.125);
   // the unit corners: open region (−∞, 1)^3 plus the slabs where an objective is below 0 (ties in every objective)
-  const ties = new NondominatedBoxes(pts([[0, 0, 1], [0, 1, 0], [1, 0, 0]]), 3, 3, [2, 2, 2]);
+  const ties = new NondominatedBoxes(
+    pts([
+      [0, 0, 1],
+      [0, 1, 0],
+      [1, 0, 0],
+    ]),
+    3,
+    3,
+    [2, 2, 2],
+  );
   assert.equal(ties.improvement([0, 0, 0]), 8 - 7);
   assert.equal(ties.improvement([-1, -1, -1]), 27 - 7);
   assert.equal(ties.improvement([0.5, 0.5, 0.5]), 0.125);

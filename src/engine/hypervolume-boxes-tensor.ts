@@ -111,7 +111,7 @@ export class TensorBoxImprovements {
       for (const range of t.ranges) {
         let volume: tf.Tensor2D | null = null;
         for (let j = 0; j < m; j++) {
-          const side = tf.tidy(() => tf.sub(tf.relu(tf.sub(range.upper[j], columns[j])), tf.relu(tf.sub(range.lower[j], columns[j]))) as tf.Tensor2D);
+          const side = tf.tidy(() => tf.sub<tf.Tensor2D>(tf.relu(tf.sub(range.upper[j], columns[j])), tf.relu(tf.sub(range.lower[j], columns[j]))));
           if (volume === null) volume = side;
           else {
             const next: tf.Tensor2D = tf.mul(volume, side);
@@ -120,7 +120,7 @@ export class TensorBoxImprovements {
             volume = next;
           }
         }
-        const sum = tf.sum(volume!, 1) as tf.Tensor1D;
+        const sum = tf.sum<tf.Tensor1D>(volume!, 1);
         volume!.dispose();
         if (total === null) total = sum;
         else {

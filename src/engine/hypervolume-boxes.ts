@@ -16,7 +16,8 @@
  * scan of U plus O(m²) per replaced bound, never a rebuild.
  *
  * Disjoint boxes. B(u) = Π_j (l_j(u), u_j) with l_j(u) = max_{k>j} z^k_j(u) (l_m = −∞)
- * partition the open region, one non-empty box per local upper bound (Lacour, Klamroth & Fonseca
+ * partition the open region, one box per local upper bound, non-empty for points in general
+ * position (Lacour, Klamroth & Fonseca
  * 2017, "A box decomposition algorithm to compute the hypervolume indicator", partition the
  * dominated region the same way with max_{k<j}). Why: raise an open point z in objective m until
  * a front point (or d^m) blocks it, then in m−1 with objective m held at the value reached, and so
@@ -139,7 +140,8 @@ export class NondominatedBoxes {
   /** HV(front ∪ {y}) − HV(front) for `y` (length m, no NaN or −Infinity), in float64; ≥ 0. */
   improvement(y: ArrayLike<number>): number {
     checkHypervolumeInput('candidate', y, 1, this.m, this.ref);
-    return this.improvementAt(Float64Array.from({ length: this.m }, (_, j) => y[j]), 0);
+    const point = Float64Array.from({ length: this.m }, (_, j) => y[j]);
+    return this.improvementAt(point, 0);
   }
 
   /** `improvement` of each of the `count` rows of `Y` (`count x m` row-major). */

@@ -15,7 +15,7 @@ export function samplesNearFront(front: Float64Array, n: number, m: number, cand
     const factor = 0.9 + 0.2 * random.uniform();
     for (let j = 0; j < m; j++) mean[j] = front[row * m + j] * factor;
     for (let s = 0; s < samples; s++) {
-      for (let j = 0; j < m; j++) out[((c * samples + s) * m + j)] = mean[j] + sd * random.normal();
+      for (let j = 0; j < m; j++) out[(c * samples + s) * m + j] = mean[j] + sd * random.normal();
     }
   }
   return out;

@@ -13,7 +13,13 @@ export const TENSOR_TOLERANCE = 1e-6;
  * Asserts that the tensor evaluation of the `count` rows of Y equals the float64 CPU one within
  * TENSOR_TOLERANCE of the unit volume; returns the largest error in those units.
  */
-export async function checkTensorAgainstCpu(boxes: NondominatedBoxes, tensor: TensorBoxImprovements, Y: Float64Array, count: number, what: string): Promise<number> {
+export async function checkTensorAgainstCpu(
+  boxes: NondominatedBoxes,
+  tensor: TensorBoxImprovements,
+  Y: Float64Array,
+  count: number,
+  what: string,
+): Promise<number> {
   const { m, ref } = boxes;
   const { count: boxCount, upper } = boxes.boxes();
   let unit = 1;
