@@ -20,9 +20,10 @@
  * position (Lacour, Klamroth & Fonseca 2017, "A box decomposition algorithm to compute the
  * hypervolume indicator", partition the dominated region the same way with max_{k<j}). Why:
  * raise an open point z in objective m until a front point (or d^m) blocks it, then in m−1 with
- * objective m held at the value reached, and so on down to objective 1. That ends at one local upper bound u, each z^k(u) being the point that
- * blocked objective k, which lies at or below z in the objectives before k, so z ∈ B(u); and
- * z ∈ B(u) forces that same walk to end at u, so no other box holds z. Hence, for any y,
+ * objective m held at the value reached, and so on down to objective 1. That ends at one local
+ * upper bound u, each z^k(u) being the point that blocked objective k, which lies at or below z in
+ * the objectives before k, so z ∈ B(u); and z ∈ B(u) forces that same walk to end at u, so no
+ * other box holds z. Hence, for any y,
  *
  *   HVI(y) = HV(P ∪ {y}) − HV(P) = Σ_u Π_j max(0, u_j − max(l_j(u), y_j)),
  *
