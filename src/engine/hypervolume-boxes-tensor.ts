@@ -11,9 +11,10 @@
  *
  * Precision. Coordinates are taken relative to the reference point and in units of each
  * objective's span from the front's best value to ref (1 with no front), in float64, before they
- * are rounded to float32. The side of box b along objective j is relu(u_bj − y_j) − relu(l_bj − y_j)
- * (= max(0, u_bj − max(l_bj, y_j)) as l ≤ u; tfjs's broadcasting maximum and minimum are 20 times
- * slower on wasm than its subtraction and relu). Every term is non-negative, so nothing cancels
+ * are rounded to float32. The side of box b along objective j is
+ * relu(u_bj − y_j) − relu(l_bj − y_j), which is max(0, u_bj − max(l_bj, y_j)) as l ≤ u (tfjs's
+ * broadcasting maximum and minimum are about 20 times slower on wasm than its subtraction and
+ * relu). Every term is non-negative, so nothing cancels
  * across boxes: against the float64 sum, on spherical fronts of 20 to 200 points at m = 2 to 6, the
  * largest error was 3e-8 of the unit volume (Π_j of the spans) on wasm; the tests assert 1e-6, on
  * wasm and on webgpu. An unbounded lower corner stands at 1e15 units below ref, and samples
@@ -25,8 +26,8 @@ import { tf } from './tensor/backend.js';
 
 /**
  * Samples × boxes per chunk by default. On the CPU backends 1M float32 entries (4 MB per
- * intermediate): on wasm, chunks of 2^16 to 2^20 entries ran alike and 2^22 and 2^24 up to twice
- * slower, as they leave the caches. On webgpu 16M entries (64 MB per intermediate, as the
+ * intermediate): on wasm, chunks of 2^16 to 2^20 entries ran alike, and 2^22 and 2^24 up to 2.6
+ * times slower, as they leave the caches. On webgpu 16M entries (64 MB per intermediate, as the
  * pathwise draws take), so a GPU gets few, large dispatches.
  */
 export function defaultBoxChunkElements(): number {
