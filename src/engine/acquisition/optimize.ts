@@ -74,7 +74,7 @@ export async function maximizeAcquisition(
     }
     const { mean, variance } = await surrogate.predict(X, count);
     const std = variance.map((v) => Math.sqrt(Math.max(v, 0)));
-    const values = acquisition.evaluate(mean, std, count);
+    const values = await acquisition.evaluate(mean, std, count);
     for (let i = 0; i < count; i++) {
       if (!feasible[i]) continue;
       fitness[i] = -values[i];
