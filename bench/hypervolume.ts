@@ -2,6 +2,7 @@ import { hypervolume, hypervolumeImprovements } from '../src/engine/hypervolume.
 import { hypervolumeImprovementsReference, hypervolumeReference } from '../reference/hypervolume.js';
 import { makeCloud, makeFront, type FrontShape } from '../test/support/fronts.js';
 import { timeCalls, type BenchReport, type BenchSuite } from './common.js';
+import { boxes } from './hypervolume-boxes.js';
 import { scalarized } from './hypervolume-scalarized.js';
 
 /** Reference C implementations timed on the project's 2-core machine (spherical fronts, µs per call). */
@@ -121,4 +122,4 @@ function row(kind: string, d: number, n: number, front: FrontShape, wasmSeconds:
 }
 
 /** Part of `npm run bench -- hypervolume`, after its table. */
-export const more: BenchSuite[] = [scalarized];
+export const more: BenchSuite[] = [scalarized, boxes];

@@ -23,6 +23,7 @@ const PARTS: Record<string, keyof typeof SUITES> = {
   'campaign-noisy': 'campaign',
   'service-mdl-load': 'service',
   'hypervolume-scalarized': 'hypervolume',
+  'hypervolume-boxes': 'hypervolume',
 };
 
 const args = process.argv.slice(2);

@@ -1,5 +1,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import { MonteCarloEhvi } from '../src/engine/acquisition/mc-ehvi.js';
+import { TensorMonteCarloEhvi } from '../src/engine/acquisition/mc-ehvi-tensor.js';
 import { posteriorDraws } from '../src/engine/gp/pathwise.js';
 import { fitProbitClassifier } from '../src/engine/gp/probit-classifier.js';
 import { Surrogate } from '../src/engine/gp/surrogate.js';
@@ -167,6 +169,21 @@ test("the failure classifier's latent posterior on webgpu agrees with its float6
     maxAbsDifference(gpu.variance, exact.variance) < 1e-4 * classifier.hyperparameters.outputScale,
     `variance ${maxAbsDifference(gpu.variance, exact.variance)}`,
   );
+});
+
+test('Monte Carlo EHVI from boxes on webgpu equals the exact CPU estimate with the same samples', async () => {
+  const random = new Random(31);
+  const [m, n, q] = [3, 30, 20];
+  const front = Float64Array.from({ length: n * m }, () => 0.2 + 0.8 * random.uniform());
+  const ref = [1.1, 1.1, 1.1];
+  const mean = Float64Array.from({ length: q * m }, () => 0.3 + 0.6 * random.uniform());
+  const std = Float64Array.from({ length: q * m }, () => 0.05 + 0.1 * random.uniform());
+  const cpu = new MonteCarloEhvi(front, n, m, ref, 64, new Random(2)).evaluate(mean, std, q);
+  const gpu = new TensorMonteCarloEhvi(front, n, m, ref, 64, new Random(2));
+  const values = await gpu.evaluate(mean, std, q);
+  gpu.dispose();
+  const scale = Math.max(...Array.from(cpu), 1e-3);
+  assert.ok(maxAbsDifference(values, cpu) < 1e-5 * scale, `${maxAbsDifference(values, cpu)} of ${scale}`);
 });
 
 test('every tensor a step makes is released: no device memory held between steps', async () => {

@@ -22,9 +22,14 @@ import { largeCase } from '../campaign-large.js';
  *    hypervolume at least 0.40), stopped at 5 minutes or when the fit below would no longer fit;
  * 5. one cold GP fit at n = 5,000 (target: at most 1 s; fits run on the CPU, see the report).
  *
- * `--quick` shrinks every part for a software GPU (lavapipe), to test the check itself.
+ * `--quick` shrinks every part for a software GPU (lavapipe), to test the check itself;
+ * `--parts=matmul,posterior,draws,d30,d200,fit` runs only those (default: all).
  */
-const { values } = parseArgs({ options: { out: { type: 'string' }, quick: { type: 'boolean' }, seconds: { type: 'string' } } });
+const { values } = parseArgs({ options: { out: { type: 'string' }, quick: { type: 'boolean' }, seconds: { type: 'string' }, parts: { type: 'string' } } });
+const PARTS = ['matmul', 'posterior', 'draws', 'd30', 'd200', 'fit'];
+const chosen = new Set(values.parts ? values.parts.split(',') : PARTS);
+const unknown = [...chosen].filter((p) => !PARTS.includes(p));
+if (unknown.length > 0) throw new Error(`--parts: unknown ${unknown.join(', ')}; choose from ${PARTS.join(', ')}`);
 const out = values.out ?? 'device-check';
 const quick = values.quick === true;
 const seconds = Number(values.seconds ?? 480);
@@ -63,7 +68,8 @@ function report(part: string, figures: Record<string, unknown>): void {
   console.log(`${part}: ${JSON.stringify(figures)}`);
 }
 
-async function part(name: string, fn: () => Promise<Record<string, unknown>>): Promise<void> {
+async function part(name: string, fn: () => Promise<Record<string, unknown>>, key: string): Promise<void> {
+  if (!chosen.has(key)) return;
   try {
     report(name, await fn());
   } catch (error) {
@@ -82,77 +88,101 @@ report('machine', {
   software_gpu: gpu.device?.software ?? null,
 });
 
-await part('matmul', async () => {
-  const figures: Record<string, number> = {};
-  for (const size of scale.matmul) figures[`webgpu_${size}_gflops`] = await matmulGflops(size);
-  figures[`wasm_${scale.matmul[0]}_gflops`] = await onBackend('wasm', () => matmulGflops(scale.matmul[0]));
-  return figures;
-});
+await part(
+  'matmul',
+  async () => {
+    const figures: Record<string, number> = {};
+    for (const size of scale.matmul) figures[`webgpu_${size}_gflops`] = await matmulGflops(size);
+    figures[`wasm_${scale.matmul[0]}_gflops`] = await onBackend('wasm', () => matmulGflops(scale.matmul[0]));
+    return figures;
+  },
+  'matmul',
+);
 
-await part('posterior', async () => {
-  const gpuRate = await posteriorThroughput(scale.posterior, 5);
-  const cpuRate = await onBackend('wasm', () => posteriorThroughput(scale.posterior, 1));
-  const { n, d, q } = scale.posterior;
-  return {
-    n,
-    d,
-    candidates: q,
-    webgpu_points_per_s: gpuRate,
-    wasm_points_per_s: cpuRate,
-    ratio: gpuRate / cpuRate,
-    webgpu_ms_per_call: (1000 * q) / gpuRate,
-    target_ratio: 100,
-  };
-});
+await part(
+  'posterior',
+  async () => {
+    const gpuRate = await posteriorThroughput(scale.posterior, 5);
+    const cpuRate = await onBackend('wasm', () => posteriorThroughput(scale.posterior, 1));
+    const { n, d, q } = scale.posterior;
+    return {
+      n,
+      d,
+      candidates: q,
+      webgpu_points_per_s: gpuRate,
+      wasm_points_per_s: cpuRate,
+      ratio: gpuRate / cpuRate,
+      webgpu_ms_per_call: (1000 * q) / gpuRate,
+      target_ratio: 100,
+    };
+  },
+  'posterior',
+);
 
-await part('draws', async () => {
-  const gpuRate = await drawsThroughput(scale.draws, 5);
-  const cpuRate = await onBackend('wasm', () => drawsThroughput(scale.draws, 1));
-  const { n, d, q, paths } = scale.draws;
-  return {
-    n,
-    d,
-    candidates: q,
-    paths,
-    webgpu_points_per_s: gpuRate,
-    wasm_points_per_s: cpuRate,
-    ratio: gpuRate / cpuRate,
-    webgpu_ms_per_call: (1000 * q) / gpuRate,
-  };
-});
+await part(
+  'draws',
+  async () => {
+    const gpuRate = await drawsThroughput(scale.draws, 5);
+    const cpuRate = await onBackend('wasm', () => drawsThroughput(scale.draws, 1));
+    const { n, d, q, paths } = scale.draws;
+    return {
+      n,
+      d,
+      candidates: q,
+      paths,
+      webgpu_points_per_s: gpuRate,
+      wasm_points_per_s: cpuRate,
+      ratio: gpuRate / cpuRate,
+      webgpu_ms_per_call: (1000 * q) / gpuRate,
+    };
+  },
+  'draws',
+);
 
 // the two campaigns share what is left: the d = 30 one its target time at most, the d = 200 one the rest
 const d30 = { ...largeCase('dtlz2 d=30 m=2'), budget: scale.campaign.budget, batch: 100 };
-await part('campaign dtlz2 d=30, 10,000 evaluations, batches of 100', async () => {
-  const limit = Math.min(quick ? 60 : 180, Math.max(30, (seconds - elapsed()) / 2));
-  const figures = await runCampaignCase(d30, 'webgpu', limit, (r) => {
-    if (r.iteration % 10 === 0)
-      console.log(
-        `  d=30 iteration ${r.iteration}: ${r.evaluationsCompleted} evaluations, hv ${r.hypervolume.toFixed(4)}, ${elapsed().toFixed(0)} s into the check`,
-      );
-  });
-  return { ...figures, budget: d30.budget, limit_seconds: limit, target_minutes: 3, target_hypervolume: 0.42 };
-});
+await part(
+  'campaign dtlz2 d=30, 10,000 evaluations, batches of 100',
+  async () => {
+    const limit = Math.min(quick ? 60 : 180, Math.max(30, (seconds - elapsed()) / 2));
+    const figures = await runCampaignCase(d30, 'webgpu', limit, (r) => {
+      if (r.iteration % 10 === 0)
+        console.log(
+          `  d=30 iteration ${r.iteration}: ${r.evaluationsCompleted} evaluations, hv ${r.hypervolume.toFixed(4)}, ${elapsed().toFixed(0)} s into the check`,
+        );
+    });
+    return { ...figures, budget: d30.budget, limit_seconds: limit, target_minutes: 3, target_hypervolume: 0.42 };
+  },
+  'd30',
+);
 
 const d200 = { ...largeCase('dtlz2 d=200 m=2 K=50'), ...(quick ? { budget: 300 } : {}) };
-await part('campaign dtlz2 d=200, 50 outcome constraints, 5,000 evaluations', async () => {
-  // what the fit after it needs is kept back
-  const limit = Math.min(quick ? 120 : 300, Math.max(20, seconds - elapsed() - (quick ? 15 : 45)));
-  const figures = await runCampaignCase(d200, 'webgpu', limit, (r) => {
-    if (r.iteration % 10 === 0)
-      console.log(
-        `  d=200 iteration ${r.iteration}: ${r.evaluationsCompleted} evaluations, hv ${r.hypervolume.toFixed(4)}, ${elapsed().toFixed(0)} s into the check`,
-      );
-  });
-  return { ...figures, budget: d200.budget, limit_seconds: limit, target_minutes: 5, target_hypervolume: 0.4 };
-});
+await part(
+  'campaign dtlz2 d=200, 50 outcome constraints, 5,000 evaluations',
+  async () => {
+    // what the fit after it needs is kept back
+    const limit = Math.min(quick ? 120 : 300, Math.max(20, seconds - elapsed() - (quick ? 15 : 45)));
+    const figures = await runCampaignCase(d200, 'webgpu', limit, (r) => {
+      if (r.iteration % 10 === 0)
+        console.log(
+          `  d=200 iteration ${r.iteration}: ${r.evaluationsCompleted} evaluations, hv ${r.hypervolume.toFixed(4)}, ${elapsed().toFixed(0)} s into the check`,
+        );
+    });
+    return { ...figures, budget: d200.budget, limit_seconds: limit, target_minutes: 5, target_hypervolume: 0.4 };
+  },
+  'd200',
+);
 
-await part('gp-fit', async () => ({
-  ...scale.fitLarge,
-  seconds: fitSeconds(scale.fitLarge),
-  target_seconds: 1,
-  where: 'CPU (float64 L-BFGS; Cholesky products on the wasm kernel)',
-}));
+await part(
+  'gp-fit',
+  async () => ({
+    ...scale.fitLarge,
+    seconds: fitSeconds(scale.fitLarge),
+    target_seconds: 1,
+    where: 'CPU (float64 L-BFGS; Cholesky products on the wasm kernel)',
+  }),
+  'fit',
+);
 
 report('done', { seconds: elapsed(), tensors_left: tf.memory().numTensors });
 process.exit(0);

@@ -21,7 +21,11 @@ export class ConstrainedAcquisition implements AcquisitionFunction {
     this.name = objective ? `constrained ${objective.name}` : 'probability of feasibility';
   }
 
-  evaluate(mean: Float64Array, std: Float64Array, q: number): Float64Array {
+  dispose(): void {
+    this.objective?.dispose?.();
+  }
+
+  async evaluate(mean: Float64Array, std: Float64Array, q: number): Promise<Float64Array> {
     const width = this.m + this.c;
     const out = new Float64Array(q).fill(1);
     if (this.objective) {
@@ -33,7 +37,7 @@ export class ConstrainedAcquisition implements AcquisitionFunction {
           objectiveStd[i * this.m + j] = std[i * width + j];
         }
       }
-      out.set(this.objective.evaluate(objectiveMean, objectiveStd, q));
+      out.set(await this.objective.evaluate(objectiveMean, objectiveStd, q));
     }
     for (let i = 0; i < q; i++) {
       for (let k = this.m; k < width; k++) {

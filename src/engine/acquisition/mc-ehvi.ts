@@ -15,6 +15,47 @@ const SCALARIZATION_DIRECTIONS = 256;
 const DIRECTIONS_PER_SAMPLE = 16;
 
 /**
+ * Common random numbers for Monte Carlo acquisitions: `samples x m` standard normals (samples
+ * rounded up to even), in antithetic pairs z, −z, which halve the variance of the mean term for free.
+ */
+export function antitheticNormals(samples: number, m: number, random: Random): Float64Array {
+  const even = samples + (samples % 2);
+  const base = new Float64Array(even * m);
+  for (let s = 0; s < even; s += 2) {
+    for (let j = 0; j < m; j++) {
+      const z = random.normal();
+      base[s * m + j] = z;
+      base[(s + 1) * m + j] = -z;
+    }
+  }
+  return base;
+}
+
+/** Each candidate's draws mean + std·z for every base sample: `q x samples x m`. mean, std: `q x m`; base: `samples x m`. */
+export function monteCarloDraws(mean: Float64Array, std: Float64Array, q: number, base: Float64Array, m: number): Float64Array {
+  const samples = base.length / m;
+  const draws = new Float64Array(q * samples * m);
+  for (let i = 0; i < q; i++) {
+    for (let s = 0; s < samples; s++) {
+      const row = (i * samples + s) * m;
+      for (let j = 0; j < m; j++) draws[row + j] = mean[i * m + j] + std[i * m + j] * base[s * m + j];
+    }
+  }
+  return draws;
+}
+
+/** The mean of each candidate's `samples` consecutive values. */
+export function sampleMeans(values: ArrayLike<number>, q: number, samples: number): Float64Array {
+  const out = new Float64Array(q);
+  for (let i = 0; i < q; i++) {
+    let sum = 0;
+    for (let s = 0; s < samples; s++) sum += values[i * samples + s];
+    out[i] = sum / samples;
+  }
+  return out;
+}
+
+/**
  * Monte Carlo expected hypervolume improvement for three or more objectives (Daulton, Balandat &
  * Bakshy 2020, "Differentiable Expected Hypervolume Improvement", here without gradients).
  *
@@ -47,34 +88,15 @@ export class MonteCarloEhvi implements AcquisitionFunction {
     this.front = new Float64Array(this.n * m);
     keep.forEach((i, k) => this.front.set(front.subarray(i * m, i * m + m), k * m));
     this.scalarized = !exactImprovement(m, this.n) ? new ScalarizedImprovement(this.front, this.n, m, ref, SCALARIZATION_DIRECTIONS, random) : null;
-    this.samples = samples + (samples % 2);
-    this.base = new Float64Array(this.samples * m);
-    for (let s = 0; s < this.samples; s += 2) {
-      for (let j = 0; j < m; j++) {
-        const z = random.normal();
-        this.base[s * m + j] = z;
-        this.base[(s + 1) * m + j] = -z;
-      }
-    }
+    this.base = antitheticNormals(samples, m, random);
+    this.samples = this.base.length / m;
   }
 
   evaluate(mean: Float64Array, std: Float64Array, q: number): Float64Array {
     const { m, samples } = this;
-    const draws = new Float64Array(q * samples * m);
-    for (let i = 0; i < q; i++) {
-      for (let s = 0; s < samples; s++) {
-        const row = (i * samples + s) * m;
-        for (let j = 0; j < m; j++) draws[row + j] = mean[i * m + j] + std[i * m + j] * this.base[s * m + j];
-      }
-    }
+    const draws = monteCarloDraws(mean, std, q, this.base, m);
     const hvi = this.scalarized ? this.sampledEstimates(draws, q) : hypervolumeImprovements(this.front, this.n, m, this.ref, draws, q * samples);
-    const out = new Float64Array(q);
-    for (let i = 0; i < q; i++) {
-      let sum = 0;
-      for (let s = 0; s < samples; s++) sum += hvi[i * samples + s];
-      out[i] = sum / samples;
-    }
-    return out;
+    return sampleMeans(hvi, q, samples);
   }
 
   /** The scalarized estimate for each of the `q x samples` draws, each over its sample's share of the directions. */

@@ -7,7 +7,9 @@ export interface AcquisitionFunction {
   readonly name: string;
   /**
    * mean, std: `q x m` row-major posterior moments of the q candidates.
-   * Returns q values (>= 0).
+   * Returns q values (>= 0); a promise where they are computed on the tensor backend.
    */
-  evaluate(mean: Float64Array, std: Float64Array, q: number): Float64Array;
+  evaluate(mean: Float64Array, std: Float64Array, q: number): Float64Array | Promise<Float64Array>;
+  /** frees what it holds on the tensor backend, if anything */
+  dispose?(): void;
 }

@@ -1,4 +1,5 @@
 import { tf } from '../tensor/backend.js';
+import { readBack } from '../tensor/read-back.js';
 import { choleskyInPlace, invertLower, solveLowerInPlace, solveLowerTransposedInPlace, transposeToFloat32 } from './dense64.js';
 import { DENSE_LIMIT } from './fit.js';
 import { NotPositiveDefiniteError, withJitter } from './jitter.js';
@@ -95,7 +96,7 @@ export class GaussianProcess {
     const Zold = scaleInputs(this.X, n, d, h.lengthscales);
     const Znew = scaleInputs(Xnew, k, d, h.lengthscales);
     const K21 = maternCross(Znew, k, Zold, n, d, h.outputScale);
-    const L21 = await downloadFloat64(tf.tidy(() => tf.matMul(tf.tensor2d(Float32Array.from(K21), [k, n]), this.inverseFactorTransposed)));
+    const [L21] = await readBack(tf.tidy(() => tf.matMul(tf.tensor2d(Float32Array.from(K21), [k, n]), this.inverseFactorTransposed)));
 
     const S = new Float64Array(k * k);
     maternGram(Znew, k, d, h.outputScale, S);
@@ -152,7 +153,7 @@ export class GaussianProcess {
       const bottom = tf.concat([tf.zeros([k, n]), corner], 1);
       return [tf.slice(product, [0, 0], [n, 1]), tf.concat([top, bottom], 0)] as [tf.Tensor2D, tf.Tensor2D];
     });
-    const u = await downloadFloat64(correction).catch((error: unknown) => {
+    const [u] = await readBack(correction).catch((error: unknown) => {
       upper.dispose();
       throw error;
     });
@@ -171,14 +172,5 @@ export class GaussianProcess {
 
   dispose(): void {
     this.inverseFactorTransposed.dispose();
-  }
-}
-
-/** The tensor's values in float64, read back asynchronously (the only way from a GPU); t is disposed. */
-async function downloadFloat64(t: tf.Tensor): Promise<Float64Array> {
-  try {
-    return Float64Array.from(await t.data());
-  } finally {
-    t.dispose();
   }
 }

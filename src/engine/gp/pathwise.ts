@@ -1,5 +1,6 @@
 import type { Random } from '../random.js';
 import { tf } from '../tensor/backend.js';
+import { readBack } from '../tensor/read-back.js';
 import { choleskyInPlace, solveLowerInPlace, solveLowerTransposedInPlace } from './dense64.js';
 import { withJitter } from './jitter.js';
 import { maternFromSquaredDistance, maternGram, scaleInputs } from './matern.js';
@@ -221,19 +222,13 @@ class DrawsOnDevice {
       const P = Float32Array.from(points.subarray(start * this.d, (start + size) * this.d));
       chunks.push(tf.tidy(() => this.evaluate(t, tf.tensor2d(P, [size, this.d]))));
     }
-    try {
-      // every chunk is queued before the first is read back
-      const values = await Promise.all(chunks.map((c) => c.data()));
-      const out = new Float64Array(count * this.outputs);
-      let offset = 0;
-      for (const v of values) {
-        out.set(v, offset);
-        offset += v.length;
-      }
-      return out;
-    } finally {
-      for (const c of chunks) c.dispose();
+    const out = new Float64Array(count * this.outputs);
+    let offset = 0;
+    for (const v of await readBack(...chunks)) {
+      out.set(v, offset);
+      offset += v.length;
     }
+    return out;
   }
 
   /**
@@ -267,13 +262,8 @@ class DrawsOnDevice {
       // `count x outputs x d`
       return [value, tf.stack(perOutput, 1)];
     });
-    try {
-      const [v, g] = await Promise.all([values.data(), gradients.data()]);
-      return { values: Float64Array.from(v), gradients: Float64Array.from(g) };
-    } finally {
-      values.dispose();
-      gradients.dispose();
-    }
+    const [v, g] = await readBack(values, gradients);
+    return { values: v, gradients: g };
   }
 
   dispose(): void {

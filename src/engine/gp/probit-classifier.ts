@@ -1,6 +1,7 @@
 import { inverseMillsRatio, logNormalCdf, normalCdf } from '../normal.js';
 import { choleskyInPlace, invertLower, solveLowerInPlace, solveLowerTransposedInPlace } from './dense64.js';
 import { tf } from '../tensor/backend.js';
+import { readBack } from '../tensor/read-back.js';
 import { maternCross, maternFromSquaredDistance, maternGram, scaleInputs } from './matern.js';
 
 /**
@@ -145,13 +146,8 @@ export class ProbitClassifier {
       const explained = tf.sum(tf.square(tf.matMul(K, t.factorT)), 1);
       return [tf.reshape(tf.matMul(K, t.slope), [q]), tf.maximum(tf.sub(this.hyperparameters.outputScale, explained), 0)];
     });
-    try {
-      const [m, v] = await Promise.all([mean.data(), variance.data()]);
-      return { mean: Float64Array.from(m), variance: Float64Array.from(v) };
-    } finally {
-      mean.dispose();
-      variance.dispose();
-    }
+    const [m, v] = await readBack(mean, variance);
+    return { mean: m, variance: v };
   }
 
   private upload(): NonNullable<ProbitClassifier['uploaded']> {

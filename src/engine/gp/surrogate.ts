@@ -1,4 +1,5 @@
 import { tensorBackendName, tf } from '../tensor/backend.js';
+import { readBack } from '../tensor/read-back.js';
 import { Random } from '../random.js';
 import { fitHyperparameters } from './fit.js';
 import { GaussianProcess } from './gaussian-process.js';
@@ -130,13 +131,8 @@ export class Surrogate {
   async predict(X: Float64Array, q: number): Promise<{ mean: Float64Array; variance: Float64Array }> {
     if (X.length < q * this.d) throw new Error(`Kiln: predict got ${X.length} values for ${q} points of dimension ${this.d}.`);
     const { mean, variance } = tf.tidy(() => this.batched.compute(tf.tensor2d(Float32Array.from(X.subarray(0, q * this.d)), [q, this.d])));
-    try {
-      const [m, v] = await Promise.all([mean.data(), variance.data()]);
-      return { mean: Float64Array.from(m), variance: Float64Array.from(v) };
-    } finally {
-      mean.dispose();
-      variance.dispose();
-    }
+    const [m, v] = await readBack(mean, variance);
+    return { mean: m, variance: v };
   }
 
   /**

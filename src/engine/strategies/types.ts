@@ -90,8 +90,8 @@ export interface StrategyContext {
   /**
    * How many times the CPU's share of posterior work the backend affords in the same time: 1 on
    * the CPU backends, a power of two up to 16 on a GPU (jobs/compute-scale.ts measures it). The
-   * model-guided strategies widen their searches by it (more candidates, raw samples and
-   * restarts); it is recorded in the receipt, so a replay searches alike.
+   * global strategy widens its acquisition search by it (raw samples, CMA-ES restarts); it is
+   * recorded in the receipt, so a replay searches alike.
    */
   computeScale: number;
 }

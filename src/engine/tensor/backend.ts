@@ -117,7 +117,7 @@ export function probeTensorBackend(choice: TensorBackendChoice = 'auto'): Promis
 async function probeAuto(): Promise<TensorBackendInfo> {
   const passedOver: string[] = [];
   try {
-    await importNativeBinding();
+    await importOptional('@tensorflow/tfjs-node-gpu');
     return { name: 'tensorflow', device: null, passedOver };
   } catch (error) {
     passedOver.push(`tensorflow: ${error instanceof Error ? error.message : String(error)}`);
@@ -163,7 +163,7 @@ async function start(name: TensorBackendName, named: boolean): Promise<TensorDev
     return device;
   }
   if (name === 'tensorflow') {
-    await importNativeBinding();
+    await importOptional('@tensorflow/tfjs-node-gpu');
   } else if (name === 'wasm') {
     await import('@tensorflow/tfjs-backend-wasm');
   } else {
@@ -187,18 +187,6 @@ export async function startBackendBeside(name: TensorBackendName): Promise<Tenso
     return await start(name, true);
   } finally {
     if (previous) await tf.setBackend(previous);
-  }
-}
-
-/** Loads @tensorflow/tfjs-node-gpu, which registers the 'tensorflow' backend; a one-line Error when it cannot. */
-async function importNativeBinding(): Promise<void> {
-  const nativeBinding = '@tensorflow/tfjs-node-gpu';
-  try {
-    await importOptional(nativeBinding);
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    const missing = code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
-    throw new Error(missing ? `${nativeBinding} is not installed` : `${nativeBinding} did not load: ${String((error as Error).message).split('\n')[0]}`);
   }
 }
 

@@ -7,5 +7,14 @@ export type OptionalPackage = 'webgpu' | '@tensorflow/tfjs-backend-webgpu' | '@t
  * (bench/device/build.mjs) replaces this module with one that imports them by literal name.
  */
 export function importOptional(name: OptionalPackage): Promise<unknown> {
-  return import(name) as Promise<unknown>;
+  return (import(name) as Promise<unknown>).catch((error: unknown) => {
+    throw new Error(whyNotLoaded(name, error));
+  });
+}
+
+/** One line on why an optional package did not load: not installed, or what its loading said. */
+function whyNotLoaded(name: string, error: unknown): string {
+  const code = (error as { code?: string }).code;
+  if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') return `the optional package '${name}' is not installed`;
+  return `the optional package '${name}' did not load: ${String((error as Error).message).split('\n')[0]}`;
 }

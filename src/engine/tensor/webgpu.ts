@@ -41,9 +41,7 @@ interface DawnAdapter {
  * Throws a one-line reason when there is none to use.
  */
 export async function findAdapter(named: boolean): Promise<{ dawn: DawnModule; gpu: DawnGpu; device: TensorDevice }> {
-  const dawn = (await importOptional('webgpu').catch(() => {
-    throw new Error("the optional package 'webgpu' is not installed");
-  })) as DawnModule;
+  const dawn = (await importOptional('webgpu')) as DawnModule;
   const gpu = dawn.create([]);
   const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
   if (adapter === null) {
@@ -70,9 +68,7 @@ export async function startWebGpu(named: boolean): Promise<TensorDevice> {
   const navigator = ((globalThis as { navigator?: object }).navigator ?? {}) as Record<string, unknown>;
   Object.defineProperty(navigator, 'gpu', { value: gpu, configurable: true });
   if (!('navigator' in globalThis)) Object.defineProperty(globalThis, 'navigator', { value: navigator, configurable: true });
-  await importOptional('@tensorflow/tfjs-backend-webgpu').catch(() => {
-    throw new Error("the optional package '@tensorflow/tfjs-backend-webgpu' is not installed");
-  });
+  await importOptional('@tensorflow/tfjs-backend-webgpu');
   return device;
 }
 
