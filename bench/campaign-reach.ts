@@ -83,5 +83,6 @@ export async function runReachCampaigns(quick: boolean, only?: string): Promise<
 export const suite: BenchSuite = {
   name: 'campaign-reach',
   description: 'reference points the initial design does not reach: share of max hypervolume at 90 evaluations, and when the box was entered',
+  options: [{ flag: '--quick', description: 'seeds 1-3 instead of 1-5' }],
   run: () => runReachCampaigns(process.argv.includes('--quick'), process.env.KILN_REACH_CASE),
 };

@@ -115,6 +115,11 @@ export const more: BenchSuite[] = [
     name: 'campaign-large',
     description:
       "users' scale: DTLZ2 d=30 and d=100 to 2,000 evaluations (batches of 50), 3-objective d=7 at 90, d=200 to 3,000 and with 20 (2,000) and 50 (5,000) outcome constraints; cma-es (auto) vs nsga2 vs random",
+    options: [
+      { flag: '--quick', description: 'one seed; the d=30 and d=100 cases to 700 evaluations, the d=200 ones to 500' },
+      { flag: '--case', value: 'TEXT', description: 'only the cases whose label contains TEXT (e.g. d=200), or the one case whose whole label it is' },
+      { flag: '--seeds', value: '1,2', description: "these seeds instead of the case's" },
+    ],
     run: () =>
       runLargeCampaigns(
         process.argv.includes('--quick'),

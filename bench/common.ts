@@ -7,7 +7,38 @@ import { join } from 'node:path';
 export interface BenchSuite {
   name: string;
   description: string;
+  /** the command-line options it reads, beyond those every suite takes (COMMON_OPTIONS) */
+  options?: BenchOption[];
   run(): Promise<BenchReport>;
+}
+
+/** A command-line option: a switch (`--quick`), or `--name=VALUE` when `value` names what it takes. */
+export interface BenchOption {
+  flag: `--${string}`;
+  value?: string;
+  description: string;
+}
+
+/** What every suite takes. */
+export const COMMON_OPTIONS: BenchOption[] = [
+  {
+    flag: '--backend',
+    value: 'NAME',
+    description: `the tensor backend to run on: ${TENSOR_BACKEND_CHOICES.join(', ')} (default KILN_TENSOR_BACKEND, else auto)`,
+  },
+  { flag: '--help', description: 'print the suites and their options, and run nothing' },
+];
+
+/** Whether `arg` (as given on the command line) is `option`: the switch itself, or the option with its value. */
+export function isOption(arg: string, option: BenchOption): boolean {
+  return option.value === undefined ? arg === option.flag : arg.startsWith(`${option.flag}=`);
+}
+
+/** `--case=PREFIXES  the cases ...`, one option per line, aligned. */
+export function optionLines(options: readonly BenchOption[]): string[] {
+  const written = options.map((o) => (o.value === undefined ? o.flag : `${o.flag}=${o.value}`));
+  const width = Math.max(...written.map((w) => w.length));
+  return options.map((o, i) => `  ${written[i].padEnd(width)}  ${o.description}`);
 }
 
 /** What a suite reports: a table of rows (same keys in each) plus free-form notes. */

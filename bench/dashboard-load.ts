@@ -74,6 +74,7 @@ async function oneIteration(kiln: BenchKiln, id: string): Promise<string> {
 
 export const suite: BenchSuite = {
   name: 'dashboard-load',
+  options: [{ flag: '--quick', description: 'a campaign of 1,000 evaluations instead of 5,000, 3 repeats instead of 7' }],
   description: `API load of the campaign page per stored iteration, ${SIZE} evaluations: full re-reads on every event (before) against appending the job.progress summary (after)`,
   async run() {
     const kiln = await startBenchKiln({ WORKER_CONCURRENCY: '1', API_RATE_LIMIT_PER_MINUTE: '0' }, { worker: true });

@@ -13,18 +13,8 @@ import { METHODS, runKey, runOnce, type Method, type RunResult } from './suite-r
  * Kiln's seconds per iteration and the stored previous figures (bench/results/suite-baseline.json),
  * and the notes check the issue's targets.
  *
- * Options (one token each, as `npm run bench` passes suite names bare):
- *   --quick                 a few cases (one or two per family), seeds 1 and 2, 90 evaluations
- *   --family=zdt,dtlz       families: zdt, dtlz, wfg, re, constrained, noisy
- *   --case=dtlz2            cases whose id starts with any of these (e.g. dtlz2, "dtlz2 m=3", re21)
- *   --budget=90,300         budgets (90 always exists; 300 for m >= 3 and RE; 1000 for d >= 30)
- *   --seeds=1,2,3           seeds (default 1-5)
- *   --methods=kiln,random   methods (default kiln, random, lhs, nsga2)
- *   --resume                reuse the runs already in bench/results/suite-runs.jsonl
- *   --report-only           run nothing: report the runs already stored (each row says its seeds)
- *   --write-baseline=LABEL  store this run's Kiln figures as the previous release's (LABEL names it)
- *   --list                  print the cases with their reference points and maxima, run nothing
- *   --backend=webgpu        the tensor backend Kiln's steps run on (default KILN_TENSOR_BACKEND, else auto)
+ * Its options are `suite.options` below (one token each, as `npm run bench` passes suite names
+ * bare; `npm run bench -- suite --help` prints them), with `--backend=NAME` as for every suite.
  * Every finished run is appended to bench/results/suite-runs.jsonl, so a long suite can resume.
  */
 
@@ -77,6 +67,18 @@ function readBaseline(): Baseline | undefined {
 export const suite: BenchSuite = {
   name: 'suite',
   description: 'public problems (ZDT, DTLZ, WFG, RE, constrained, noisy): Kiln vs random, Latin hypercube and NSGA-II, share of the maximum hypervolume',
+  options: [
+    { flag: '--quick', description: 'a few cases (one or two per family), seeds 1 and 2, 90 evaluations' },
+    { flag: '--family', value: 'zdt,dtlz', description: 'families: zdt, dtlz, wfg, re, constrained, noisy' },
+    { flag: '--case', value: 'dtlz2', description: 'cases whose id starts with any of these (e.g. dtlz2, "dtlz2 m=3", re21)' },
+    { flag: '--budget', value: '90,300', description: 'budgets (90 always exists; 300 for m >= 3 and RE; 1000 for d >= 30)' },
+    { flag: '--seeds', value: '1,2,3', description: 'seeds (default 1-5)' },
+    { flag: '--methods', value: 'kiln,random', description: `methods (default ${METHODS.join(', ')})` },
+    { flag: '--resume', description: 'reuse the runs already in bench/results/suite-runs.jsonl' },
+    { flag: '--report-only', description: 'run nothing: report the runs already stored (each row says its seeds)' },
+    { flag: '--write-baseline', value: 'LABEL', description: "store this run's Kiln figures as the previous release's (LABEL names it)" },
+    { flag: '--list', description: 'print the cases with their reference points and maxima, run nothing' },
+  ],
   async run() {
     const quick = process.argv.includes('--quick');
     const cases = selectCases();

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { ARTIFACTS, signedInContext, startBrowserKiln, type BrowserKiln } from './support/browser.js';
 import { zdt1, zdt1Mdl } from './support/campaign-fixtures.js';
-import { problems } from './support/page-checks.js';
+import { hoverUntilRead, problems } from './support/page-checks.js';
 import { dataClient, eventually, type TestKiln } from './support/service.js';
 
 /**
@@ -122,21 +122,6 @@ async function recordCanvasText(page: Page): Promise<void> {
 
 const drawn = (page: Page) => page.evaluate(() => (window as unknown as { drawn: Drawn[] }).drawn.splice(0));
 
-/** Moves the mouse across the plot until its read-out names an evaluation; that read-out. */
-async function hoverUntilRead(page: Page, testId: string, pattern: RegExp): Promise<string> {
-  const over = page.getByTestId(testId).locator('.u-over');
-  const box = (await over.boundingBox())!;
-  const readout = page.locator('figure', { has: page.getByTestId(testId) }).getByTestId('readout');
-  for (let y = 4; y < box.height; y += 14) {
-    for (let x = 4; x < box.width; x += 14) {
-      await page.mouse.move(box.x + x, box.y + y);
-      const text = await readout.innerText();
-      if (pattern.test(text)) return text;
-    }
-  }
-  assert.fail(`no read-out matching ${pattern} on ${testId}`);
-}
-
 for (const [width, height] of VIEWPORTS) {
   test(`a 3-objective constrained campaign at ${width}×${height}: units on the axes, a read-out, plots side by side, counts, every column reachable`, async () => {
     const results = await call('GET', `/v1/campaigns/${labId}/results`);
@@ -195,7 +180,7 @@ for (const [width, height] of VIEWPORTS) {
     const read = await hoverUntilRead(
       page,
       'pareto-plot',
-      /^iteration \d+ · \S+ · (Pareto front|dominated|infeasible) · flux [\d.e-]+ L\/m²h · salt_rejection [\d.e-]+ %$/,
+      /^iteration \d+ · \S+ · (Pareto front|dominated|infeasible) · flux [\d.e-]+ L\/m²h · salt_rejection [\d.e-]+ % · recipe: x1 [\d.]+ wt%, x2 [\d.]+ mm, x3 [\d.]+$/,
     );
     assert.match(read, /iteration \d+/);
     const convergenceRead = await hoverUntilRead(page, 'convergence-plot', /^iteration \d+: hypervolume \S+ L\/m²h × % × USD\/m²$/);

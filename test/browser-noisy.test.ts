@@ -48,6 +48,19 @@ test("a noisy campaign's page shows the model's front with measured and predicte
   const first = await table.locator('tbody tr').first().locator('td').allInnerTexts();
   assert.equal(first[0], results.pareto_front[0].design_id);
   assert.match(first[6], /^-?[\d.e+-]+ ± [\d.e+-]+$/);
+  // the design column is as wide as its ids and clear of the next one, and stays in view when the table scrolls
+  for (const row of await table.locator('tbody tr').all()) {
+    const [design, measurements] = [row.locator('td').nth(0), row.locator('td').nth(1)];
+    const fits = await design.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
+    assert.ok(fits.scroll <= fits.client, `the design id fits its cell (${fits.scroll} > ${fits.client} px)`);
+    const [a, b] = [(await design.boundingBox())!, (await measurements.boundingBox())!];
+    assert.ok(a.x + a.width <= b.x + 0.5, `the design cell ends at ${a.x + a.width}, the measurements start at ${b.x}`);
+  }
+  const box = table.locator('xpath=..');
+  await box.evaluate((el) => (el.scrollLeft = el.scrollWidth));
+  const [outer, design] = [(await box.boundingBox())!, (await table.locator('tbody td').first().boundingBox())!];
+  assert.ok(design.x >= outer.x - 0.5, 'the design column stays in view when the table scrolls');
+  await box.evaluate((el) => (el.scrollLeft = 0));
   assert.deepEqual(await problems(page), []);
   await page.screenshot({ path: `${ARTIFACTS}/noisy-front.png`, fullPage: true });
   await context.close();

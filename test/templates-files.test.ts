@@ -9,6 +9,7 @@ import { Random } from '../src/engine/random.js';
 import { SearchSpace } from '../src/engine/space.js';
 import { initTensorBackend } from '../src/engine/tensor/backend.js';
 import { createEvaluator } from '../src/evaluators/create.js';
+import type { Evaluator } from '../src/evaluators/types.js';
 import { runLocalCampaign } from '../src/jobs/local-runner.js';
 import { packageRoot } from '../src/package-root.js';
 
@@ -48,17 +49,68 @@ test('every template validates without warnings and is described for people', ()
     assert.equal(mdl.domain, dirname(file), `${file}: domain must match its folder`);
     assert.match(basename(file, '.yaml'), /^[a-z0-9]+(-[a-z0-9]+)*$/, `${file}: name the file in kebab-case`);
     assert.ok(mdl.name && mdl.description && mdl.tags && mdl.tags.length > 0, `${file} lacks name, description or tags`);
-    assert.match(mdl.description, /Kiln's built-in/, `${file}: the description should say which evaluator it uses`);
+    // a template is scored by one of Kiln's simulators, or by people who enter their lab's results
+    if (mdl.evaluator?.type === 'external') assert.match(mdl.description, /results are entered by people/, `${file}: the description should say who measures`);
+    else {
+      assert.equal(mdl.evaluator?.type, 'builtin', file);
+      assert.match(mdl.description, /Kiln's built-in/, `${file}: the description should say which evaluator it uses`);
+    }
     for (const o of mdl.objectives) {
       assert.ok(o.unit, `${file}: objective ${o.name} has no unit`);
       assert.ok(o.reference !== undefined, `${file}: objective ${o.name} has no reference`);
     }
+    for (const o of mdl.outcomes) assert.ok(o.unit, `${file}: outcome ${o.name} has no unit`);
     for (const p of mdl.parameters) if (p.type !== 'categorical') assert.ok(p.unit, `${file}: parameter ${p.name} has no unit`);
     assert.equal(mdl.optimizer.method, 'cma-es', file);
     assert.ok(mdl.optimizer.seed !== undefined, `${file} has no seed`);
-    assert.equal(mdl.evaluator?.type, 'builtin', file);
   }
 });
+
+test('a people-entered template: an external evaluator, steps a lab can set, a categorical choice, an outcome constraint with its unit', () => {
+  const external = files.filter((file) => load(file).evaluator?.type === 'external');
+  assert.deepEqual(external, ['battery/electrolyte-lab-screening.yaml']);
+  const mdl = load(external[0]);
+  assert.equal(mdl.parameters.length, 5);
+  assert.ok(
+    mdl.parameters.some((p) => p.type === 'categorical'),
+    'a categorical parameter',
+  );
+  for (const p of mdl.parameters) if (p.type !== 'categorical') assert.ok(p.step !== undefined, `${p.name} has the step a lab can set`);
+  assert.deepEqual(
+    mdl.outcome_constraints.map((c) => c.expression),
+    ['viscosity <= 10'],
+  );
+  assert.deepEqual(
+    mdl.outcomes.map((o) => [o.name, o.unit]),
+    [['viscosity', 'mPa·s']],
+  );
+  assert.ok(mdl.optimizer.budget > 2 * (mdl.parameters.length + 1), 'the budget leaves room after the initial design');
+});
+
+/**
+ * What a lab would measure for the people-entered electrolyte template: a made-up closed form
+ * (conductivity peaks near 1.1 mol/L, viscosity grows with salt and EC), only to run the template.
+ */
+const labStandIn: Evaluator = {
+  kind: 'external',
+  evaluate: (batch) =>
+    Promise.resolve(
+      batch.map(({ parameters: p }) => {
+        const salt = Number(p.salt_concentration);
+        const ec = Number(p.ec_fraction);
+        const additives = Number(p.fec_wt) + Number(p.vc_wt);
+        return {
+          ok: true as const,
+          objectives: {
+            conductivity: 11 - 6 * (salt - 1.1) ** 2 - 4 * (ec - 0.3) ** 2 - 0.1 * additives,
+            oxidation_limit: 4.3 + 0.15 * salt + 0.02 * Number(p.fec_wt),
+            cost: 12 + 6 * salt + 0.8 * additives + (p.co_solvent === 'DEC' ? 2 : 0),
+          },
+          outcomes: { viscosity: 2 + 4 * salt * salt + 6 * ec },
+        };
+      }),
+    ),
+};
 
 test('every template runs its initial design and one model-guided batch end to end', async () => {
   const started = performance.now();
@@ -68,7 +120,8 @@ test('every template runs its initial design and one model-guided batch end to e
     const initial = mdl.parameters.length + 1;
     mdl.optimizer.initial_samples = initial;
     mdl.optimizer.budget = initial + mdl.optimizer.batch_size;
-    const state = await runLocalCampaign(mdl, createEvaluator(mdl, { allowCommand: false }));
+    const evaluator = mdl.evaluator?.type === 'external' ? labStandIn : createEvaluator(mdl, { allowCommand: false });
+    const state = await runLocalCampaign(mdl, evaluator);
     assert.equal(state.status, 'completed', `${file}: ${state.status} (${state.stopReason})`);
     assert.equal(state.iteration, 2, file);
     assert.equal(state.evaluations.length, mdl.optimizer.budget, file);

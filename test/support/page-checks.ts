@@ -44,3 +44,18 @@ export async function problems(page: Page): Promise<string[]> {
     return found;
   });
 }
+
+/** Moves the mouse across a plot until its read-out matches `pattern` (names an evaluation); that read-out. */
+export async function hoverUntilRead(page: Page, testId: string, pattern: RegExp): Promise<string> {
+  const over = page.getByTestId(testId).locator('.u-over');
+  const box = (await over.boundingBox())!;
+  const readout = page.locator('figure', { has: page.getByTestId(testId) }).getByTestId('readout');
+  for (let y = 4; y < box.height; y += 14) {
+    for (let x = 4; x < box.width; x += 14) {
+      await page.mouse.move(box.x + x, box.y + y);
+      const text = await readout.innerText();
+      if (pattern.test(text)) return text;
+    }
+  }
+  throw new Error(`no read-out of ${testId} matching ${pattern}: the last read "${await readout.innerText()}"`);
+}

@@ -66,6 +66,11 @@ export function Templates() {
         <label for="search">Search</label>
         <input id="search" type="search" value={search} onInput={(e) => setSearch((e.target as HTMLInputElement).value)} placeholder="name or description" />
       </form>
+      {signedIn && (
+        <p>
+          <a href="#/campaigns/new">New campaign with results you enter</a>: a form for experiments your lab runs, empty or filled from a template below.
+        </p>
+      )}
       {signedIn && <NewTemplate onCreated={created} />}
       {notice && <p role="status">{notice}</p>}
       {error && (
@@ -109,6 +114,7 @@ export function Templates() {
                   </>
                 )}
                 {signedIn && <a href={`#/campaigns?template=${encodeURIComponent(t.id)}`}>New campaign from it</a>}
+                {signedIn && <a href={`#/campaigns/new?template=${encodeURIComponent(t.id)}`}>Fill the form for results you enter</a>}
                 {t.can_delete && (
                   <button class="danger" aria-label={`Delete ${t.name}`} onClick={() => void remove(t)}>
                     Delete

@@ -46,5 +46,6 @@ export function useCampaignCreation(problemsTestId: string) {
       {created && <CreatedWithWarnings campaign={created} />}
     </>
   );
-  return { create, reset, fail: setError, outcome };
+  // a form that shows the problems at its own fields reads them, and the refusal and the created campaign, from here
+  return { create, reset, fail: setError, outcome, error, problems, created };
 }

@@ -72,6 +72,7 @@ export function CampaignPlots({ campaign, results }: { campaign: Campaign; resul
         <ParetoPlot
           rows={rows}
           objectives={objectives}
+          parameters={campaign.mdl?.parameters ?? []}
           limits={objectiveLimits(
             constraints.map((c) => c.expression),
             objectives.map((o) => o.name),

@@ -239,7 +239,8 @@ export function CampaignDetail({ id }: { id: string }) {
         <ModelReportPanel
           id={campaign.id}
           iteration={campaign.current_iteration}
-          units={Object.fromEntries(objectives.map((o) => [o.name, o.unit]))}
+          status={campaign.status}
+          units={Object.fromEntries([...objectives, ...(campaign.mdl?.outcomes ?? [])].map((o) => [o.name, o.unit]))}
           parameters={campaign.mdl?.parameters ?? []}
         />
       </section>

@@ -8,7 +8,7 @@ import { NewCampaignFromTemplate } from './new-from-template.js';
 
 const STATUSES = ['created', 'running', 'completed', 'converged', 'failed', 'stopped'];
 /** the domains of the built-in templates; any other domain can be typed */
-const DOMAINS = ['water', 'battery', 'energy', 'alloys', 'polymers', 'benchmark'];
+export const DOMAINS = ['water', 'battery', 'energy', 'alloys', 'polymers', 'benchmark'];
 
 /** Asks first, since a campaign goes with its jobs, evaluations and logs. */
 export async function deleteCampaign(c: Pick<Campaign, 'id' | 'name' | 'status' | 'evaluations_completed'>): Promise<boolean> {
@@ -50,6 +50,12 @@ export function CampaignList() {
   return (
     <main>
       <h1>Campaigns</h1>
+      <p>
+        <a href="#/campaigns/new" class="button">
+          New campaign with results you enter
+        </a>{' '}
+        <span class="muted">a form for experiments your lab runs and measures</span>
+      </p>
       <NewCampaignFromTemplate />
       <NewCampaignFromMdl />
       <ImportCampaign />

@@ -111,6 +111,11 @@ function fixed(x: number, decimals: number): string {
   return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
 }
 
+/** A design's parameter values as a lab sets them, with their units, in the MDL's order: "salt 1.20 mol/L, solvent EMC". */
+export function recipeText(values: Readonly<Record<string, unknown>>, parameters: readonly ParameterShape[]): string {
+  return parameters.map((p) => `${p.name} ${formatParameter(values[p.name], p)}${p.unit && values[p.name] !== undefined ? ` ${p.unit}` : ''}`).join(', ');
+}
+
 /** 5 significant digits written out without an exponent between 1e-9 and 1e15 (lab notation has none). */
 export function plainNumber(x: number): string {
   if (!Number.isFinite(x)) return formatNumber(x);

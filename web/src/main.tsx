@@ -6,6 +6,7 @@ import { CampaignDetail } from './campaign.js';
 import { CampaignList } from './campaigns.js';
 import { Datasets } from './datasets.js';
 import { JobDetail, JobList } from './jobs.js';
+import { NewLabCampaign } from './new-lab-campaign.js';
 import { ApiKeys } from './keys.js';
 import { finishSocialSignIn, SignIn } from './sign-in.js';
 import './style.css';
@@ -23,6 +24,7 @@ function useRoute(): string {
 
 const PAGES: [RegExp, (id: string) => preact.JSX.Element][] = [
   [/^#\/campaigns\/(camp_\w+)$/, (id) => <CampaignDetail id={id} />],
+  [/^#\/campaigns\/new(\?.*)?$/, () => <NewLabCampaign />],
   [/^#\/jobs\/(job_\w+)$/, (id) => <JobDetail id={id} />],
   [/^#\/jobs$/, () => <JobList />],
   [/^#\/datasets$/, () => <Datasets />],

@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, explain } from './api.js';
 import type { ModelReport } from './contract.js';
+import { boundOf, boundText, valueFromSlack } from './constraint-bound.js';
+import { Heading } from './heading.js';
 import { formatNumber, formatParameter, labelOf, niceTicks, plainNumber, type ParameterShape } from './format.js';
 
 const SIZE = 320;
@@ -16,11 +18,15 @@ const short = (v: number) => formatNumber(v);
 export function ModelReportPanel({
   id,
   iteration,
+  status,
   units,
   parameters = [],
 }: {
   id: string;
   iteration: number;
+  /** the campaign's status: a report read before the campaign started says so, and is read again once it runs */
+  status: string;
+  /** the unit of each objective and outcome, objectives first in the MDL's order */
   units: Record<string, string | undefined>;
   parameters?: ParameterShape[];
 }) {
@@ -46,7 +52,7 @@ export function ModelReportPanel({
       );
     void read();
     return () => clearTimeout(timer);
-  }, [id, iteration]);
+  }, [id, iteration, status]);
   if (error)
     return (
       <p role="alert" class="error">
@@ -62,13 +68,13 @@ export function ModelReportPanel({
         Leave-one-out check over the {report.points} most recent evaluations (iteration {report.iteration}): a calibrated model holds about 68 % of the
         measurements within ±1σ and 95 % within ±1.96σ.
       </p>
-      <CheckLegend />
+      <CheckLegend limit={report.outputs.some((o) => o.kind === 'constraint' && boundOf(o.name) !== null)} />
       <div class="report-grid">
         {report.outputs.map((o) => (
           <figure class="check" data-testid="model-check">
-            <CheckPlot output={o} unit={units[o.name]} />
+            <CheckPlot output={o} units={units} />
             <figcaption>
-              <strong>{o.name}</strong>: R² {o.r2.toFixed(3)} · ±1σ holds {percent(o.coverage_68)} · ±1.96σ holds {percent(o.coverage_95)} · bias{' '}
+              <strong>{checkedName(o, units)}</strong>: R² {o.r2.toFixed(3)} · ±1σ holds {percent(o.coverage_68)} · ±1.96σ holds {percent(o.coverage_95)} · bias{' '}
               {o.mean_standardized_error.toFixed(2)}σ · {o.predictions.filter(outside).length} of {o.predictions.length} outside ±1.96σ (red)
             </figcaption>
           </figure>
@@ -92,19 +98,49 @@ const MARGIN = { left: 52, right: 12, top: 12, bottom: 44 };
 /** Points the model missed: the measurement lies outside its ±1.96σ interval. */
 const outside = (p: { measured: number; predicted: number; sd: number }) => Math.abs(p.measured - p.predicted) > 1.96 * p.sd;
 
+type Output = ModelReport['outputs'][number];
+
+/**
+ * What a check is about, as a person names it: an objective, or an outcome constraint as its
+ * quantity and limit ("viscosity ≤ 10 mPa·s"); a constraint over several quantities as written.
+ */
+function checkedName(output: Output, units: Record<string, string | undefined>): string {
+  if (output.kind !== 'constraint') return output.name;
+  const bound = boundOf(output.name);
+  return bound ? boundText(bound, units[bound.name]) : output.name;
+}
+
+/**
+ * A check as it is drawn: an objective's values as they are; an outcome constraint on one quantity
+ * (`viscosity <= 10`) as that quantity's values, turned back from the constraint's slack, with its
+ * limit; any other constraint as its margin (the slack: how far inside it, negative outside).
+ */
+function drawnCheck(output: Output, units: Record<string, string | undefined>): { label: string; predictions: Output['predictions']; limit?: number } {
+  if (output.kind !== 'constraint') return { label: labelOf(output.name, units[output.name]), predictions: output.predictions };
+  const bound = boundOf(output.name);
+  if (!bound) return { label: `margin of ${output.name}`, predictions: output.predictions };
+  const value = (slack: number) => valueFromSlack(bound, slack);
+  return {
+    label: labelOf(bound.name, units[bound.name]),
+    predictions: output.predictions.map((p) => ({ ...p, measured: value(p.measured), predicted: value(p.predicted) })),
+    limit: bound.value,
+  };
+}
+
 /**
  * Predicted (y) against measured (x), with ±1.96σ bars and the line of perfect prediction. Both
  * axes share one range and the same round ticks, so the diagonal is the 45° line; a point in red
- * is a measurement outside its interval (see the legend above the plots).
+ * is a measurement outside its interval (see the legend above the plots). An outcome constraint's
+ * limit is a dashed orange line on both axes, as on the Pareto plots.
  */
-function CheckPlot({ output, unit }: { output: ModelReport['outputs'][number]; unit?: string }) {
-  const values = output.predictions.flatMap((p) => [p.measured, p.predicted - 1.96 * p.sd, p.predicted + 1.96 * p.sd]);
+function CheckPlot({ output, units }: { output: Output; units: Record<string, string | undefined> }) {
+  const { label, predictions, limit } = drawnCheck(output, units);
+  const values = [...predictions.flatMap((p) => [p.measured, p.predicted - 1.96 * p.sd, p.predicted + 1.96 * p.sd]), ...(limit === undefined ? [] : [limit])];
   const ticks = niceTicks(Math.min(...values), Math.max(...values));
   const lo = ticks[0];
   const hi = ticks[ticks.length - 1];
   const x = (v: number) => MARGIN.left + ((v - lo) / (hi - lo)) * (SIZE - MARGIN.left - MARGIN.right);
   const y = (v: number) => SIZE - MARGIN.bottom - ((v - lo) / (hi - lo)) * (SIZE - MARGIN.top - MARGIN.bottom);
-  const label = `${output.kind === 'constraint' ? `slack of ${output.name}` : output.name}${unit ? ` (${unit})` : ''}`;
   return (
     <svg viewBox={`0 0 ${SIZE} ${SIZE}`} width={SIZE} height={SIZE} role="img" aria-label={`Predicted against measured ${label}`}>
       <g class="check-axes" font-size="11" fill="#57606a">
@@ -123,7 +159,14 @@ function CheckPlot({ output, unit }: { output: ModelReport['outputs'][number]; u
         <rect x={x(lo)} y={y(hi)} width={x(hi) - x(lo)} height={y(lo) - y(hi)} fill="none" stroke="#8c959f" />
       </g>
       <line x1={x(lo)} y1={y(lo)} x2={x(hi)} y2={y(hi)} stroke="#57606a" stroke-dasharray="4 3" />
-      {output.predictions.map((p) => {
+      {limit !== undefined && (
+        <g class="limit" stroke="#d68910" stroke-width="1.5" stroke-dasharray="6 4">
+          <title>{`the limit: ${checkedName(output, units)}`}</title>
+          <line x1={x(limit)} x2={x(limit)} y1={y(lo)} y2={y(hi)} />
+          <line x1={x(lo)} x2={x(hi)} y1={y(limit)} y2={y(limit)} />
+        </g>
+      )}
+      {predictions.map((p) => {
         const color = outside(p) ? '#c0392b' : '#1f5fbf';
         return (
           <g class={outside(p) ? 'missed' : 'held'}>
@@ -150,8 +193,8 @@ function CheckPlot({ output, unit }: { output: ModelReport['outputs'][number]; u
   );
 }
 
-/** What the model checks draw, once for all of them. */
-function CheckLegend() {
+/** What the model checks draw, once for all of them; `limit` when some check draws an outcome constraint's limit. */
+function CheckLegend({ limit }: { limit: boolean }) {
   return (
     <ul class="plot-key" data-testid="model-check-legend">
       <li>
@@ -163,6 +206,11 @@ function CheckLegend() {
       <li>
         <span class="diagonal" aria-hidden="true" /> dashed: perfect prediction
       </li>
+      {limit && (
+        <li>
+          <span class="diagonal limit" aria-hidden="true" /> dashed orange: an outcome constraint's limit
+        </li>
+      )}
     </ul>
   );
 }
@@ -192,9 +240,12 @@ function ImportanceBars({ objective, parameters }: { objective: string; paramete
 }
 
 /**
- * The pending candidates as the model sees them, parameters in the MDL's order with their units,
- * written as a lab sets them (to the step when declared, else 5 significant digits without an
- * exponent); the expected improvement, a small quantity by nature, to 3 significant digits.
+ * The pending candidates as the model sees them: why each was chosen first (its probability of
+ * meeting the outcome constraints and its expected improvement, kept in view beside its id however
+ * many parameters follow), then the predicted objectives (mean ± sd, the sd to 2 significant
+ * digits) and the parameters in the MDL's order with their units, written as a lab sets them (to
+ * the step when declared, else 5 significant digits without an exponent). The expected improvement,
+ * a small quantity by nature, has 3 significant digits.
  */
 function NextCandidates({
   next,
@@ -212,40 +263,50 @@ function NextCandidates({
       .filter((n) => !named.has(n))
       .map((name): ParameterShape => ({ name, type: 'continuous' })),
   ];
-  const objectives = Object.keys(next[0].predicted);
+  // the MDL's order (the units' keys), then any the report has beyond them
+  const predicted = Object.keys(next[0].predicted);
+  const objectives = [...Object.keys(units).filter((o) => predicted.includes(o)), ...predicted.filter((o) => !(o in units))];
+  const significant = (x: number, digits: number) => Number(x.toPrecision(digits)).toString();
   return (
     <>
       <h3>Where the campaign looks next</h3>
       <p class="muted">The candidates awaiting evaluation, with the model's prediction (mean ± sd) and its expected hypervolume improvement.</p>
-      <div class="scroll">
-        <table data-testid="next-candidates">
+      <div class="scroll table-scroll" tabIndex={0} aria-label="The next candidates, scroll sideways for every parameter">
+        <table data-testid="next-candidates" class="sticky-first compact">
           <thead>
             <tr>
               <th scope="col">candidate</th>
-              {parameters.map((p) => (
-                <th scope="col">{labelOf(p.name, p.unit)}</th>
-              ))}
-              {objectives.map((o) => (
-                <th scope="col">{labelOf(o, units[o])}</th>
-              ))}
               <th scope="col">P(feasible)</th>
-              <th scope="col">expected improvement</th>
+              <th scope="col">
+                expected <wbr />
+                improvement
+              </th>
+              {objectives.map((o) => (
+                <th scope="col">
+                  <Heading name={o} unit={units[o]} />
+                </th>
+              ))}
+              {parameters.map((p) => (
+                <th scope="col">
+                  <Heading name={p.name} unit={p.unit} />
+                </th>
+              ))}
             </tr>
           </thead>
           <tbody>
             {next.map((c) => (
               <tr>
                 <td>{c.id}</td>
+                <td>{c.probability_feasible.toFixed(2)}</td>
+                <td>{significant(c.expected_improvement, 3)}</td>
+                {objectives.map((o) => (
+                  <td>
+                    {plainNumber(c.predicted[o].mean)} ± {significant(c.predicted[o].sd, 2)}
+                  </td>
+                ))}
                 {parameters.map((p) => (
                   <td>{formatParameter(c.parameters[p.name], p)}</td>
                 ))}
-                {objectives.map((o) => (
-                  <td>
-                    {plainNumber(c.predicted[o].mean)} ± {plainNumber(c.predicted[o].sd)}
-                  </td>
-                ))}
-                <td>{c.probability_feasible.toFixed(2)}</td>
-                <td>{Number(c.expected_improvement.toPrecision(3)).toString()}</td>
               </tr>
             ))}
           </tbody>

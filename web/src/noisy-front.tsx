@@ -22,7 +22,7 @@ export function NoisyFront({ results, parameters, objectives }: { results: Resul
         measurements' hypervolume is <span data-testid="measured-hypervolume">{formatNumber(results.measured_hypervolume)}</span>.
       </p>
       <div class="scroll table-scroll" tabIndex={0} aria-label="The model's front, scrolls sideways">
-        <table data-testid="noisy-front" class="evaluations">
+        <table data-testid="noisy-front" class="sticky-first">
           <thead>
             <tr>
               <th scope="col">design</th>

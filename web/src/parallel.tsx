@@ -1,5 +1,5 @@
 import type { ResultRow } from './api.js';
-import { formatNumber, labelOf, withUnit, type Measure } from './format.js';
+import { formatNumber, labelOf, recipeText, withUnit, type Measure, type ParameterShape } from './format.js';
 
 // Drawing units of the viewBox; the SVG is stretched to its container's width, and in the page's
 // column (at most 1200 px) these are about screen pixels, so the 12–13 px text stays readable on a laptop.
@@ -26,7 +26,7 @@ interface Axis {
  * bottom, max at the top) and one polyline per evaluation. Pareto rows are drawn over the
  * dominated ones so the front stays visible among hundreds of evaluations.
  */
-export function ParallelCoordinates({ rows, objectives }: { rows: ResultRow[]; objectives: Measure[] }) {
+export function ParallelCoordinates({ rows, objectives, parameters = [] }: { rows: ResultRow[]; objectives: Measure[]; parameters?: ParameterShape[] }) {
   const spacing = (WIDTH - 2 * SIDE) / (objectives.length - 1);
   const axes: Axis[] = objectives.map(({ name, unit, direction }, i) => {
     let min = Infinity;
@@ -62,10 +62,10 @@ export function ParallelCoordinates({ rows, objectives }: { rows: ResultRow[]; o
       </g>
       <g class="rows">
         {dominated.map((r) => (
-          <Polyline key={r.id} row={r} axes={axes} />
+          <Polyline key={r.id} row={r} axes={axes} parameters={parameters} />
         ))}
         {pareto.map((r) => (
-          <Polyline key={r.id} row={r} axes={axes} />
+          <Polyline key={r.id} row={r} axes={axes} parameters={parameters} />
         ))}
       </g>
       {axes.map((a) => (
@@ -94,12 +94,14 @@ export function ParallelCoordinates({ rows, objectives }: { rows: ResultRow[]; o
   );
 }
 
-function Polyline({ row, axes }: { row: ResultRow; axes: Axis[] }) {
+/** One evaluation; hovering it names its values and its recipe. */
+function Polyline({ row, axes, parameters }: { row: ResultRow; axes: Axis[]; parameters: ParameterShape[] }) {
   const d = axes.map((a, i) => `${i === 0 ? 'M' : 'L'}${a.x.toFixed(1)} ${y(row.objectives[a.name], a).toFixed(1)}`).join(' ');
   const values = axes.map((a) => `${a.name} ${withUnit(row.objectives[a.name], a.unit)}`).join(', ');
+  const recipe = parameters.length > 0 ? `; recipe: ${recipeText(row.parameters, parameters)}` : '';
   return (
     <path class={row.is_pareto ? 'pareto' : row.feasible === false ? 'infeasible' : 'dominated'} d={d} data-id={row.id}>
-      <title>{`iteration ${row.iteration}${row.is_pareto ? ', Pareto front' : row.feasible === false ? ', infeasible' : ''}: ${values}`}</title>
+      <title>{`iteration ${row.iteration}${row.is_pareto ? ', Pareto front' : row.feasible === false ? ', infeasible' : ''}: ${values}${recipe}`}</title>
     </path>
   );
 }

@@ -2,7 +2,8 @@ import { useMemo, useRef, useState } from 'preact/hooks';
 import type uPlot from 'uplot';
 import type { ResultRow } from './api.js';
 import { axis, padded, useChart } from './chart.js';
-import { labelOf, withUnit, type Measure } from './format.js';
+import { boundOf, type Bound } from './constraint-bound.js';
+import { labelOf, recipeText, withUnit, type Measure, type ParameterShape } from './format.js';
 import { ParallelCoordinates } from './parallel.js';
 
 /** Iterations are whole numbers: no tick at 1.25. */
@@ -52,23 +53,37 @@ export function ConvergencePlot({ history, unit }: { history: number[]; unit?: s
  * charts laid into the page's grid of plots beside the convergence plot); beyond that the pairs
  * grow too many, so parallel coordinates. Axes follow the Pareto front unless `showAll`.
  */
-export function ParetoPlot({ rows, objectives, limits = [], showAll }: { rows: ResultRow[]; objectives: Measure[]; limits?: Limit[]; showAll: boolean }) {
+export function ParetoPlot({
+  rows,
+  objectives,
+  parameters = [],
+  limits = [],
+  showAll,
+}: {
+  rows: ResultRow[];
+  objectives: Measure[];
+  /** named in a hovered point's read-out, so a point on the front says how to make it */
+  parameters?: ParameterShape[];
+  limits?: Limit[];
+  showAll: boolean;
+}) {
   if (objectives.length < 2) return <p>One objective: see the convergence plot.</p>;
-  if (objectives.length === 2) return <PairPlot rows={rows} fx={objectives[0]} fy={objectives[1]} testId="pareto-plot" limits={limits} showAll={showAll} />;
+  const pair = (fx: Measure, fy: Measure, testId: string) => (
+    <PairPlot rows={rows} fx={fx} fy={fy} parameters={parameters} testId={testId} limits={limits} showAll={showAll} />
+  );
+  if (objectives.length === 2) return pair(objectives[0], objectives[1], 'pareto-plot');
   if (objectives.length > 3) {
     return (
       <figure class="chart">
         <figcaption>Pareto front: parallel coordinates (hover a line to read it)</figcaption>
-        <ParallelCoordinates rows={rows} objectives={objectives} />
+        <ParallelCoordinates rows={rows} objectives={objectives} parameters={parameters} />
       </figure>
     );
   }
   const pairs = objectives.flatMap((fx, i) => objectives.slice(i + 1).map((fy) => [fx, fy] as const));
   return (
     <div class="matrix" data-testid="pareto-matrix" data-pairs={pairs.length}>
-      {pairs.map(([fx, fy], k) => (
-        <PairPlot rows={rows} fx={fx} fy={fy} testId={k === 0 ? 'pareto-plot' : `pareto-plot-${k}`} limits={limits} showAll={showAll} />
-      ))}
+      {pairs.map(([fx, fy], k) => pair(fx, fy, k === 0 ? 'pareto-plot' : `pareto-plot-${k}`))}
     </div>
   );
 }
@@ -77,22 +92,11 @@ export function ParetoPlot({ rows, objectives, limits = [], showAll }: { rows: R
  * A bound an outcome constraint puts on one objective (`f1 <= 0.8`), drawn as a dashed line on
  * every plot with that objective on an axis.
  */
-export interface Limit {
-  name: string;
-  value: number;
-  expression: string;
-}
+export type Limit = Bound;
 
-/** The limits among outcome-constraint expressions of the simple form `name op number` (or `number op name`). */
+/** The limits among outcome-constraint expressions of the simple form `name op number` (or `number op name`) on an objective. */
 export function objectiveLimits(expressions: readonly string[], objectives: readonly string[]): Limit[] {
-  const limits: Limit[] = [];
-  for (const expression of expressions) {
-    const direct = /^\s*([A-Za-z_]\w*)\s*(<=|>=|<|>)\s*(-?[\d.]+(?:e[-+]?\d+)?)\s*$/i.exec(expression);
-    const flipped = /^\s*(-?[\d.]+(?:e[-+]?\d+)?)\s*(<=|>=|<|>)\s*([A-Za-z_]\w*)\s*$/i.exec(expression);
-    const [name, value] = direct ? [direct[1], Number(direct[3])] : flipped ? [flipped[3], Number(flipped[1])] : [null, NaN];
-    if (name && objectives.includes(name) && Number.isFinite(value)) limits.push({ name, value, expression: expression.trim() });
-  }
-  return limits;
+  return expressions.map(boundOf).filter((b): b is Bound => b !== null && objectives.includes(b.name));
 }
 
 /** The rows the axes are fitted to: the Pareto front (every row until there is one), or all. */
@@ -111,6 +115,7 @@ function PairPlot({
   rows,
   fx,
   fy,
+  parameters,
   testId,
   limits,
   showAll,
@@ -118,6 +123,7 @@ function PairPlot({
   rows: ResultRow[];
   fx: Measure;
   fy: Measure;
+  parameters: ParameterShape[];
   testId: string;
   limits: Limit[];
   showAll: boolean;
@@ -192,16 +198,17 @@ function PairPlot({
         aria-label={label}
       />
       <p class="readout" data-testid="readout" aria-live="off">
-        {hovered === null ? 'Hover a point to read its values.' : readout(hovered, [fx, fy])}
+        {hovered === null ? 'Hover a point to read its values and its recipe.' : readout(hovered, [fx, fy], parameters)}
       </p>
     </figure>
   );
 }
 
-/** "iteration 4 · eval_… · Pareto front · cost 0.52 USD · loss 1.3": what a hovered point is. */
-function readout(row: ResultRow, measures: Measure[]): string {
+/** "iteration 4 · eval_… · Pareto front · cost 0.52 USD · loss 1.3 · recipe: x1 0.25 g, x2 3": what a hovered point is and how to make it. */
+function readout(row: ResultRow, measures: Measure[], parameters: ParameterShape[]): string {
   const kind = row.is_pareto ? 'Pareto front' : row.feasible === false ? 'infeasible' : 'dominated';
-  return [`iteration ${row.iteration}`, row.id, kind, ...measures.map((m) => `${m.name} ${withUnit(row.objectives[m.name], m.unit)}`)].join(' · ');
+  const recipe = parameters.length > 0 ? [`recipe: ${recipeText(row.parameters, parameters)}`] : [];
+  return [`iteration ${row.iteration}`, row.id, kind, ...measures.map((m) => `${m.name} ${withUnit(row.objectives[m.name], m.unit)}`), ...recipe].join(' · ');
 }
 
 /** The row drawn nearest the cursor inside the plot, if within reach. */

@@ -3,7 +3,8 @@ import { api, ApiError, download, downloadConverted, explain, send } from './api
 import type { Candidate, PostedResults } from './contract.js';
 import { worklistTsv } from './worklist-file.js';
 import { RESULTS_POSTED } from './corrections.js';
-import { formatParameter, labelOf, type ParameterShape } from './format.js';
+import { formatParameter, type ParameterShape } from './format.js';
+import { Heading } from './heading.js';
 
 /**
  * The pending batch of an external (ask/tell) campaign as a worklist for the lab: the initial
@@ -132,7 +133,7 @@ export function Worklist({
       ) : (
         <>
           <p class="muted">
-            Measure these {rows.length} candidates (iteration {rows[0].iteration}
+            {rows.length === 1 ? 'Measure this candidate' : `Measure these ${rows.length} candidates`} (iteration {rows[0].iteration}
             {rows[0].iteration === 1 ? ', the initial design' : ''}). Type the results below or download the worklist, fill it in a spreadsheet and upload it.
             Rows left empty wait for a later post; mark a row failed (with the reason) or abandoned if it was never measured.
           </p>
@@ -177,11 +178,10 @@ export function Worklist({
               <thead>
                 <tr>
                   <th scope="col">id</th>
-                  {parameters.map((p) => (
-                    <th scope="col">{labelOf(p.name, p.unit)}</th>
-                  ))}
-                  {[...objectives, ...outcomes].map((m) => (
-                    <th scope="col">{labelOf(m.name, m.unit)}</th>
+                  {[...parameters, ...objectives, ...outcomes].map((m) => (
+                    <th scope="col">
+                      <Heading name={m.name} unit={m.unit} />
+                    </th>
                   ))}
                   <th scope="col">status</th>
                   <th scope="col">reason</th>
