@@ -12,7 +12,7 @@ export type WorklistAnswer = {
   at: 'file' | 'typed';
 } & ({ posted: PostedResults; file?: string } | { refused: string[] });
 
-export function acceptedText(answer: PostedResults, file?: string): string {
+function acceptedText(answer: PostedResults, file?: string): string {
   const counts = `${answer.accepted} result${answer.accepted === 1 ? '' : 's'} accepted${answer.duplicates ? `, ${answer.duplicates} already there` : ''}; ${answer.awaiting} still awaited.`;
   return file ? `${file}: ${counts}` : counts;
 }
