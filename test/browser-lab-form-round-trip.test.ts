@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import Papa from 'papaparse';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { ARTIFACTS, signedInContext, startBrowserKiln, type BrowserKiln } from './support/browser.js';
-import { problems } from './support/page-checks.js';
+import { inWindow, problems } from './support/page-checks.js';
 import { dataClient, eventually, type TestKiln } from './support/service.js';
 
 /**
@@ -100,15 +100,6 @@ async function into(page: Page, testId: string): Promise<void> {
 async function saved(page: Page, button: string): Promise<string> {
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: button }).click()]);
   return readFileSync(await download.path(), 'utf8');
-}
-
-/** Fails unless `locator` lies wholly inside the 1280×800 window as it is scrolled now. */
-async function inWindow(locator: Locator, what: string): Promise<void> {
-  const box = await locator.boundingBox();
-  assert.ok(
-    box && box.x >= 0 && box.y >= 0 && box.x + box.width <= 1280 && box.y + box.height <= 800,
-    `${what} in the 1280×800 window: ${JSON.stringify(box)}`,
-  );
 }
 
 test('the lab round trip in the browser alone: a campaign made with the form, a wrong header, a blank cell, an abandoned batch, a correction, the budget spent', async () => {

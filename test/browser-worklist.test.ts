@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { ARTIFACTS, signedInContext, startBrowserKiln, type BrowserKiln } from './support/browser.js';
 import { zdt1 } from './support/campaign-fixtures.js';
-import { problems } from './support/page-checks.js';
+import { inWindow, problems } from './support/page-checks.js';
 import { dataClient, eventually, type TestKiln } from './support/service.js';
 
 /** A lab round trip in the dashboard alone: download the worklist, fill it, upload it, type the last row, see the results. */
@@ -200,18 +200,12 @@ test("an upload's answer shows beside the upload control, in the window, and sta
   const upload = page.getByTestId('worklist-upload');
   const answer = page.getByTestId('worklist-answer');
   assert.equal(await answer.getAttribute('aria-live'), 'polite', 'a live region before any answer, so a screen reader announces it');
-  const inWindow = async (what: string) => {
-    const box = (await answer.boundingBox())!;
-    assert.ok(box.y >= 0 && box.y + box.height <= 800 && box.x >= 0 && box.x + box.width <= 1280, `${what} within the 1280×800 window: ${JSON.stringify(box)}`);
-    return box;
-  };
-
   // a first part of the batch: the answer right under the upload control, in the window
   await upload.setInputFiles({ name: 'first-part.csv', mimeType: 'text/csv', buffer: filled(design.slice(0, 6).map((c) => c.id)) });
   await answer.getByTestId('worklist-message').getByText('first-part.csv: 6 results accepted; 4 still awaited.').waitFor();
   await page.getByText('Measure these 4 candidates (iteration 1, the initial design)').waitFor();
   const control = (await upload.locator('xpath=ancestor::p[1]').boundingBox())!;
-  const box = await inWindow('the answer');
+  const box = await inWindow(answer, 'the answer');
   assert.ok(
     box.y >= control.y + control.height - 1 && box.y - (control.y + control.height) < 24,
     `the answer right under the upload control: ${JSON.stringify({ control, box })}`,
@@ -236,7 +230,7 @@ test("an upload's answer shows beside the upload control, in the window, and sta
     1,
     'the blank cell, still named after the campaign completed',
   );
-  await inWindow('the answer after the campaign completed');
+  await inWindow(answer, 'the answer after the campaign completed');
   await page.screenshot({ path: `${ARTIFACTS}/worklist-answer-completed.png` });
   assert.deepEqual(await problems(page), []);
 

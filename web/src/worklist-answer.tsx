@@ -19,8 +19,9 @@ function acceptedText(answer: PostedResults, file?: string): string {
 
 /**
  * The answer's place beside one control: a live region present before any answer (so a screen
- * reader announces what comes into it), scrolled into view when an answer comes or the section
- * around it is laid out anew (the next batch in, the campaign ended).
+ * reader announces what comes into it). A new answer is scrolled into view, and kept there while
+ * the page settles around it (the next batch in, the header's counts, the campaign ended) until
+ * the person scrolls, types or clicks: then the page is theirs.
  */
 export function WorklistAnswerBox({
   answer,
@@ -31,12 +32,25 @@ export function WorklistAnswerBox({
   /** the answer to show here, or null when it is shown elsewhere or there is none */
   answer: WorklistAnswer | null;
   testId: string;
+  /** changes when what is drawn around the answer changes */
   layout: string;
   onDismiss: () => void;
 }) {
   const box = useRef<HTMLDivElement>(null);
+  const follow = useRef(false);
   useEffect(() => {
-    if (answer) box.current?.scrollIntoView({ block: 'nearest' });
+    const stop = () => (follow.current = false);
+    const events = ['wheel', 'touchstart', 'keydown', 'mousedown'] as const;
+    for (const event of events) addEventListener(event, stop, { passive: true });
+    return () => {
+      for (const event of events) removeEventListener(event, stop);
+    };
+  }, []);
+  useEffect(() => {
+    follow.current = answer !== null;
+  }, [answer]);
+  useEffect(() => {
+    if (answer && follow.current) box.current?.scrollIntoView({ block: 'nearest' });
   }, [answer, layout]);
   return (
     <div ref={box} class="worklist-answer" aria-live="polite" data-testid={testId}>

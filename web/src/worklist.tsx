@@ -139,7 +139,7 @@ export function Worklist({
   if (!rows) return <p aria-live="polite">Loading the pending batch…</p>;
   // an answer to the typed results shows under their button while the table is there, any other beside the file row
   const typedHere = rows.length > 0 && answer?.at === 'typed';
-  const layout = `${status}:${rows.map((r) => r.id).join()}`;
+  const layout = `${status}:${version}:${rows.map((r) => r.id).join()}`;
   const dismiss = () => onAnswer(null);
   return (
     <section data-testid="worklist">
