@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { ARTIFACTS, signedInContext, startBrowserKiln, type BrowserKiln } from './support/browser.js';
 import { zdt1 } from './support/campaign-fixtures.js';
-import { problems } from './support/page-checks.js';
+import { inWindow, problems } from './support/page-checks.js';
 import { dataClient, eventually, type TestKiln } from './support/service.js';
 
 /** A lab round trip in the dashboard alone: download the worklist, fill it, upload it, type the last row, see the results. */
@@ -150,5 +150,92 @@ test('the initial design shows as a worklist that downloads, comes back filled a
   assert.ok(front > 0);
   assert.deepEqual(await problems(page), []);
   await page.screenshot({ path: `${ARTIFACTS}/worklist-after-upload.png`, fullPage: true });
+  await context.close();
+});
+
+test("an upload's answer shows beside the upload control, in the window, and stays when that upload completes the campaign, until dismissed", async () => {
+  // a design of ten rows: the table below the upload control reaches past an 800 px window
+  const { id } = await call('POST', '/v1/campaigns', {
+    name: 'lab answer',
+    domain: 'benchmark',
+    mdl: { ...LAB_MDL, optimizer: { method: 'cma-es', budget: 10, batch_size: 2, seed: 5, initial_samples: 10 } },
+  });
+  await call('POST', `/v1/campaigns/${id}/start`);
+  const design = await eventually(
+    async () => {
+      const data = (await call('GET', `/v1/campaigns/${id}/candidates`)) as { id: string; parameters: Record<string, number> }[];
+      return data.length === 10 ? data : undefined;
+    },
+    60_000,
+    'the initial design',
+  );
+  const worklist = await fetch(`${kiln.base}/v1/campaigns/${id}/worklist`, { headers: { Authorization: `Bearer ${kiln.adminKey}` } }).then((r) => r.text());
+  const lines = worklist
+    .replace(/^\uFEFF/, '')
+    .split('\r\n')
+    .filter((l) => l !== '');
+  const header = lines[0].split(',');
+  /** The worklist with the rows of `ids` measured, `blank` measured but for f2. */
+  const filled = (ids: string[], blank?: string) =>
+    Buffer.from(
+      [
+        lines[0],
+        ...lines.slice(1).map((line) => {
+          const cells = line.split(',');
+          const c = design.find((x) => x.id === cells[0])!;
+          if (!ids.includes(c.id)) return line;
+          const v = zdt1(c.parameters.x1, c.parameters.x2);
+          cells[header.indexOf('f1 (MPa)')] = String(v.f1);
+          cells[header.indexOf('f2 (%)')] = c.id === blank ? '' : String(v.f2);
+          return cells.join(',');
+        }),
+      ].join('\r\n'),
+    );
+
+  const context = await signedInContext(browser, kiln.adminKey);
+  const page = await context.newPage();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`${kiln.base}/#/campaigns/${id}`);
+  await page.getByTestId('worklist-table').waitFor();
+  const upload = page.getByTestId('worklist-upload');
+  const answer = page.getByTestId('worklist-answer');
+  assert.equal(await answer.getAttribute('aria-live'), 'polite', 'a live region before any answer, so a screen reader announces it');
+  // a first part of the batch: the answer right under the upload control, in the window
+  await upload.setInputFiles({ name: 'first-part.csv', mimeType: 'text/csv', buffer: filled(design.slice(0, 6).map((c) => c.id)) });
+  await answer.getByTestId('worklist-message').getByText('first-part.csv: 6 results accepted; 4 still awaited.').waitFor();
+  await page.getByText('Measure these 4 candidates (iteration 1, the initial design)').waitFor();
+  const control = (await upload.locator('xpath=ancestor::p[1]').boundingBox())!;
+  const box = await inWindow(answer, 'the answer');
+  assert.ok(
+    box.y >= control.y + control.height - 1 && box.y - (control.y + control.height) < 24,
+    `the answer right under the upload control: ${JSON.stringify({ control, box })}`,
+  );
+
+  // the rest, one cell left blank: this answer replaces the first, and the campaign completes with it
+  const rest = design.slice(6);
+  await upload.setInputFiles({
+    name: 'the-rest.csv',
+    mimeType: 'text/csv',
+    buffer: filled(
+      rest.map((c) => c.id),
+      rest[1].id,
+    ),
+  });
+  await answer.getByTestId('worklist-message').getByText('the-rest.csv: 4 results accepted; 0 still awaited.').waitFor();
+  await page.getByTestId('status').getByText('completed').waitFor({ timeout: 60_000 });
+  await page.getByTestId('worklist-empty').getByText('The campaign is no longer running (completed): no candidate awaits a result.').waitFor();
+  assert.doesNotMatch(await answer.innerText(), /first-part/, 'one answer, the latest');
+  assert.equal(
+    await answer.getByTestId('worklist-partial').getByText(`${rest[1].id}: no f2`).count(),
+    1,
+    'the blank cell, still named after the campaign completed',
+  );
+  await inWindow(answer, 'the answer after the campaign completed');
+  await page.screenshot({ path: `${ARTIFACTS}/worklist-answer-completed.png` });
+  assert.deepEqual(await problems(page), []);
+
+  // dismissed, it goes, and with it the worklist of the ended campaign
+  await answer.getByRole('button', { name: "Dismiss the worklist's answer" }).click();
+  await page.getByTestId('worklist').waitFor({ state: 'detached' });
   await context.close();
 });

@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 
 /** What a person on a laptop, a keyboard or a screen reader would trip over on the page. */
 export async function problems(page: Page): Promise<string[]> {
@@ -58,4 +58,19 @@ export async function hoverUntilRead(page: Page, testId: string, pattern: RegExp
     }
   }
   throw new Error(`no read-out of ${testId} matching ${pattern}: the last read "${await readout.innerText()}"`);
+}
+
+/**
+ * Waits (up to 5 s: the page scrolls a new answer into view after drawing it) until `locator` lies
+ * wholly inside the window as it is scrolled, and returns its box; fails with the box last seen.
+ */
+export async function inWindow(locator: Locator, what: string): Promise<{ x: number; y: number; width: number; height: number }> {
+  const window = locator.page().viewportSize()!;
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const box = await locator.boundingBox();
+    if (box && box.x >= 0 && box.y >= 0 && box.x + box.width <= window.width && box.y + box.height <= window.height) return box;
+    if (Date.now() > deadline) throw new Error(`${what} is not in the ${window.width}×${window.height} window: ${JSON.stringify(box)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }

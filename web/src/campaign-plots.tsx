@@ -83,8 +83,8 @@ export function CampaignPlots({ campaign, results }: { campaign: Campaign; resul
       {unscored.length > 0 && (
         <details class="failed" data-testid="failed-evaluations">
           <summary>
-            {[failed > 0 ? `${failed} failed` : '', abandoned > 0 ? `${abandoned} abandoned` : ''].filter(Boolean).join(' and ')} evaluations: no objective
-            values, so not plotted
+            {[failed > 0 ? `${failed} failed` : '', abandoned > 0 ? `${abandoned} abandoned` : ''].filter(Boolean).join(' and ')}
+            {failed + abandoned === 1 ? ' evaluation' : ' evaluations'}: no objective values, so not plotted
           </summary>
           <ul>
             {unscored.map((f) => (

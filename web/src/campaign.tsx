@@ -11,6 +11,7 @@ import { HypervolumeExplained } from './hypervolume-explained.js';
 import { stateCounts } from './result-states.js';
 import { ModelReportPanel } from './model-report.js';
 import { Worklist } from './worklist.js';
+import type { WorklistAnswer } from './worklist-answer.js';
 import { Corrections } from './corrections.js';
 
 /**
@@ -101,6 +102,8 @@ function figures(c: Campaign): Pick<Campaign, 'current_iteration' | 'evaluations
 export function CampaignDetail({ id }: { id: string }) {
   const { campaign, results, error, setError, refresh, reload } = useLiveCampaign(id);
   const [corrected, setCorrected] = useState<ReadonlySet<string>>(new Set());
+  // held here, not in the worklist, so the answer to the post that completed the campaign stays on the page
+  const [worklistAnswer, setWorklistAnswer] = useState<WorklistAnswer | null>(null);
   // this handler and the async ones below settle their own errors (shown on the page): buttons and forms call them with void
   const act = async (action: 'start' | 'stop') => {
     try {
@@ -207,13 +210,16 @@ export function CampaignDetail({ id }: { id: string }) {
           {error}
         </p>
       )}
-      {external && campaign.status === 'running' && (
+      {external && (campaign.status === 'running' || worklistAnswer) && (
         <Worklist
           id={campaign.id}
+          status={campaign.status}
           parameters={campaign.mdl?.parameters ?? []}
           objectives={objectives}
           outcomes={campaign.mdl?.outcomes ?? []}
           version={campaign.evaluations_completed + campaign.current_iteration * 1e6}
+          answer={worklistAnswer}
+          onAnswer={setWorklistAnswer}
         />
       )}
       <CampaignPlots campaign={campaign} results={results} />

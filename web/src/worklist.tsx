@@ -5,6 +5,7 @@ import { worklistTsv } from './worklist-file.js';
 import { RESULTS_POSTED } from './corrections.js';
 import { formatParameter, type ParameterShape } from './format.js';
 import { Heading } from './heading.js';
+import { WorklistAnswerBox, type WorklistAnswer } from './worklist-answer.js';
 
 /**
  * The pending batch of an external (ask/tell) campaign as a worklist for the lab: the initial
@@ -12,7 +13,8 @@ import { Heading } from './heading.js';
  * row or come back as the filled worklist CSV; rows left empty wait, so a batch may be posted in
  * parts. A row can be marked failed (with the reason) or abandoned (never measured). A candidate
  * that repeats a measured design says so, and why, before it is measured; a post that stores a
- * measurement without some of its values says which, row by row.
+ * measurement without some of its values says which, row by row. The answer to a post is held by
+ * the campaign page (`answer`), so it outlives the batch, and the campaign, that it completed.
  */
 interface Measure {
   name: string;
@@ -64,43 +66,48 @@ function refusal(e: unknown): string[] {
 
 export function Worklist({
   id,
+  status,
   parameters,
   objectives,
   outcomes,
   version,
+  answer,
+  onAnswer,
 }: {
   id: string;
+  /** the campaign's: once it is no longer running, no batch is awaited and the last answer stays until dismissed */
+  status: string;
   parameters: ParameterShape[];
   objectives: Measure[];
   outcomes: Measure[];
   version: number;
+  answer: WorklistAnswer | null;
+  onAnswer: (answer: WorklistAnswer | null) => void;
 }) {
   const [rows, setRows] = useState<Candidate[] | null>(null);
   const [typed, setTyped] = useState<Record<string, Entry>>({});
-  const [message, setMessage] = useState<string | null>(null);
-  const [partial, setPartial] = useState<PostedResults['partial']>([]);
-  const [error, setError] = useState<string[] | null>(null);
+  const running = status === 'running';
   const load = async () => {
+    if (!running) {
+      setRows([]);
+      return;
+    }
     try {
       setRows((await api<Candidate[]>('GET', `/v1/campaigns/${id}/candidates`)).data);
     } catch (e) {
-      setError(refusal(e));
+      onAnswer({ at: 'file', refused: refusal(e) });
     }
   };
-  useEffect(() => void load(), [id, version]);
+  useEffect(() => void load(), [id, version, running]);
   // the next batch is proposed after the iteration's event: while none is pending, look again
   useEffect(() => {
-    if (rows?.length !== 0) return;
+    if (!running || rows?.length !== 0) return;
     const timer = setTimeout(() => void load(), 2000);
     return () => clearTimeout(timer);
-  }, [rows]);
+  }, [rows, running]);
   const edit = (rowId: string, change: (e: Entry) => Entry) => setTyped((t) => ({ ...t, [rowId]: change(t[rowId] ?? blank()) }));
-  const posted = async (answer: PostedResults) => {
-    setMessage(
-      `${answer.accepted} result${answer.accepted === 1 ? '' : 's'} accepted${answer.duplicates ? `, ${answer.duplicates} already there` : ''}; ${answer.awaiting} still awaited.`,
-    );
-    setPartial(answer.partial);
-    setError(null);
+  const posted = async (answer: PostedResults, at: WorklistAnswer['at'], file?: string) => {
+    onAnswer({ at, posted: answer, file });
     setTyped({});
     dispatchEvent(new CustomEvent(RESULTS_POSTED));
     await load();
@@ -109,27 +116,38 @@ export function Worklist({
     try {
       const entries = entriesOf(rows ?? [], typed, objectives, outcomes);
       if (entries.length === 0) throw new Error('Nothing to post: type a value, or mark a row failed or abandoned.');
-      await posted((await api<PostedResults>('POST', `/v1/campaigns/${id}/evaluations`, { evaluations: entries })).data);
+      await posted((await api<PostedResults>('POST', `/v1/campaigns/${id}/evaluations`, { evaluations: entries })).data, 'typed');
     } catch (e) {
-      setError(refusal(e));
+      onAnswer({ at: 'typed', refused: refusal(e) });
     }
   };
-  const upload = async (file: File | undefined) => {
+  const upload = async (input: HTMLInputElement) => {
+    const file = input.files?.[0];
     if (!file) return;
     try {
       const form = new FormData();
       form.append('file', file, file.name);
-      await posted((await send<PostedResults>('POST', `/v1/campaigns/${id}/evaluations`, form)).data);
+      await posted((await send<PostedResults>('POST', `/v1/campaigns/${id}/evaluations`, form)).data, 'file', file.name);
     } catch (e) {
-      setError(refusal(e));
+      onAnswer({ at: 'file', refused: refusal(e) });
+    } finally {
+      // the same file, fixed and chosen again, is a new upload
+      input.value = '';
     }
   };
+  const fileFailed = (e: unknown) => onAnswer({ at: 'file', refused: refusal(e) });
   if (!rows) return <p aria-live="polite">Loading the pending batch…</p>;
+  // an answer to the typed results shows under their button while the table is there, any other beside the file row
+  const typedHere = rows.length > 0 && answer?.at === 'typed';
+  const layout = `${status}:${version}:${rows.map((r) => r.id).join()}`;
+  const dismiss = () => onAnswer(null);
   return (
     <section data-testid="worklist">
-      <h2>Worklist: the batch awaiting your results</h2>
-      {rows.length === 0 ? (
-        <p data-testid="worklist-empty">No candidate awaits a result: Kiln is proposing the next batch, or the campaign is not running.</p>
+      <h2>{running ? 'Worklist: the batch awaiting your results' : 'Worklist'}</h2>
+      {!running ? (
+        <p data-testid="worklist-empty">The campaign is no longer running ({status}): no candidate awaits a result.</p>
+      ) : rows.length === 0 ? (
+        <p data-testid="worklist-empty">No candidate awaits a result: Kiln is proposing the next batch.</p>
       ) : (
         <>
           <p class="muted">
@@ -149,7 +167,7 @@ export function Worklist({
             </ul>
           )}
           <p class="row">
-            <button class="secondary" onClick={() => void download(`/v1/campaigns/${id}/worklist`, `${id}-worklist.csv`).catch((e) => setError(refusal(e)))}>
+            <button class="secondary" onClick={() => void download(`/v1/campaigns/${id}/worklist`, `${id}-worklist.csv`).catch(fileFailed)}>
               Download worklist (CSV)
             </button>
             <button
@@ -157,7 +175,7 @@ export function Worklist({
               title="Tab-separated, so Excel opens it in columns whatever the region's list separator; upload it back filled as it is"
               onClick={() =>
                 void downloadConverted(`/v1/campaigns/${id}/worklist`, `${id}-worklist.tsv`, 'text/tab-separated-values;charset=utf-8', worklistTsv).catch(
-                  (e) => setError(refusal(e)),
+                  fileFailed,
                 )
               }
             >
@@ -169,10 +187,15 @@ export function Worklist({
                 type="file"
                 accept=".csv,.tsv,.txt,text/csv,text/tab-separated-values"
                 data-testid="worklist-upload"
-                onChange={(e) => void upload(e.currentTarget.files?.[0])}
+                onChange={(e) => void upload(e.currentTarget)}
               />
             </label>
           </p>
+        </>
+      )}
+      <WorklistAnswerBox answer={typedHere ? null : answer} testId="worklist-answer" layout={layout} onDismiss={dismiss} />
+      {running && rows.length > 0 && (
+        <>
           <div class="scroll">
             <table data-testid="worklist-table" class="worklist">
               <thead>
@@ -223,8 +246,8 @@ export function Worklist({
                           aria-label={`status of ${row.id}`}
                           value={e.status}
                           onChange={(ev) => {
-                            const status = ev.currentTarget.value as Entry['status'];
-                            edit(row.id, (x) => ({ ...x, status }));
+                            const chosen = ev.currentTarget.value as Entry['status'];
+                            edit(row.id, (x) => ({ ...x, status: chosen }));
                           }}
                         >
                           <option value="measured">measured</option>
@@ -251,39 +274,8 @@ export function Worklist({
           <p class="row">
             <button onClick={() => void post()}>Post the typed results</button>
           </p>
+          <WorklistAnswerBox answer={typedHere ? answer : null} testId="worklist-answer-typed" layout={layout} onDismiss={dismiss} />
         </>
-      )}
-      {message && (
-        <p data-testid="worklist-message" aria-live="polite">
-          {message}
-        </p>
-      )}
-      {partial.length > 0 && (
-        <div class="warning" data-testid="worklist-partial" role="status">
-          <p>
-            Stored as partial measurements, without the values left empty: they stay off the Pareto front and show as partial in the evaluations table. When you
-            have the values, correct them under Corrections below.
-          </p>
-          <ul>
-            {partial.map((p) => (
-              <li>
-                {p.id}: no {p.missing.join(', no ')}
-              </li>
-            ))}
-          </ul>
-        </div>
-      )}
-      {error && (
-        <div role="alert" class="error" data-testid="worklist-error">
-          {error.map((line, k) => (k === 0 ? <p>{line}</p> : null))}
-          {error.length > 1 && (
-            <ul>
-              {error.slice(1).map((line) => (
-                <li>{line}</li>
-              ))}
-            </ul>
-          )}
-        </div>
       )}
     </section>
   );
