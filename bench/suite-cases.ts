@@ -46,11 +46,23 @@ const RE = ['re21', 're22', 're23', 're24', 're25', 're31', 're32', 're35', 're3
 const WFG_D = 24;
 const NOISE = 0.05;
 
-/** Budgets of the issue: 90 for every problem, 300 for m >= 3 and RE, 1,000 (batches of 50) for ZDT/DTLZ/WFG at d >= 30. */
-function budgetsFor(family: Family, m: number, d: number): number[] {
+/**
+ * Problems whose every case ended at 0 for every method at 300 evaluations (at 90 where a case has
+ * no 300): many local fronts (DTLZ1, DTLZ3, ZDT4, C1-DTLZ1) or a distance biased towards a bound
+ * (DTLZ6, MW1, MW2, MW4). They, and every WFG case, also run at 1,000 evaluations, where our
+ * users' campaigns are.
+ */
+const HARD_AT_300 = new Set(['dtlz1', 'dtlz3', 'dtlz6', 'zdt4', 'c1-dtlz1', 'mw1', 'mw2', 'mw4']);
+
+/**
+ * Budgets: 90 for every problem, 300 for m >= 3 and RE, 1,000 (batches of 50) for ZDT/DTLZ/WFG at
+ * d >= 30, for every WFG case and for the problems of HARD_AT_300.
+ */
+function budgetsFor(family: Family, problem: string, m: number, d: number): number[] {
   const out = [90];
   if (m >= 3 || family === 're') out.push(300);
-  if ((family === 'zdt' || family === 'dtlz' || family === 'wfg') && d >= 30) out.push(1000);
+  const large = (family === 'zdt' || family === 'dtlz' || family === 'wfg') && d >= 30;
+  if (large || family === 'wfg' || HARD_AT_300.has(problem)) out.push(1000);
   return out;
 }
 
@@ -58,7 +70,7 @@ function make(family: Family, problem: string, m: number, d: number, extra: Part
   const base = family === 'noisy' ? `${problem}-noisy` : problem;
   const id = family === 're' || ['bnh', 'srn', 'tnk', 'osy', 'constr'].includes(problem) ? base : `${base} m=${m} d=${d}`;
   // the noisy variants run at the 90-evaluation budget only
-  return { id, family, problem, m, d, budgets: family === 'noisy' ? [90] : budgetsFor(family, m, d), ...extra };
+  return { id, family, problem, m, d, budgets: family === 'noisy' ? [90] : budgetsFor(family, problem, m, d), ...extra };
 }
 
 /**

@@ -71,7 +71,11 @@ export const suite: BenchSuite = {
     { flag: '--quick', description: 'a few cases (one or two per family), seeds 1 and 2, 90 evaluations' },
     { flag: '--family', value: 'zdt,dtlz', description: 'families: zdt, dtlz, wfg, re, constrained, noisy' },
     { flag: '--case', value: 'dtlz2', description: 'cases whose id starts with any of these (e.g. dtlz2, "dtlz2 m=3", re21)' },
-    { flag: '--budget', value: '90,300', description: 'budgets (90 always exists; 300 for m >= 3 and RE; 1000 for d >= 30)' },
+    {
+      flag: '--budget',
+      value: '90,300',
+      description: 'budgets (90 always exists; 300 for m >= 3 and RE; 1000 for d >= 30, WFG and the problems every method left at 0 at 300)',
+    },
     { flag: '--seeds', value: '1,2,3', description: 'seeds (default 1-5)' },
     { flag: '--methods', value: 'kiln,random', description: `methods (default ${METHODS.join(', ')})` },
     { flag: '--resume', description: 'reuse the runs already in bench/results/suite-runs.jsonl' },
