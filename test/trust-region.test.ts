@@ -12,7 +12,15 @@ import { Random } from '../src/engine/random.js';
 import { SearchSpace } from '../src/engine/space.js';
 import { chooseStrategy } from '../src/engine/strategies/choice.js';
 import { fitModel } from '../src/engine/strategies/fit.js';
-import { drawOfPaths, REFINE_REACH, refineCandidate, towardBox, towardUtopia } from '../src/engine/strategies/trust-region/refine.js';
+import {
+  drawOfPaths,
+  lineSearchTrials,
+  REFINE_REACH,
+  refineCandidate,
+  refineCandidates,
+  towardBox,
+  towardUtopia,
+} from '../src/engine/strategies/trust-region/refine.js';
 import { boxDistance, LENGTH_INIT, LENGTH_MIN, regionSettings, updateRegions, type TrustRegionMemory } from '../src/engine/strategies/trust-region/regions.js';
 import type { Observations } from '../src/engine/strategies/types.js';
 import { initTensorBackend } from '../src/engine/tensor/backend.js';
@@ -148,6 +156,50 @@ test("refinement moves a candidate downhill on every objective's draw and stays 
   const after = paths.map((p) => p.at(refined, 1)[0]);
   assert.ok(after[0] < before[0] && after[1] < before[1], `draws ${before} → ${after}`);
   for (let k = 0; k < d; k++) assert.ok(Math.abs(refined[k] - start[k]) <= REFINE_REACH + 1e-12);
+});
+
+test('trying several line-search steps per round refines to the same points in fewer rounds', async () => {
+  const random = new Random(9);
+  const d = 4;
+  const space = new SearchSpace(dtlzMdl(d));
+  const n = 50;
+  const X = Float64Array.from({ length: n * d }, () => random.uniform());
+  const h = { lengthscales: Float64Array.of(0.4, 0.5, 0.6, 0.7), outputScale: 1, noise: 1e-6 };
+  // a wiggly pair of objectives, so line searches backtrack
+  const f = (x: ArrayLike<number>, a: number): number => Array.from(x).reduce((t, v, k) => t + (v - a) ** 2 + 0.05 * Math.sin(17 * v + k), 0);
+  const paths = [0.3, 0.7].map((a) =>
+    posteriorPath(
+      X,
+      Float64Array.from({ length: n }, (_, i) => f(X.subarray(i * d, (i + 1) * d), a)),
+      n,
+      d,
+      h,
+      random,
+      128,
+    ),
+  );
+  const plain = drawOfPaths(paths, { mean: [0, 0], std: [1, 1], lower: new Float64Array(d), upper: new Float64Array(d).fill(1) });
+  let rounds = 0;
+  const counted = { ...plain, evaluate: (points: Float64Array, count: number) => (rounds++, plain.evaluate(points, count)) };
+  const starts = Array.from({ length: 12 }, () => Float64Array.from({ length: d }, () => random.uniform()));
+  const jobs = starts.map((start) => ({ draw: counted, start, scalarization: towardUtopia(Float64Array.of(-0.5, -0.5)), reach: 0.3 }));
+  const spread = Float64Array.of(1, 1);
+  const one = await refineCandidates(space, jobs, spread, 1);
+  const roundsOne = rounds;
+  rounds = 0;
+  const eight = await refineCandidates(space, jobs, spread, lineSearchTrials(16));
+  assert.deepEqual(
+    eight.map((x) => Array.from(x!)),
+    one.map((x) => Array.from(x!)),
+  );
+  assert.ok(rounds < roundsOne, `${rounds} rounds with 8 trials against ${roundsOne} with 1`);
+  assert.ok(
+    one.some((x, k) => x!.some((v, j) => v !== starts[k][j])),
+    'the refinements moved',
+  );
+  assert.equal(lineSearchTrials(1), 1);
+  assert.equal(lineSearchTrials(4), 4);
+  assert.equal(lineSearchTrials(16), 8);
 });
 
 test('outside the reference box refinement descends the objective furthest from the box, letting the other grow', async () => {

@@ -37,6 +37,8 @@ export function towardBox(ref: ArrayLike<number>): Scalarization {
 
 /** Projected-gradient iterations per candidate. */
 const ITERATIONS = 20;
+/** Backtracking steps an iteration tries before it gives up. */
+const LINE_SEARCH_ATTEMPTS = 8;
 /**
  * A refined point moves at most this share of its region's box from its start in any coordinate.
  * A draw is trustworthy only near the data the region's model saw: given a longer reach, the
@@ -97,14 +99,27 @@ export interface RefineJob {
 }
 
 /**
+ * Line-search trials a refinement has evaluated per round (refineCandidates) on a backend of this
+ * compute scale (jobs/compute-scale.ts: how many times a CPU's work the backend does in the same
+ * time, 1 on a CPU). On a CPU the backtracking line search tries one step at a time; a backend that
+ * evaluates s points in the time of one tries min(s, 8) steps per round, so the lockstep needs
+ * up to 8 times fewer rounds, each one read-back and a few dozen kernel launches per region,
+ * which is what a GPU spends its time on here. The refined points are the same either way.
+ */
+export function lineSearchTrials(computeScale: number): number {
+  return Math.max(1, Math.min(LINE_SEARCH_ATTEMPTS, Math.floor(computeScale)));
+}
+
+/**
  * Refines each job's start on its draw (see refinement), all in lockstep: every round, the
  * points the jobs ask for are evaluated in one call per draw, so a batch of refinements costs a
  * few dozen batched evaluations on the tensor backend rather than thousands of single ones.
- * `spread` (length m): the objectives' units. Returns each job's refined point, or null.
+ * `spread` (length m): the objectives' units; `trials`: line-search steps tried per round
+ * (lineSearchTrials). Returns each job's refined point, or null.
  */
-export async function refineCandidates(space: SearchSpace, jobs: readonly RefineJob[], spread: Float64Array): Promise<(Float64Array | null)[]> {
+export async function refineCandidates(space: SearchSpace, jobs: readonly RefineJob[], spread: Float64Array, trials = 1): Promise<(Float64Array | null)[]> {
   const results: (Float64Array | null)[] = jobs.map(() => null);
-  const running = jobs.map((job) => refinement(space, job, spread));
+  const running = jobs.map((job) => refinement(space, job, spread, trials));
   let asks = running.map((r) => r.next());
   while (asks.some((a) => !a.done)) {
     // one evaluation per draw, of every point asked of it this round
@@ -112,15 +127,27 @@ export async function refineCandidates(space: SearchSpace, jobs: readonly Refine
     asks.forEach((a, k) => {
       if (!a.done) byDraw.set(jobs[k].draw, [...(byDraw.get(jobs[k].draw) ?? []), k]);
     });
-    const answers = new Map<number, DrawValues>();
+    const answers = new Map<number, DrawValues[]>();
     await Promise.all(
       [...byDraw].map(async ([draw, members]) => {
         const d = draw.lower.length;
-        const points = new Float64Array(members.length * d);
-        members.forEach((k, i) => points.set(asks[k].value as Float64Array, i * d));
-        const { values, gradients } = await draw.evaluate(points, members.length);
         const m = draw.m;
-        members.forEach((k, i) => answers.set(k, { values: values.subarray(i * m, (i + 1) * m), gradients: gradients.subarray(i * m * d, (i + 1) * m * d) }));
+        const asked = members.map((k) => asks[k].value as Float64Array[]);
+        const total = asked.reduce((sum, points) => sum + points.length, 0);
+        const points = new Float64Array(total * d);
+        let row = 0;
+        for (const list of asked) for (const point of list) points.set(point, d * row++);
+        const { values, gradients } = await draw.evaluate(points, total);
+        row = 0;
+        members.forEach((k, i) => {
+          answers.set(
+            k,
+            asked[i].map(() => {
+              const r = row++;
+              return { values: values.subarray(r * m, (r + 1) * m), gradients: gradients.subarray(r * m * d, (r + 1) * m * d) };
+            }),
+          );
+        });
       }),
     );
     asks = asks.map((a, k) => {
@@ -148,12 +175,14 @@ export async function refineCandidate(
 /**
  * Refines the start (length d, encoded) on its draw, descending the scalarization in units of
  * `spread` (length m); the reach bounds the move per coordinate as a share of the box's width.
- * A generator: it yields each point whose draw values and gradients it needs and is resumed with
- * them, so that refineCandidates can evaluate many refinements' points together. Returns the
- * refined point, repaired into the space's constraints, or null when it leaves a nonlinear
- * constraint.
+ * A generator: it yields the points whose draw values and gradients it needs (the start, then
+ * up to `trials` line-search steps at a time, largest first) and is resumed with them, so that
+ * refineCandidates can evaluate many refinements' points together. Each iteration takes the
+ * largest step that descends enough (Armijo), as a backtracking search trying one step at a time
+ * would. Returns the refined point, repaired into the space's constraints, or null when it leaves
+ * a nonlinear constraint.
  */
-function* refinement(space: SearchSpace, job: RefineJob, spread: Float64Array): Generator<Float64Array, Float64Array | null, DrawValues> {
+function* refinement(space: SearchSpace, job: RefineJob, spread: Float64Array, trials: number): Generator<Float64Array[], Float64Array | null, DrawValues[]> {
   const { draw, start: x, scalarization } = job;
   const reach = job.reach ?? REFINE_REACH;
   const d = x.length;
@@ -170,7 +199,7 @@ function* refinement(space: SearchSpace, job: RefineJob, spread: Float64Array): 
     for (let j = 0; j < m; j++) values[j] = draw.mean[j] + draw.std[j] * answer.values[j];
     gradients.set(answer.gradients.subarray(0, m * d));
   };
-  take(yield Float64Array.from(x));
+  take((yield [Float64Array.from(x)])[0]);
   const { origin, equalize } = scalarization;
   const weights = Float64Array.from(values, (v, j) => (equalize ? 1 / Math.max(1e-9, (v - origin[j]) / spread[j]) : 1));
   const gradient = new Float64Array(d);
@@ -192,37 +221,39 @@ function* refinement(space: SearchSpace, job: RefineJob, spread: Float64Array): 
   const current = Float64Array.from(x);
   let value = scalarized();
   let move = 0.25;
-  const trial = new Float64Array(d);
   for (let iteration = 0; iteration < ITERATIONS; iteration++) {
     let steepest = 0;
     for (const k of mobile) steepest = Math.max(steepest, Math.abs(gradient[k] * width[k]));
     if (!(steepest > 1e-12)) break;
-    let accepted = false;
-    let reached = value;
-    for (let attempt = 0; attempt < 8; attempt++) {
-      trial.set(current);
+    // the backtracking steps, each a quarter of the last; those predicting no descent are skipped
+    const steps: { point: Float64Array; predicted: number; move: number }[] = [];
+    for (let attempt = 0, size = move; attempt < LINE_SEARCH_ATTEMPTS; attempt++, size /= 4) {
+      const point = Float64Array.from(current);
       let predicted = 0;
       for (const k of mobile) {
-        const next = current[k] - (move / steepest) * gradient[k] * width[k] * width[k];
-        trial[k] = Math.min(upper[k], Math.max(lower[k], next));
-        predicted += gradient[k] * (current[k] - trial[k]);
+        const next = current[k] - (size / steepest) * gradient[k] * width[k] * width[k];
+        point[k] = Math.min(upper[k], Math.max(lower[k], next));
+        predicted += gradient[k] * (current[k] - point[k]);
       }
-      if (predicted > 0) {
-        const saved = Float64Array.from(gradient);
-        take(yield Float64Array.from(trial));
-        reached = scalarized();
-        if (reached <= value - 1e-4 * predicted) {
-          accepted = true;
+      if (predicted > 0) steps.push({ point, predicted, move: size });
+    }
+    let accepted: (typeof steps)[number] | null = null;
+    for (let first = 0; first < steps.length && !accepted; first += trials) {
+      const group = steps.slice(first, first + trials);
+      const answers = yield group.map((s) => s.point);
+      for (const [k, s] of group.entries()) {
+        take(answers[k]);
+        const reached = scalarized();
+        if (reached <= value - 1e-4 * s.predicted) {
+          accepted = s;
+          value = reached;
           break;
         }
-        gradient.set(saved);
       }
-      move /= 4;
     }
     if (!accepted) break;
-    current.set(trial);
-    value = reached;
-    move = Math.min(0.5, 2 * move);
+    current.set(accepted.point);
+    move = Math.min(0.5, 2 * accepted.move);
   }
   const repaired = space.repair(current);
   if (space.constraints.length > 0 && !space.isFeasible(space.decode(repaired))) return null;

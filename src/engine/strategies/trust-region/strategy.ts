@@ -14,7 +14,7 @@ import {
   type LocalData,
   type RegionModels,
 } from './models.js';
-import { drawOfPaths, refineCandidates, towardUtopia, utopiaPoint } from './refine.js';
+import { drawOfPaths, lineSearchTrials, refineCandidates, towardUtopia, utopiaPoint } from './refine.js';
 import { regionSettings, updateRegions, type RegionMemory, type TrustRegionMemory } from './regions.js';
 import { selectBatch, type CandidatePool } from './selection.js';
 import { separableQuadratics } from './quadratic.js';
@@ -212,7 +212,7 @@ async function refinePicks(
     start: pools[pool].X.slice(row * d, (row + 1) * d),
     scalarization: towardUtopia(utopia),
   }));
-  const refined = await refineCandidates(context.space, jobs, penalty.spread);
+  const refined = await refineCandidates(context.space, jobs, penalty.spread, lineSearchTrials(context.computeScale));
   picks.forEach(({ pool }, k) => {
     if (refined[k]) added[pool].push(refined[k]);
   });
