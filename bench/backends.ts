@@ -115,6 +115,9 @@ export interface CampaignFigures {
   minutes: number;
   seconds_per_batch_median: number;
   seconds_per_batch_max: number;
+  /** median seconds a batch spent planning and fitting (host threads) and completing (the proposing thread) */
+  seconds_fits_median: number;
+  seconds_complete_median: number;
   /** the run was stopped at its time limit before the budget was spent */
   stopped_at_limit: boolean;
 }
@@ -135,6 +138,7 @@ export async function runCampaignCase(
   const stop = new AbortController();
   const started = performance.now();
   const seconds: number[] = [];
+  const phases: { fits: number[]; complete: number[] } = { fits: [], complete: [] };
   let evaluations = 0;
   try {
     const state = await runLocalCampaign(mdl, caseEvaluator(c, mdl), {
@@ -142,6 +146,10 @@ export async function runCampaignCase(
       stopAfterBatch: stop.signal,
       onIteration: (report) => {
         if (report.iteration > 1) seconds.push(report.proposeSeconds);
+        if (report.iteration > 1 && report.phases) {
+          phases.fits.push(report.phases.plan + report.phases.fits);
+          phases.complete.push(report.phases.complete);
+        }
         evaluations = report.evaluationsCompleted;
         onIteration?.(report);
         if ((performance.now() - started) / 1000 > limitSeconds) stop.abort();
@@ -153,6 +161,9 @@ export async function runCampaignCase(
       minutes: (performance.now() - started) / 60_000,
       seconds_per_batch_median: seconds.length > 0 ? median(seconds) : 0,
       seconds_per_batch_max: seconds.length > 0 ? Math.max(...seconds) : 0,
+      // planning and fits on the host threads, the completion on the proposing (device) thread
+      seconds_fits_median: phases.fits.length > 0 ? median(phases.fits) : 0,
+      seconds_complete_median: phases.complete.length > 0 ? median(phases.complete) : 0,
       stopped_at_limit: stop.signal.aborted && state.status === 'running',
     };
   } finally {

@@ -34,7 +34,12 @@ test('a step on a worker thread gives exactly the proposals of the same step in-
 
   const pool = new EnginePool({ threads: 1, backend: 'wasm' });
   try {
+    const started = performance.now();
     const remote = await pool.step(mdl, state);
+    const seconds = (performance.now() - started) / 1000;
+    // one host thread runs the whole step as its completion
+    assert.deepEqual({ ...remote.phases, complete: 0 }, { plan: 0, fits: 0, complete: 0 });
+    assert.ok(remote.phases.complete > 0 && remote.phases.complete <= seconds + 1e-3, `${remote.phases.complete} s in a ${seconds} s step`);
     const local = await step(mdl, state, environment);
     assert.deepEqual(remote.backend, { name: 'wasm', device: null, passedOver: [] });
     // the initial design's points inside the box are fewer than 3m: half the batch takes the reach
@@ -73,7 +78,13 @@ test('with two threads the fits of a trust-region step run in parallel and the p
   const state = tell(mdl, first.state, results).state;
   const pool = new EnginePool({ threads: 2, backend: 'wasm' });
   try {
+    const started = performance.now();
     const remote = await pool.step(mdl, state);
+    const seconds = (performance.now() - started) / 1000;
+    // where the step's seconds went: planning and the trust regions' fits on the host threads, then the completion
+    const { plan, fits, complete } = remote.phases;
+    assert.ok(plan >= 0 && fits > 0 && complete > 0, JSON.stringify(remote.phases));
+    assert.ok(plan + fits + complete <= seconds + 1e-3, `${plan + fits + complete} s of phases in a ${seconds} s step`);
     const local = await step(mdl, state, environment);
     assert.equal(remote.strategy, 'trust-region + noise check');
     assert.equal(remote.proposals.length, 12);

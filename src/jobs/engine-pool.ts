@@ -22,6 +22,19 @@ export interface EnginePoolOptions {
 const IDLE_TIMEOUT_MS = 60_000;
 
 /**
+ * Where a pooled step's seconds went: planning and the GP fits on the host threads, the
+ * completion (posteriors, draws, acquisition) on the thread that proposes, the device thread
+ * with webgpu. One host thread runs the whole step as its completion.
+ */
+export interface StepPhases {
+  plan: number;
+  fits: number;
+  complete: number;
+}
+
+export type PooledStep = StepResult & { backend: TensorBackendInfo; phases: StepPhases };
+
+/**
  * Runs engine steps (surrogate fit + acquisition) on piscina threads, so the event loop of the
  * process that owns the pool (the job supervisor, `kiln run`) stays responsive while a step
  * computes for seconds.
@@ -57,11 +70,17 @@ export class EnginePool {
    * thread the step's GP fits (one per objective, and per trust region) run in parallel on them,
    * between planning and completing the step: the proposals are those of the same step in one piece.
    */
-  async step(mdl: Mdl, state: CampaignState, options: StepOptions = {}): Promise<StepResult & { backend: TensorBackendInfo }> {
+  async step(mdl: Mdl, state: CampaignState, options: StepOptions = {}): Promise<PooledStep> {
     const { hostBackend, proposer, proposerBackend } = await this.place();
-    if (this.threads === 1) return this.finish(await proposer.run({ kind: 'step', mdl, state, options, backend: proposerBackend }));
+    const started = performance.now();
+    const since = (t: number) => (performance.now() - t) / 1000;
+    if (this.threads === 1) {
+      const done = await proposer.run({ kind: 'step', mdl, state, options, backend: proposerBackend });
+      return this.finish(done, { plan: 0, fits: 0, complete: since(started) });
+    }
     const plan = await this.host.run({ kind: 'plan', mdl, state, options, backend: hostBackend });
     const fits = plan.kind === 'plan' ? plan.fits : [];
+    const planned = performance.now();
     const fitted = await Promise.all(
       fits.map(async (request) => {
         const done = await this.host.run({ kind: 'fit', request, backend: hostBackend });
@@ -69,13 +88,15 @@ export class EnginePool {
         return done.hyperparameters;
       }),
     );
-    return this.finish(await proposer.run({ kind: 'complete', mdl, state, fitted, options, backend: proposerBackend }));
+    const fittedAt = performance.now();
+    const done = await proposer.run({ kind: 'complete', mdl, state, fitted, options, backend: proposerBackend });
+    return this.finish(done, { plan: (planned - started) / 1000, fits: (fittedAt - planned) / 1000, complete: since(fittedAt) });
   }
 
-  private finish(done: StepTaskResult): StepResult & { backend: TensorBackendInfo } {
+  private finish(done: StepTaskResult, phases: StepPhases): PooledStep {
     if (done.kind !== 'step') throw new Error('Kiln: an engine thread answered a step with something else.');
     this.resolved = done.backend;
-    return { ...done.result, backend: done.backend };
+    return { ...done.result, backend: done.backend, phases };
   }
 
   /** The campaign's model report (engine/diagnostics, float64 on the CPU), computed on a host thread. */

@@ -5,12 +5,14 @@ import type { CampaignState, IterationSummary } from '../engine/campaign/types.j
 import type { Mdl } from '../engine/mdl/schema.js';
 import { evaluateProposals } from '../evaluators/evaluate-proposals.js';
 import type { Evaluator } from '../evaluators/types.js';
-import type { EnginePool } from './engine-pool.js';
+import type { EnginePool, StepPhases } from './engine-pool.js';
 
 export interface IterationReport extends IterationSummary {
   strategy: string;
   /** seconds spent proposing (surrogate fit + acquisition) and evaluating */
   proposeSeconds: number;
+  /** on a pool: how the proposing seconds split between planning, fits and completion */
+  phases?: StepPhases;
   evaluateSeconds: number;
   evaluationsCompleted: number;
 }
@@ -46,7 +48,7 @@ export async function runLocalCampaign(mdl: Mdl, evaluator: Evaluator, options: 
     if (options.signal?.aborted || options.stopAfterBatch?.aborted) break;
     const t0 = performance.now();
     // A state moved from the service mid-iteration carries its proposed batch: evaluate that first.
-    const next =
+    const next: { state: CampaignState; proposals: CampaignState['pending']; strategy: string; phases?: StepPhases } =
       state.pending.length > 0
         ? { state, proposals: state.pending, strategy: 'resumed' }
         : options.pool
@@ -66,6 +68,7 @@ export async function runLocalCampaign(mdl: Mdl, evaluator: Evaluator, options: 
           ...told.summary,
           strategy: next.strategy,
           proposeSeconds: (t1 - t0) / 1000,
+          ...(next.phases ? { phases: next.phases } : {}),
           evaluateSeconds: (t2 - t1) / 1000,
           evaluationsCompleted: completedEvaluations(state).length,
         },
