@@ -62,7 +62,7 @@ export async function pruneBaseline(
   const pool = Float64Array.from(screened.flatMap((i) => Array.from(points.subarray(i * d, (i + 1) * d))));
   const k = screened.length;
   const gaussian = await JointGaussian.at(posterior, pool, k, m);
-  const z = new Float64Array(PRUNING_SAMPLES * k * m).map(() => random.normal());
+  const z = Array.from({ length: m }, () => new Float64Array(k * PRUNING_SAMPLES).map(() => random.normal()));
   const draws = gaussian.draws(z, PRUNING_SAMPLES);
   const hits = new Float64Array(k);
   for (let s = 0; s < PRUNING_SAMPLES; s++) {

@@ -54,20 +54,19 @@ export class JointGaussian {
   }
 
   /**
-   * Draws for `samples` rows of standard normals `z` (`samples x k x m` row-major, objective
-   * fastest): `samples x k x m`.
+   * Draws from standard normals `z` (per objective, `k x samples` row-major: point t's normals
+   * for every sample): `samples x k x m` row-major.
    */
-  draws(z: Float64Array, samples: number): Float64Array {
+  draws(z: readonly Float64Array[], samples: number): Float64Array {
     const { k, m } = this;
     const out = new Float64Array(samples * k * m);
-    for (let s = 0; s < samples; s++) {
-      for (let j = 0; j < m; j++) {
-        const L = this.factors[j];
-        for (let i = 0; i < k; i++) {
-          let v = this.mean[i * m + j];
-          for (let t = 0; t <= i; t++) v += L[i * k + t] * z[(s * k + t) * m + j];
-          out[(s * k + i) * m + j] = v;
-        }
+    const row = new Float64Array(samples);
+    for (let j = 0; j < m; j++) {
+      const L = this.factors[j];
+      for (let i = 0; i < k; i++) {
+        row.fill(this.mean[i * m + j]);
+        for (let t = 0; t <= i; t++) axpy(L[i * k + t], z[j], t * samples, row, samples);
+        for (let s = 0; s < samples; s++) out[(s * k + i) * m + j] = row[s];
       }
     }
     return out;
@@ -75,15 +74,25 @@ export class JointGaussian {
 
   /**
    * Each candidate's draws given the points' draws from the same `z` (as in `draws`), with its
-   * own normals `zeta` (`samples x m`): `q x samples x m` row-major. mean, std: the candidates'
-   * marginal posterior (`q x m`); cross: their covariance with the points, `m x q x k`.
+   * own normals `zeta` (per objective, length samples): `samples x q x m` row-major, so each
+   * sample's candidates are one block. mean, std: the candidates' marginal posterior (`q x m`);
+   * cross: their covariance with the points, `m x q x k`.
    */
-  conditionalDraws(mean: Float64Array, std: Float64Array, q: number, cross: Float64Array, z: Float64Array, zeta: Float64Array, samples: number): Float64Array {
+  conditionalDraws(
+    mean: Float64Array,
+    std: Float64Array,
+    q: number,
+    cross: Float64Array,
+    z: readonly Float64Array[],
+    zeta: readonly Float64Array[],
+    samples: number,
+  ): Float64Array {
     const { k, m } = this;
-    const out = new Float64Array(q * samples * m);
+    const out = new Float64Array(samples * q * m);
     const l = new Float64Array(k);
-    for (let i = 0; i < q; i++) {
-      for (let j = 0; j < m; j++) {
+    const row = new Float64Array(samples);
+    for (let j = 0; j < m; j++) {
+      for (let i = 0; i < q; i++) {
         if (this.independent[j]) l.fill(0);
         else {
           l.set(cross.subarray((j * q + i) * k, (j * q + i + 1) * k));
@@ -92,16 +101,19 @@ export class JointGaussian {
         let explained = 0;
         for (let t = 0; t < k; t++) explained += l[t] * l[t];
         const own = Math.sqrt(Math.max(std[i * m + j] ** 2 - explained, 0));
-        const mu = mean[i * m + j];
-        for (let s = 0; s < samples; s++) {
-          let v = mu + own * zeta[s * m + j];
-          for (let t = 0; t < k; t++) v += l[t] * z[(s * k + t) * m + j];
-          out[(i * samples + s) * m + j] = v;
-        }
+        row.fill(mean[i * m + j]);
+        axpy(own, zeta[j], 0, row, samples);
+        for (let t = 0; t < k; t++) if (l[t] !== 0) axpy(l[t], z[j], t * samples, row, samples);
+        for (let s = 0; s < samples; s++) out[(s * q + i) * m + j] = row[s];
       }
     }
     return out;
   }
+}
+
+/** row[s] += a · x[from + s] for s < count. */
+function axpy(a: number, x: Float64Array, from: number, row: Float64Array, count: number): void {
+  for (let s = 0; s < count; s++) row[s] += a * x[from + s];
 }
 
 /** The lower Cholesky factor of a `k x k` covariance (jitter as the GP's), or its diagonal's square root. */

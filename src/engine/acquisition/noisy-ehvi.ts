@@ -26,8 +26,9 @@ export const NOISY_SAMPLES = 128;
 export class NoisyEhvi implements AcquisitionFunction {
   readonly name = 'nehvi';
   readonly joint: { points: Float64Array; count: number; outputs: number };
-  private readonly z: Float64Array;
-  private readonly zeta: Float64Array;
+  /** per objective, the baseline's normals (`k x samples`) and the candidate's (length samples) */
+  private readonly z: Float64Array[];
+  private readonly zeta: Float64Array[];
   private readonly samples: number;
   private readonly fronts: NondominatedBoxes[];
 
@@ -42,17 +43,20 @@ export class NoisyEhvi implements AcquisitionFunction {
     const { k } = gaussian;
     this.joint = { points, count: k, outputs: m };
     // one antithetic row per draw: the baseline's normals, then the candidate's
-    const normals = antitheticNormals(samples, k * m + m, random);
-    this.samples = normals.length / (k * m + m);
-    this.z = new Float64Array(this.samples * k * m);
-    this.zeta = new Float64Array(this.samples * m);
-    for (let s = 0; s < this.samples; s++) {
-      const row = s * (k * m + m);
-      this.z.set(normals.subarray(row, row + k * m), s * k * m);
-      this.zeta.set(normals.subarray(row + k * m, row + k * m + m), s * m);
+    const width = k * m + m;
+    const normals = antitheticNormals(samples, width, random);
+    const count = normals.length / width;
+    this.samples = count;
+    this.z = Array.from({ length: m }, () => new Float64Array(k * count));
+    this.zeta = Array.from({ length: m }, () => new Float64Array(count));
+    for (let s = 0; s < count; s++) {
+      for (let j = 0; j < m; j++) {
+        for (let t = 0; t < k; t++) this.z[j][t * count + s] = normals[s * width + t * m + j];
+        this.zeta[j][s] = normals[s * width + k * m + j];
+      }
     }
-    const draws = gaussian.draws(this.z, this.samples);
-    this.fronts = Array.from({ length: this.samples }, (_, s) => new NondominatedBoxes(draws.subarray(s * k * m, (s + 1) * k * m), k, m, ref));
+    const draws = gaussian.draws(this.z, count);
+    this.fronts = Array.from({ length: count }, (_, s) => new NondominatedBoxes(draws.subarray(s * k * m, (s + 1) * k * m), k, m, ref));
   }
 
   /**
@@ -79,12 +83,9 @@ export class NoisyEhvi implements AcquisitionFunction {
     if (k > 0 && cross === undefined)
       throw new Error("Kiln: noisy EHVI needs the candidates' covariance with its baseline designs (AcquisitionFunction.joint).");
     const draws = gaussian.conditionalDraws(mean, std, q, cross ?? new Float64Array(0), this.z, this.zeta, samples);
-    // per draw, every candidate against that draw's front
-    const bySample = new Float64Array(q * m);
     const hvi = new Float64Array(q * samples);
     for (let s = 0; s < samples; s++) {
-      for (let i = 0; i < q; i++) bySample.set(draws.subarray((i * samples + s) * m, (i * samples + s + 1) * m), i * m);
-      const values = this.fronts[s].improvements(bySample, q);
+      const values = this.fronts[s].improvements(draws.subarray(s * q * m, (s + 1) * q * m), q);
       for (let i = 0; i < q; i++) hvi[i * samples + s] = values[i];
     }
     return sampleMeans(hvi, q, samples);
