@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { pruneBaseline } from '../src/engine/acquisition/baseline-pruning.js';
 import { proposeBatch } from '../src/engine/acquisition/batch.js';
 import { ExactEhvi } from '../src/engine/acquisition/ehvi.js';
+import { MonteCarloEhvi } from '../src/engine/acquisition/mc-ehvi.js';
 import { NoisyEhvi } from '../src/engine/acquisition/noisy-ehvi.js';
 import { JointPosterior } from '../src/engine/acquisition/posterior.js';
 import { choleskyInPlace } from '../src/engine/gp/dense64.js';
@@ -141,6 +142,33 @@ test('with a noiseless model the noisy EHVI is the closed-form EHVI against the 
   for (let i = 0; i < q; i++) {
     assert.ok(closed[i] > 1e-4, `candidate ${i} improves: ${closed[i]}`);
     assert.ok(Math.abs(estimate[i] - closed[i]) < 0.02 * closed[i], `candidate ${i}: ${estimate[i]} vs closed form ${closed[i]}`);
+  }
+  surrogate.dispose();
+});
+
+test('with three objectives and a noiseless model the noisy EHVI is Monte Carlo EHVI against the observed front', async () => {
+  const random = new Random(21);
+  const [n, d] = [16, 2];
+  const X = uniform(random, n * d);
+  // points of the unit sphere, f = (cos a cos b, cos a sin b, sin a): all on one front
+  const Y = Float64Array.from({ length: n * 3 }, (_, k) => {
+    const [u, v] = [X[Math.floor(k / 3) * d], X[Math.floor(k / 3) * d + 1]];
+    const [a, b] = [(u * Math.PI) / 2, (v * Math.PI) / 2];
+    return [Math.cos(a) * Math.cos(b), Math.cos(a) * Math.sin(b), Math.sin(a)][k % 3];
+  });
+  const hyperparameters = [0, 1, 2].map(() => ({ lengthscales: Float64Array.of(0.4, 0.4), outputScale: 1, noise: 1e-6 }));
+  const surrogate = Surrogate.build(X, Y, n, d, 3, hyperparameters);
+  const ref = [1.1, 1.1, 1.1];
+  const noisy = await NoisyEhvi.build(surrogate, X, n, 3, ref, new Random(5), 4096);
+  const plain = new MonteCarloEhvi(Y, n, 3, ref, 4096, new Random(6));
+  const candidates = uniform(random, 4 * d);
+  const { mean, variance } = await surrogate.predict(candidates, 4);
+  const std = variance.map(Math.sqrt);
+  const estimate = noisy.evaluate(mean, std, 4, await surrogate.covariance(candidates, 4, X, n, 3));
+  const reference = plain.evaluate(mean, std, 4);
+  for (let i = 0; i < 4; i++) {
+    assert.ok(reference[i] > 1e-4, `candidate ${i} improves: ${reference[i]}`);
+    assert.ok(Math.abs(estimate[i] - reference[i]) < 0.05 * reference[i], `candidate ${i}: ${estimate[i]} vs ${reference[i]}`);
   }
   surrogate.dispose();
 });
