@@ -194,6 +194,8 @@ test('pruning keeps the designs that may be on the front and drops those known t
   // a reference point that only the first two front designs are below keeps only them
   const inside = await pruneBaseline(surrogate, X, n, 2, [0.4, 2], new Random(3));
   assert.deepEqual(Array.from({ length: inside.count }, (_, i) => inside.points[2 * i]).sort(), [0.1, 0.3]);
+  // no designs, no baseline
+  assert.equal((await pruneBaseline(surrogate, X, 0, 2, [2, 2], new Random(3))).count, 0);
   // the cap keeps the likeliest
   const capped = await pruneBaseline(surrogate, X, n, 2, [2, 2], new Random(3), 2);
   assert.equal(capped.count, 2);

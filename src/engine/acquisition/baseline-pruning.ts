@@ -57,6 +57,7 @@ export async function pruneBaseline(
 ): Promise<Baseline> {
   const d = posterior.d;
   const designs = distinctRows(X, n, d);
+  if (designs.length === 0) return { points: new Float64Array(0), count: 0, probability: new Float64Array(0) };
   const points = Float64Array.from(designs.flatMap((i) => Array.from(X.subarray(i * d, (i + 1) * d))));
   const screened = await screen(posterior, points, designs.length, m);
   const pool = Float64Array.from(screened.flatMap((i) => Array.from(points.subarray(i * d, (i + 1) * d))));
