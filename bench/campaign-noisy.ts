@@ -16,7 +16,8 @@ import type { BenchReport } from './common.js';
  * hypervolume of the front the raw measurements would pick, and the best any choice among the
  * same evaluations could give. Targets: true hypervolume of the reported front ≥ 0.38 on average,
  * reported within 0.03 of it on every seed. `declared` runs the MDL with `noise: {sd: 0.05}`;
- * `undeclared` leaves the noise for Kiln to judge.
+ * `undeclared` leaves the noise for Kiln to judge. s_per_batch: the median seconds to propose a
+ * model-guided batch (surrogate fit and acquisition).
  */
 const D = 6;
 const REF = [1.1, 1.1];
@@ -68,7 +69,12 @@ export async function runNoisyCampaigns(): Promise<BenchReport> {
     const gaps: number[] = [];
     for (const seed of SEEDS) {
       const mdl = noisyMdl(seed, declared);
-      const state = await runLocalCampaign(mdl, noisyDtlz2(seed));
+      const proposing: number[] = [];
+      const state = await runLocalCampaign(mdl, noisyDtlz2(seed), {
+        onIteration: (report) => {
+          if (report.strategy !== 'initial-design') proposing.push(report.proposeSeconds);
+        },
+      });
       const results = campaignResults(mdl, state);
       const measured = results.evaluations;
       const Y = Float64Array.from(measured.flatMap((r) => [r.objectives.f1, r.objectives.f2]));
@@ -87,6 +93,7 @@ export async function runNoisyCampaigns(): Promise<BenchReport> {
         true_hv_of_measured_front: trueHypervolume(measured.filter((_, i) => mask[i] === 1).map((r) => r.parameters)),
         true_hv_best_choice: trueHypervolume(measured.map((r) => r.parameters)),
         front_size: results.pareto_front.length,
+        s_per_batch: median(proposing),
       });
     }
     const mean = truths.reduce((a, b) => a + b, 0) / truths.length;
@@ -97,4 +104,9 @@ export async function runNoisyCampaigns(): Promise<BenchReport> {
   }
   notes.push('the maximum hypervolume of DTLZ2 (m = 2) against (1.1, 1.1) is 0.4246; no front can have more');
   return { rows, notes };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? NaN : sorted[Math.floor(sorted.length / 2)];
 }

@@ -335,7 +335,7 @@ const receiptSchema = z.object({
     derivation: z.string(),
   }),
   strategy: z.string().describe('initial-design, random, lhs, global, trust-region or nsga2'),
-  acquisition: z.string().describe('ehvi, mc-ehvi, parego or thompson-hvi, each possibly constrained; none for model-free strategies'),
+  acquisition: z.string().describe('ehvi, mc-ehvi, nehvi (noisy EHVI), parego or thompson-hvi, each possibly constrained; none for model-free strategies'),
   evaluations_seen: z.int().describe('told evaluations (warm start, successes and failures) the step saw'),
   data_hash: sha256.describe('of the told evaluations in order: ids, iterations, parameters, objectives, outcomes, errors'),
   state_hash: sha256.describe('of the engine state the step started from'),

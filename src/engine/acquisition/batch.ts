@@ -4,7 +4,9 @@ import type { Random } from '../random.js';
 import type { SearchSpace } from '../space.js';
 import { ConstrainedAcquisition } from './constrained.js';
 import { ExactEhvi } from './ehvi.js';
+import { pruneBaseline } from './baseline-pruning.js';
 import { MonteCarloEhvi } from './mc-ehvi.js';
+import { NoisyEhvi } from './noisy-ehvi.js';
 import { TensorMonteCarloEhvi } from './mc-ehvi-tensor.js';
 import { maximizeAcquisition } from './optimize.js';
 import { ParegoAcquisition } from './parego.js';
@@ -42,9 +44,11 @@ export interface BatchRequest {
   /** the backend's headroom over a CPU (StrategyContext.computeScale): the acquisition search widens by it; default 1 */
   computeScale?: number;
   /**
-   * the front an improvement is measured against: the measured values (default), or for noisy
-   * data the surrogate's posterior means at the evaluated points, as noisy EHVI does, so a lucky
-   * measurement does not make the region around it look already won
+   * how the data are judged: by the measured values (default), or for noisy data by the
+   * surrogate's posterior (`predicted`): its means at the evaluated points for the reach criterion
+   * and the search's starting points, and for EHVI picks the joint posterior of the candidate and
+   * the pruned front's designs (noisy-ehvi.ts), so a lucky measurement does not make the region
+   * around it look already won
    */
   baseline?: 'measured' | 'predicted';
 }
@@ -95,6 +99,9 @@ export async function proposeBatch(request: BatchRequest): Promise<BatchProposal
   const scale = objectiveSpreads(judged.Y, request.n, m, request.ref);
   const starts = paretoStarts(judged, random);
 
+  const kind = resolveAcquisition(request.acquisition);
+  // a noisy EHVI pick improves on the pruned designs and the batch's believed picks, sampled jointly with it
+  const noisy = request.baseline === 'predicted' && kind === 'ehvi' ? await noisyBaseline(request) : null;
   const believe = async (x: Float64Array): Promise<void> => {
     const { mean } = await surrogate.predict(x, 1);
     const next = await conditionOrKeep(surrogate, x, mean);
@@ -103,12 +110,14 @@ export async function proposeBatch(request: BatchRequest): Promise<BatchProposal
       surrogate = next;
     }
     // a believed point joins the front only where the model expects every constraint to hold
-    if (mean.subarray(m, m + c).every((slack) => slack >= 0)) front.push(Array.from(mean.subarray(0, m)));
+    if (mean.subarray(m, m + c).every((slack) => slack >= 0)) {
+      front.push(Array.from(mean.subarray(0, m)));
+      noisy?.push(x);
+    }
     avoid.push(x);
   };
   for (const p of request.pending) await believe(p);
 
-  const kind = resolveAcquisition(request.acquisition);
   const points: Float64Array[] = [];
   try {
     for (let k = 0; k < request.q; k++) {
@@ -122,7 +131,9 @@ export async function proposeBatch(request: BatchRequest): Promise<BatchProposal
           ? null
           : byReach
             ? new ReachAcquisition(Float64Array.from(front.flat()), front.length, m, request.ref, aimed)
-            : buildAcquisition(kind, front, m, request.ref, random, request.computeScale ?? 1);
+            : noisy
+              ? await NoisyEhvi.build(surrogate, Float64Array.from(noisy.flatMap((x) => Array.from(x))), noisy.length, m, request.ref, random.fork())
+              : buildAcquisition(kind, front, m, request.ref, random, request.computeScale ?? 1);
       const acquisition: AcquisitionFunction = c > 0 ? new ConstrainedAcquisition(objective, m, c) : objective!;
       // while nothing is inside, one reach pick in four searches the whole space; the others (and all once inside) the box
       const local = byReach && box !== null && (inside > 0 || (k + request.n) % 4 !== 0);
@@ -146,7 +157,7 @@ export async function proposeBatch(request: BatchRequest): Promise<BatchProposal
   } finally {
     surrogate.dispose();
   }
-  const frontLabel = kind === 'ehvi' && m > 2 ? 'mc-ehvi' : kind;
+  const frontLabel = noisy ? 'nehvi' : kind === 'ehvi' && m > 2 ? 'mc-ehvi' : kind;
   const label = reach === request.q ? 'reach' : reach > 0 ? `${frontLabel} + reach` : frontLabel;
   return { points, acquisition: c > 0 ? `constrained ${label}` : label };
 }
@@ -180,6 +191,19 @@ export async function baselineValues(request: BatchRequest): Promise<Float64Arra
   const { mean } = await request.surrogate.predict(request.X, n);
   const width = request.surrogate.m;
   return Float64Array.from({ length: n * m }, (_, k) => mean[Math.floor(k / m) * width + (k % m)]);
+}
+
+/**
+ * The designs a noisy EHVI pick improves on, as encoded inputs: the feasible evaluated designs
+ * with a positive chance of being on the front (baseline-pruning.ts), the batch's believed picks
+ * joining them as they come. Pruned once per batch, under the model before any pick.
+ */
+async function noisyBaseline(request: BatchRequest): Promise<Float64Array[]> {
+  const d = request.space.dimension;
+  const rows = Array.from({ length: request.n }, (_, i) => i).filter((i) => !request.feasible || request.feasible[i]);
+  const X = Float64Array.from(rows.flatMap((i) => Array.from(request.X.subarray(i * d, (i + 1) * d))));
+  const kept = await pruneBaseline(request.surrogate, X, rows.length, request.m, request.ref, request.random.fork());
+  return Array.from({ length: kept.count }, (_, i) => kept.points.slice(i * d, (i + 1) * d));
 }
 
 /** The feasible rows of request.Y (`m` each). */

@@ -12,6 +12,7 @@ import type { AcquisitionFunction } from './types.js';
  */
 export class ConstrainedAcquisition implements AcquisitionFunction {
   readonly name: string;
+  readonly joint: AcquisitionFunction['joint'];
 
   constructor(
     private readonly objective: AcquisitionFunction | null,
@@ -19,13 +20,15 @@ export class ConstrainedAcquisition implements AcquisitionFunction {
     private readonly c: number,
   ) {
     this.name = objective ? `constrained ${objective.name}` : 'probability of feasibility';
+    // the objective's joint points are over the objectives, the first outputs, so its cross covariance passes through as it comes
+    this.joint = objective?.joint;
   }
 
   dispose(): void {
     this.objective?.dispose?.();
   }
 
-  async evaluate(mean: Float64Array, std: Float64Array, q: number): Promise<Float64Array> {
+  async evaluate(mean: Float64Array, std: Float64Array, q: number, cross?: Float64Array): Promise<Float64Array> {
     const width = this.m + this.c;
     const out = new Float64Array(q).fill(1);
     if (this.objective) {
@@ -37,7 +40,7 @@ export class ConstrainedAcquisition implements AcquisitionFunction {
           objectiveStd[i * this.m + j] = std[i * width + j];
         }
       }
-      out.set(await this.objective.evaluate(objectiveMean, objectiveStd, q));
+      out.set(await this.objective.evaluate(objectiveMean, objectiveStd, q, cross));
     }
     for (let i = 0; i < q; i++) {
       for (let k = this.m; k < width; k++) {

@@ -72,9 +72,13 @@ export async function maximizeAcquisition(
       feasible.push(violation === 0);
       fitness[i] = INFEASIBLE * (1 + violation);
     }
-    const { mean, variance } = await surrogate.predict(X, count);
+    const joint = acquisition.joint;
+    const [{ mean, variance }, cross] = await Promise.all([
+      surrogate.predict(X, count),
+      joint ? surrogate.covariance(X, count, joint.points, joint.count, joint.outputs) : undefined,
+    ]);
     const std = variance.map((v) => Math.sqrt(Math.max(v, 0)));
-    const values = await acquisition.evaluate(mean, std, count);
+    const values = await acquisition.evaluate(mean, std, count, cross);
     for (let i = 0; i < count; i++) {
       if (!feasible[i]) continue;
       fitness[i] = -values[i];

@@ -13,6 +13,11 @@ export interface Posterior {
   readonly m: number;
   /** X: `q x d` → mean, variance `q x m` row-major */
   predict(X: Float64Array, q: number): Promise<{ mean: Float64Array; variance: Float64Array }>;
+  /**
+   * The latent posterior covariance of each of the first `outputs` outputs between the points A
+   * (`a x d`) and B (`b x d`): `outputs x a x b` row-major. Outputs are independent of each other.
+   */
+  covariance(A: Float64Array, a: number, B: Float64Array, b: number, outputs: number): Promise<Float64Array>;
   /** a posterior with k more observations (X `k x d`, Y `k x m`); this one stays valid */
   condition(X: Float64Array, Y: Float64Array, k: number): Promise<Posterior>;
   dispose(): void;
@@ -49,6 +54,22 @@ export class JointPosterior implements Posterior {
       column += part.m;
     }
     return { mean, variance };
+  }
+
+  async covariance(A: Float64Array, a: number, B: Float64Array, b: number, outputs: number): Promise<Float64Array> {
+    if (!(Number.isInteger(outputs) && outputs >= 1 && outputs <= this.m))
+      throw new Error(`Kiln: posterior covariance of ${outputs} outputs asked of ${this.m}.`);
+    const blocks: Promise<Float64Array>[] = [];
+    for (let part = 0, covered = 0; covered < outputs; covered += this.parts[part].m, part++) {
+      blocks.push(this.parts[part].covariance(A, a, B, b, Math.min(this.parts[part].m, outputs - covered)));
+    }
+    const out = new Float64Array(outputs * a * b);
+    let at = 0;
+    for (const block of await Promise.all(blocks)) {
+      out.set(block, at);
+      at += block.length;
+    }
+    return out;
   }
 
   async condition(X: Float64Array, Y: Float64Array, k: number): Promise<JointPosterior> {

@@ -19,7 +19,7 @@ import { deserializeHyperparameters, serializeHyperparameters, type CampaignStat
 export interface StepResult {
   state: CampaignState;
   proposals: Proposal[];
-  /** how the batch was chosen: initial-design, random, lhs, nsga2, ehvi, mc-ehvi, parego or trust-region */
+  /** how the batch was chosen: initial-design, random, lhs, nsga2, ehvi, mc-ehvi, nehvi, parego or trust-region */
   strategy: string;
   /** what decided the batch (receipt.ts); null when nothing was proposed */
   receipt: Receipt | null;

@@ -161,7 +161,7 @@ export interface Receipt {
   };
   /** initial-design, random, lhs, global, trust-region or nsga2 */
   strategy: string;
-  /** ehvi, mc-ehvi, parego, thompson-hvi, each possibly "constrained ...", or none */
+  /** ehvi, mc-ehvi, nehvi, parego, thompson-hvi, each possibly "constrained ...", or none */
   acquisition: string;
   /** evaluations the surrogate saw (warm-start rows, successes and failures) */
   evaluations_seen: number;

@@ -102,6 +102,17 @@ export class FailureModel {
   }
 
   /**
+   * Its one output as `predict` reads it: an independent draw of variance 1 at every point, so
+   * covariance 1 between equal points and 0 between any others. `1 x a x b`.
+   */
+  covariance(A: Float64Array, a: number, B: Float64Array, b: number): Promise<Float64Array> {
+    const { d } = this;
+    const out = new Float64Array(a * b);
+    for (let i = 0; i < a; i++) for (let j = 0; j < b; j++) out[i * b + j] = A.subarray(i * d, (i + 1) * d).every((v, t) => v === B[j * d + t]) ? 1 : 0;
+    return Promise.resolve(out);
+  }
+
+  /**
    * The model with k pending points (X: `k x d`; their believed outcomes are not used): each
    * joins the failed points with weight 1 − P(success) there, the chance that it fails and takes
    * its neighbourhood with it. Later picks of the batch then keep away from a risky pick, whose

@@ -130,6 +130,47 @@ export class BatchedPosterior {
     });
   }
 
+  /**
+   * The latent posterior covariance of each of the first `outputs` outputs between the points A
+   * (`a x d` float32 tensor) and B (`b x d`), in original output units: an `outputs x a x b`
+   * tensor, cov_o(A, B) = k_o(A, B) − (K_{A,X} L⁻ᵀ)(K_{B,X} L⁻ᵀ)ᵀ (Rasmussen & Williams 2006,
+   * eq. 2.24). The outputs are independent GPs, so there is no covariance between them. The
+   * caller owns the result.
+   */
+  covariance(A: tf.Tensor2D, B: tf.Tensor2D, outputs: number): tf.Tensor3D {
+    for (const [name, P] of [
+      ['A', A],
+      ['B', B],
+    ] as const) {
+      if (P.rank !== 2 || P.shape[1] !== this.d) {
+        throw new Error(`Kiln: posterior covariance points ${name} must be a q x ${this.d} tensor, got shape [${P.shape.join(', ')}].`);
+      }
+    }
+    if (!(Number.isInteger(outputs) && outputs >= 1 && outputs <= this.m))
+      throw new Error(`Kiln: posterior covariance of ${outputs} outputs asked of ${this.m}.`);
+    return tf.tidy(() => {
+      const [a, b] = [A.shape[0], B.shape[0]];
+      const zA = tf.sub<tf.Tensor2D>(tf.matMul(A, this.scale), this.offset);
+      const zB = tf.sub<tf.Tensor2D>(tf.matMul(B, this.scale), this.offset);
+      const trained = (z: tf.Tensor2D) =>
+        tf.mul<tf.Tensor2D>(
+          maternFromSquaredDistance(tf.add(tf.matMul(tf.concat([tf.square(z), z], 1), this.distance), this.trainNorms), 1),
+          this.outputScales,
+        );
+      const [kA, kB] = [trained(zA), trained(zB)];
+      const blocks = this.gps.slice(0, outputs).map((gp, o) => {
+        const zAo = tf.slice(zA, [0, o * this.d], [a, this.d]);
+        const zBo = tf.slice(zB, [0, o * this.d], [b, this.d]);
+        const r2 = tf.add(tf.sub(tf.sum(tf.square(zAo), 1, true), tf.mul(tf.matMul(zAo, zBo, false, true), 2)), tf.transpose(tf.sum(tf.square(zBo), 1, true)));
+        const prior = maternFromSquaredDistance(r2, gp.hyperparameters.outputScale);
+        const vA = tf.matMul(tf.slice(kA, [0, o * this.n], [a, this.n]), gp.inverseFactorTransposed);
+        const vB = tf.matMul(tf.slice(kB, [0, o * this.n], [b, this.n]), gp.inverseFactorTransposed);
+        return tf.mul(tf.sub(prior, tf.matMul(vA, vB, false, true)), tf.slice(this.outputVariance, [0, o], [1, 1]));
+      });
+      return tf.stack(blocks) as tf.Tensor3D;
+    });
+  }
+
   dispose(): void {
     for (const t of [
       this.scale,

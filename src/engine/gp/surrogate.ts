@@ -136,6 +136,25 @@ export class Surrogate {
   }
 
   /**
+   * The latent posterior covariance of each of the first `outputs` outputs (default all) between
+   * the points A (`a x d` row-major) and B (`b x d`): `outputs x a x b` row-major, original
+   * output units (posterior.ts, `covariance`).
+   */
+  async covariance(A: Float64Array, a: number, B: Float64Array, b: number, outputs = this.m): Promise<Float64Array> {
+    if (A.length < a * this.d || B.length < b * this.d)
+      throw new Error(`Kiln: covariance got ${A.length} and ${B.length} values for ${a} and ${b} points of dimension ${this.d}.`);
+    const result = tf.tidy(() =>
+      this.batched.covariance(
+        tf.tensor2d(Float32Array.from(A.subarray(0, a * this.d)), [a, this.d]),
+        tf.tensor2d(Float32Array.from(B.subarray(0, b * this.d)), [b, this.d]),
+        outputs,
+      ),
+    );
+    const [values] = await readBack(result);
+    return values;
+  }
+
+  /**
    * A new surrogate with the same hyperparameters and output standardization and k extra
    * observations appended (pending points, Kriging believer); each output's Cholesky factor is
    * extended rather than recomputed. X: `k x d` row-major; Y: `k x m` row-major. This surrogate
