@@ -86,7 +86,8 @@ async function finishStep(
 ): Promise<StepResult> {
   const state = nextState(previous);
   if (!prepared) return { state, proposals: [], strategy: 'none', receipt: null };
-  const { strategy, space, iteration, seeds } = prepared;
+  const { strategy, iteration, seeds } = prepared;
+  const { space } = prepared.campaign;
   const computeScale = environment?.compute_scale ?? 1;
   const outcome = await strategy.propose({ ...prepared.context('propose'), computeScale }, fitted);
   state.strategy = prepared.choice;
@@ -135,7 +136,6 @@ interface PreparedStep {
   choice: NonNullable<CampaignState['strategy']>;
   /** the MDL and the state compiled once for this step */
   campaign: CompiledCampaign;
-  space: SearchSpace;
   iteration: number;
   seeds: { iteration: number; plan: number; propose: number };
   context(phase: 'plan' | 'propose'): StrategyContext;
@@ -171,7 +171,6 @@ function prepare(mdl: Mdl, state: CampaignState, options: StepOptions): Prepared
     modelGuided: name === 'global' || name === 'trust-region',
     choice,
     campaign,
-    space,
     iteration,
     seeds: { iteration: iterationSeed, ...seeds },
     context: (phase) => ({

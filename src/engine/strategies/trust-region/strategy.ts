@@ -1,6 +1,6 @@
 import type { ReachFrame } from '../../acquisition/reach-frame.js';
 import { serializeHyperparameters, type GpHyperparameters } from '../../gp/priors.js';
-import type { FitRequest, Observations, Strategy, StrategyContext, StrategyOutcome } from '../types.js';
+import type { CompiledCampaign, FitRequest, Observations, Strategy, StrategyContext, StrategyOutcome } from '../types.js';
 import { localPartial, localRows, regionBox, regionCandidates } from './candidates.js';
 import { rankingObjectives } from '../feasibility.js';
 import {
@@ -60,7 +60,7 @@ interface RegionData extends LocalData {
 export const trustRegionStrategy: Strategy = {
   name: 'trust-region',
   plan(context) {
-    const { memory, regions } = prepare(context);
+    const { memory, regions } = regionsOf(context);
     const declared = context.campaign.noiseSd;
     const fits: FitRequest[] = [];
     regions.forEach((data, r) => fits.push(...regionFits(data, context.observations.d, memory.regions[r], declared, FIT_ITERATIONS, context.random)));
@@ -83,7 +83,10 @@ export const trustRegionStrategy: Strategy = {
  * onto `models` as they are made, so the caller frees their tensors whatever happens.
  */
 async function proposeFrom(context: StrategyContext, fitted: readonly GpHyperparameters[], models: RegionModels[]): Promise<StrategyOutcome> {
-  const { memory, regions, penalty, waiting } = prepare(context);
+  const prepared = regionsOf(context);
+  const { regions, penalty, waiting } = prepared;
+  // the batch's regions replace their entries: the prepared memory stays as both phases saw it
+  const memory: TrustRegionMemory = { ...prepared.memory, regions: [...prepared.memory.regions] };
   const { observations: o, space, random, q } = context;
   const { m, d } = o;
   const perRegion = Math.ceil(Math.min(CANDIDATES_MAX, Math.max(CANDIDATES_MIN, 100 * d)) / regions.length);
@@ -278,16 +281,35 @@ async function stepsOf(
   return out;
 }
 
-/**
- * This step's regions (judged and re-centred on the observations with infeasibility folded in)
- * and the local data of each.
- */
-function prepare(context: StrategyContext): {
+interface PreparedRegions {
   memory: TrustRegionMemory;
   regions: RegionData[];
   penalty: Penalty;
   waiting: TrustRegionMemory['lastBatch'];
-} {
+}
+
+/**
+ * The regions of a step's compiled campaign, prepared by whichever phase asks first. `step` runs
+ * plan and propose on one compiled campaign, so judging and re-centring the regions and choosing
+ * their local rows (a tenth of a second at 3,000 evaluations in 30 dimensions) happen once; a
+ * caller that plans and proposes apart compiles twice and prepares twice, to the same result.
+ */
+const preparedRegions = new WeakMap<CompiledCampaign, PreparedRegions>();
+
+function regionsOf(context: StrategyContext): PreparedRegions {
+  let prepared = preparedRegions.get(context.campaign);
+  if (!prepared) {
+    prepared = prepare(context);
+    preparedRegions.set(context.campaign, prepared);
+  }
+  return prepared;
+}
+
+/**
+ * This step's regions (judged and re-centred on the observations with infeasibility folded in)
+ * and the local data of each.
+ */
+function prepare(context: StrategyContext): PreparedRegions {
   const o = context.observations;
   const penalty = penaltyOf(o, context.campaign.reach!);
   const rowOf = new Map(o.ids.map((id, i) => [id, i]));
