@@ -1,11 +1,14 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { noiseProbe, PROBE_NOISE_VARIANCE } from '../src/engine/campaign/noise-probe.js';
+import { compileCampaign } from '../src/engine/campaign/compiled.js';
+import { noiseProbe as probeOf, PROBE_NOISE_VARIANCE } from '../src/engine/campaign/noise-probe.js';
 import { campaignResults } from '../src/engine/campaign/results.js';
 import { initialState } from '../src/engine/campaign/state.js';
+import type { CampaignState } from '../src/engine/campaign/types.js';
 import { NOISE_FLOOR } from '../src/engine/gp/priors.js';
 import { mdlSchema, type Mdl } from '../src/engine/mdl/schema.js';
 import { Random } from '../src/engine/random.js';
+import { SearchSpace } from '../src/engine/space.js';
 import { initTensorBackend } from '../src/engine/tensor/backend.js';
 import type { Evaluator } from '../src/evaluators/types.js';
 import { runLocalCampaign } from '../src/jobs/local-runner.js';
@@ -33,6 +36,11 @@ function fourDesigns(mdl: Mdl) {
       { id: 'D', parameters: { x1: 0.8 }, objectives: { f1: 0.4, f2: 0.3 } },
     ],
   });
+}
+
+/** The probe as a step asks for it, on the campaign compiled for that step. */
+function noiseProbe(mdl: Mdl, state: CampaignState, hyperparameters: Parameters<typeof probeOf>[3]) {
+  return probeOf(mdl, compileCampaign(mdl, state, new SearchSpace(mdl), true), state, hyperparameters);
 }
 
 const fit = (noise: number) => [0, 1].map(() => ({ lengthscales: [0.3], outputScale: 1, noise }));

@@ -1,5 +1,6 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import { ReachFrame } from '../src/engine/acquisition/reach-frame.js';
 import { initialState, tell } from '../src/engine/campaign/state.js';
 import { completeStep, planStep, step } from '../src/engine/campaign/step.js';
 import type { CampaignState } from '../src/engine/campaign/types.js';
@@ -267,7 +268,7 @@ test("a region's centre moves to a better point on its box's edge, where roundin
     noisy: false,
   };
   const memory: TrustRegionMemory = { regions: [region], lastBatch: { ids: ['b'], regions: [0] }, retired: [], restarts: 0 };
-  const next = updateRegions(memory, o, regionSettings(2, 4));
+  const next = updateRegions(memory, o, regionSettings(2, 4), new ReachFrame(o.Y, o.n, o.m, o.ref!, o.feasible).scale);
   assert.equal(next.regions[0].center, 'b');
   assert.equal(next.regions[0].successes, 1, 'the edge point improved the front');
 });

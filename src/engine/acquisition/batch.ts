@@ -11,7 +11,8 @@ import { TensorMonteCarloEhvi } from './mc-ehvi-tensor.js';
 import { maximizeAcquisition } from './optimize.js';
 import { ParegoAcquisition } from './parego.js';
 import type { Posterior } from './posterior.js';
-import { achievement, GLOBAL_MIXED_PER_OBJECTIVE, objectiveSpreads, pointsInside, reachDirection, reachPicks, ReachAcquisition } from './reach.js';
+import { reachDirection, ReachAcquisition } from './reach.js';
+import { ReachFrame } from './reach-frame.js';
 import type { AcquisitionFunction } from './types.js';
 
 export type AcquisitionChoice = 'auto' | 'ehvi' | 'parego';
@@ -51,6 +52,11 @@ export interface BatchRequest {
    * around it look already won
    */
   baseline?: 'measured' | 'predicted';
+  /**
+   * the step's reach frame over these rows (reach-frame.ts); built from them by the same rule
+   * when absent. With a `predicted` baseline the batch judges the same rows by the predictions.
+   */
+  reach?: ReachFrame;
 }
 
 export interface BatchProposal {
@@ -79,7 +85,7 @@ const MC_SAMPLES = 128;
  * before the first pick, which is how the loop accounts for evaluations still in flight.
  *
  * Before the front reaches the reference box, the later picks of the batch (all of them while no
- * feasible point is inside, ⌊q/2⌋ while 1 to 3m are: reach.ts, `reachPicks`) maximize the reach
+ * feasible point is inside, ⌊q/2⌋ while 1 to 3m are: the step's reach frame, reach-frame.ts) maximize the reach
  * criterion instead, the expected improvement of the achievement scalarization to the reference
  * point, so the batch heads for the box where hypervolume improvement is flat. Each reach pick
  * aims along its own direction (reach.ts, `reachDirection`): the diagonal for the first half while
@@ -91,12 +97,13 @@ export async function proposeBatch(request: BatchRequest): Promise<BatchProposal
   let surrogate = request.surrogate;
   const c = request.constraints ?? 0;
   const judged = { ...request, Y: await baselineValues(request) };
-  const front = feasibleRows(judged);
+  const given = request.reach ?? new ReachFrame(request.Y, request.n, m, request.ref, request.feasible ?? null);
+  const frame = request.baseline === 'predicted' ? given.judgedBy(judged.Y) : given;
+  const front = frame.feasibleRows.map((i) => Array.from(judged.Y.subarray(i * m, (i + 1) * m)));
   const avoid: Float64Array[] = [];
   for (let i = 0; i < request.n; i++) avoid.push(request.X.subarray(i * d, (i + 1) * d));
-  const inside = pointsInside(Float64Array.from(front.flat()), front.length, m, request.ref);
-  const reach = reachPicks(request.q, inside, m, GLOBAL_MIXED_PER_OBJECTIVE * m);
-  const scale = objectiveSpreads(judged.Y, request.n, m, request.ref);
+  const { inside, scale } = frame;
+  const reach = frame.picks(request.q, 'global');
   const starts = paretoStarts(judged, random);
 
   const kind = resolveAcquisition(request.acquisition);
@@ -124,7 +131,7 @@ export async function proposeBatch(request: BatchRequest): Promise<BatchProposal
       const byReach = k >= request.q - reach;
       const direction = byReach ? reachDirection(inside === 0 && k - (request.q - reach) < Math.ceil(reach / 2), m, random) : null;
       const aimed = direction ? scale.map((v, j) => v * direction[j]) : scale;
-      const closest = byReach ? closestInput(judged, aimed) : null;
+      const closest = byReach ? inputOf(request, frame.closest(aimed)) : null;
       const box = closest ? reachBox(closest) : null;
       const objective =
         front.length === 0 && c > 0
@@ -206,13 +213,6 @@ async function noisyBaseline(request: BatchRequest): Promise<Float64Array[]> {
   return Array.from({ length: kept.count }, (_, i) => kept.points.slice(i * d, (i + 1) * d));
 }
 
-/** The feasible rows of request.Y (`m` each). */
-function feasibleRows(request: BatchRequest): number[][] {
-  const { m, n } = request;
-  const rows = Array.from({ length: n }, (_, i) => i).filter((i) => !request.feasible || request.feasible[i]);
-  return rows.map((i) => Array.from(request.Y.subarray(i * m, (i + 1) * m)));
-}
-
 /**
  * `auto` is expected hypervolume improvement at every objective count: exact at m ≤ 2, Monte
  * Carlo beyond, with exact improvements per sample at m = 3 and random-scalarization estimates
@@ -272,21 +272,10 @@ function inBox(x: Float64Array, box: { lower: Float64Array; upper: Float64Array 
   return x.every((v, j) => v >= box.lower[j] && v <= box.upper[j]);
 }
 
-/** The feasible observed input whose objectives lie closest to the reference box (lowest achievement scalarization). */
-function closestInput(request: BatchRequest, scale: Float64Array): Float64Array | null {
-  const { m, n } = request;
+/** The encoded input of row `row` of the request; null for none (−1). */
+function inputOf(request: BatchRequest, row: number): Float64Array | null {
   const d = request.space.dimension;
-  let best = -1;
-  let bestValue = Infinity;
-  for (let i = 0; i < n; i++) {
-    if (request.feasible && !request.feasible[i]) continue;
-    const value = achievement(request.Y, i * m, request.ref, scale);
-    if (value < bestValue) {
-      bestValue = value;
-      best = i;
-    }
-  }
-  return best < 0 ? null : request.X.slice(best * d, (best + 1) * d);
+  return row < 0 ? null : request.X.slice(row * d, (row + 1) * d);
 }
 
 /**

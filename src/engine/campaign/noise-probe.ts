@@ -2,7 +2,7 @@ import { NOISE_FLOOR, type SerializedHyperparameters } from '../gp/priors.js';
 import type { Mdl, ParameterValue } from '../mdl/schema.js';
 import { paretoMask } from '../pareto.js';
 import { designKey, noiseReason } from './noisy-front.js';
-import { objectiveMatrix } from './objective-space.js';
+import type { CompiledCampaign } from '../strategies/types.js';
 import type { CampaignState, EvaluationRecord } from './types.js';
 
 /**
@@ -24,14 +24,15 @@ export const PROBE_NOISE_VARIANCE = 10 * NOISE_FLOOR;
  * campaign: while no design has been measured (or asked for) twice, the campaign is not noisy by
  * any rule, and some objective not declared `noise: false` fits noise of PROBE_NOISE_VARIANCE or
  * more. A builtin evaluator is a function of the candidate (its noise too), so it is never
- * probed. The design is the measured front's closest to the reference point (the achievement
- * scalarization in units of each objective's span from the front's best value to the reference):
- * the one a user would build first, whose value a lucky draw would most mislead.
+ * probed. The design is the measured front's closest to the reference point, by the step's reach
+ * frame (acquisition/reach-frame.ts: the achievement scalarization in the frame's scale, over its
+ * feasible rows): the one a user would build first, whose value a lucky draw would most mislead.
  *
- * hyperparameters: the fit that chose this batch, one per objective.
+ * campaign: the step's compiled campaign; hyperparameters: the fit that chose this batch, one per objective.
  */
 export function noiseProbe(
   mdl: Mdl,
+  campaign: CompiledCampaign,
   state: Readonly<CampaignState>,
   hyperparameters: readonly SerializedHyperparameters[] | null | undefined,
 ): Record<string, ParameterValue> | null {
@@ -39,21 +40,23 @@ export function noiseProbe(
   const judged = mdl.objectives.map((o, j) => (o.noise === undefined ? j : -1)).filter((j) => j >= 0);
   if (!judged.some((j) => hyperparameters[j].noise >= PROBE_NOISE_VARIANCE)) return null;
   if (noiseReason(mdl, hyperparameters, state.evaluations) !== null || measuredTwice(mdl, state)) return null;
-  const { Y, n, m, rows } = objectiveMatrix(mdl, state.evaluations, 'feasible');
-  if (n === 0) return null;
-  const front = paretoMask(Y, n, m);
-  const column = (j: number) => Array.from({ length: n }, (_, i) => Y[i * m + j]);
-  const best = Array.from({ length: m }, (_, j) => Math.min(...column(j)));
-  const ref = state.referencePoint ?? Array.from({ length: m }, (_, j) => Math.max(...column(j)));
+  const frame = campaign.reach;
+  if (!frame || frame.feasibleRows.length === 0) return null;
+  const { m } = frame;
+  const rows = frame.feasibleRows;
+  const Y = new Float64Array(rows.length * m);
+  rows.forEach((r, k) => Y.set(frame.Y.subarray(r * m, (r + 1) * m), k * m));
+  const front = paretoMask(Y, rows.length, m);
   let chosen = -1;
   let lowest = Infinity;
-  for (let i = 0; i < n; i++) {
-    if (front[i] !== 1) continue;
-    let achievement = -Infinity;
-    for (let j = 0; j < m; j++) achievement = Math.max(achievement, (Y[i * m + j] - ref[j]) / Math.max(ref[j] - best[j], 1e-12));
-    if (achievement < lowest) [lowest, chosen] = [achievement, i];
-  }
-  return { ...state.evaluations[rows[chosen]].parameters };
+  rows.forEach((r, k) => {
+    if (front[k] !== 1) return;
+    const value = frame.achievementOf(r);
+    if (value < lowest) [lowest, chosen] = [value, r];
+  });
+  const id = campaign.observations.ids[chosen];
+  const evaluation = state.evaluations.find((e) => e.id === id);
+  return evaluation ? { ...evaluation.parameters } : null;
 }
 
 /**

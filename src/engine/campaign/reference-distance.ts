@@ -1,5 +1,6 @@
-import { achievement, objectiveSpreads, pointsInside } from '../acquisition/reach.js';
+import { ReachFrame } from '../acquisition/reach-frame.js';
 import type { Mdl } from '../mdl/schema.js';
+import { isFeasible } from './feasibility.js';
 import { objectiveMatrix } from './objective-space.js';
 import type { CampaignState } from './types.js';
 
@@ -17,26 +18,24 @@ export interface ReferenceDistance {
 /**
  * The progress that exists while the hypervolume is 0: the feasible evaluation closest to the
  * reference box and, per objective, how far it misses the reference. "Closest" is the smallest
- * worst gap in units of each objective's observed spread (acquisition/reach.ts's achievement
- * scalarization, the quantity the engine's reach criterion improves). Null once a feasible
- * evaluation is inside the box (the hypervolume then measures progress), and before any feasible
- * evaluation or reference point exists.
+ * worst gap in the reach frame's units (acquisition/reach-frame.ts: each objective's spread over
+ * the successful evaluations; the quantity the engine's reach criterion improves, here on the
+ * measured values). Null once a feasible evaluation is inside the box (the hypervolume then
+ * measures progress), and before any feasible evaluation or reference point exists.
  */
 export function referenceDistance(mdl: Mdl, state: CampaignState): ReferenceDistance | null {
   const ref = state.referencePoint;
   if (!ref) return null;
-  const { Y, n, m, rows } = objectiveMatrix(mdl, state.evaluations, 'feasible');
-  if (n === 0 || pointsInside(Y, n, m, ref) > 0) return null;
-  const spread = objectiveSpreads(Y, n, m, ref);
-  let best = 0;
-  let bestValue = Infinity;
-  for (let i = 0; i < n; i++) {
-    const value = achievement(Y, i * m, ref, spread);
-    if (value < bestValue) {
-      bestValue = value;
-      best = i;
-    }
-  }
+  const { Y, n, m, rows } = objectiveMatrix(mdl, state.evaluations);
+  const frame = new ReachFrame(
+    Y,
+    n,
+    m,
+    ref,
+    Uint8Array.from(rows, (r) => (isFeasible(mdl, state.evaluations[r]) ? 1 : 0)),
+  );
+  const best = frame.closest();
+  if (best < 0 || frame.inside > 0) return null;
   // in minimization space y − r is how far the value misses its reference, whatever the direction
   const distance: Record<string, number> = {};
   mdl.objectives.forEach((o, j) => (distance[o.name] = Math.max(0, Y[best * m + j] - ref[j])));

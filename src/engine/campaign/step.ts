@@ -7,11 +7,10 @@ import { chooseStrategy } from '../strategies/choice.js';
 import { fitModel } from '../strategies/fit.js';
 import { strategyNamed } from '../strategies/registry.js';
 import { randomPoints } from '../strategies/space-filling.js';
-import type { FitRequest, Strategy, StrategyContext, StrategyName } from '../strategies/types.js';
+import type { CompiledCampaign, FitRequest, Strategy, StrategyContext, StrategyName } from '../strategies/types.js';
+import { compileCampaign } from './compiled.js';
 import { noiseProbe } from './noise-probe.js';
 import { noisyFront } from './noisy-front.js';
-import { observe } from './observations.js';
-import { compressTails } from './tail-warp.js';
 import { dataHash, mdlHash, proposalsHash, SEED_DERIVATION, stateHash, type Receipt, type ReceiptEnvironment } from './receipt.js';
 import { budgetUsed, nextState } from './state.js';
 import { deserializeHyperparameters, serializeHyperparameters, type CampaignState, type Proposal } from './types.js';
@@ -51,7 +50,10 @@ const MIN_MODEL_DATA = 2;
  * `completeStep`: the proposals are the same either way.
  */
 export function step(mdl: Mdl, previous: CampaignState, environment?: ReceiptEnvironment, options: StepOptions = {}): Promise<StepResult> {
-  return completeStep(mdl, previous, planStep(mdl, previous, options).map(fitModel), environment, options);
+  // one compiled campaign for both phases
+  const prepared = prepare(mdl, previous, options);
+  const fitted = prepared ? prepared.strategy.plan(prepared.context('plan')).fits.map(fitModel) : [];
+  return finishStep(mdl, previous, prepared, fitted, environment, options);
 }
 
 /** The GP fits the next step needs (plain data, each with its own seed); empty when none. */
@@ -71,10 +73,21 @@ export async function completeStep(
   environment?: ReceiptEnvironment,
   options: StepOptions = {},
 ): Promise<StepResult> {
-  const prepared = prepare(mdl, previous, options);
+  return finishStep(mdl, previous, prepare(mdl, previous, options), fitted, environment, options);
+}
+
+async function finishStep(
+  mdl: Mdl,
+  previous: CampaignState,
+  prepared: PreparedStep | null,
+  fitted: readonly GpHyperparameters[],
+  environment: ReceiptEnvironment | undefined,
+  options: StepOptions,
+): Promise<StepResult> {
   const state = nextState(previous);
   if (!prepared) return { state, proposals: [], strategy: 'none', receipt: null };
-  const { strategy, space, iteration, seeds } = prepared;
+  const { strategy, iteration, seeds } = prepared;
+  const { space } = prepared.campaign;
   const computeScale = environment?.compute_scale ?? 1;
   const outcome = await strategy.propose({ ...prepared.context('propose'), computeScale }, fitted);
   state.strategy = prepared.choice;
@@ -82,7 +95,7 @@ export async function completeStep(
   if (outcome.hyperparameters) state.hyperparameters = outcome.hyperparameters.map(serializeHyperparameters);
   const parameters = distinctPoints(space, previous, outcome.points, new Random(mixSeed(seeds.propose, iteration))).map((x) => space.decode(x));
   if (prepared.modelGuided) withReplicates(mdl, previous, parameters);
-  const probe = prepared.modelGuided && parameters.length > 0 ? noiseProbe(mdl, previous, state.hyperparameters) : null;
+  const probe = prepared.modelGuided && parameters.length > 0 ? noiseProbe(mdl, prepared.campaign, previous, state.hyperparameters) : null;
   if (probe) parameters[parameters.length - 1] = probe;
   const proposals: Proposal[] = parameters.map((values) => ({
     id: `${state.idPrefix ?? 'eval_'}${state.nextId++}`,
@@ -121,7 +134,8 @@ interface PreparedStep {
   /** the batch comes from a model (global or trust-region), not a design or random points */
   modelGuided: boolean;
   choice: NonNullable<CampaignState['strategy']>;
-  space: SearchSpace;
+  /** the MDL and the state compiled once for this step */
+  campaign: CompiledCampaign;
   iteration: number;
   seeds: { iteration: number; plan: number; propose: number };
   context(phase: 'plan' | 'propose'): StrategyContext;
@@ -139,7 +153,8 @@ function prepare(mdl: Mdl, state: CampaignState, options: StepOptions): Prepared
   const warmRows = state.evaluations.filter((e) => e.iteration === 0 && e.objectives !== null).length;
   const choice = state.strategy ?? chooseStrategy(mdl, space, warmRows);
   const modelBased = choice.name === 'global' || choice.name === 'trust-region';
-  const observations = modelBased ? compressTails(observe(mdl, state, space)) : observe(mdl, state, space);
+  const campaign = compileCampaign(mdl, state, space, modelBased);
+  const { observations } = campaign;
   // A warm start replaces the initial design; random and lhs have none of their own.
   const isDesign = iteration === 1 && warmRows === 0 && choice.name !== 'random' && choice.name !== 'lhs';
   const q = Math.min(isDesign ? initialDesignSize(mdl) : (options.count ?? mdl.optimizer.batch_size), remaining);
@@ -155,11 +170,11 @@ function prepare(mdl: Mdl, state: CampaignState, options: StepOptions): Prepared
     strategy,
     modelGuided: name === 'global' || name === 'trust-region',
     choice,
-    space,
+    campaign,
     iteration,
     seeds: { iteration: iterationSeed, ...seeds },
     context: (phase) => ({
-      mdl,
+      campaign,
       space,
       seed: state.seed,
       used: budgetUsed(state),

@@ -1,4 +1,5 @@
 import { objectiveSpreads } from '../acquisition/reach.js';
+import type { ReachFrame } from '../acquisition/reach-frame.js';
 import type { Observations } from './types.js';
 
 /**
@@ -49,10 +50,14 @@ export function slackScales(S: Float64Array, n: number, c: number): Float64Array
   return scale;
 }
 
-/** The observations' objectives with infeasible rows folded in as above, and the units used. */
-export function rankingObjectives(o: Observations): { Y: Float64Array; spread: Float64Array; scale: Float64Array } {
-  const ref = o.ref ?? Array.from({ length: o.m }, (_, j) => worst(o, j));
-  const spread = objectiveSpreads(o.Y, o.n, o.m, ref);
+/**
+ * The observations' objectives with infeasible rows folded in as above, and the units used: the
+ * step's reach frame's reference and scale (acquisition/reach-frame.ts), or without a reference
+ * point the same rule about the worst observed values.
+ */
+export function rankingObjectives(o: Observations, frame: ReachFrame | null): { Y: Float64Array; spread: Float64Array; scale: Float64Array } {
+  const ref = frame?.ref ?? o.ref ?? Array.from({ length: o.m }, (_, j) => worst(o, j));
+  const spread = frame?.scale ?? objectiveSpreads(o.Y, o.n, o.m, ref);
   const scale = slackScales(o.C, o.n, o.c);
   return { Y: penalizedObjectives(o.Y, o.C, o.n, o.m, o.c, ref, spread, scale), spread, scale };
 }

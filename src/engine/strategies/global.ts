@@ -60,12 +60,13 @@ export const globalStrategy: Strategy = {
       q: context.q,
       // an asynchronous step's pending candidates are believed at the model's prediction (Kriging believer)
       pending: context.observations.pending ?? [],
-      acquisition: context.mdl.optimizer.acquisition,
+      acquisition: context.campaign.acquisition,
       random: context.random,
       surrogate: parts.length === 1 ? parts[0] : new JointPosterior(parts),
       constraints: data.c + (failures ? 1 : 0),
       feasible: data.feasible,
       baseline: context.observations.noisy ? 'predicted' : 'measured',
+      ...(context.campaign.reach ? { reach: context.campaign.reach.restrictedTo(data.rows) } : {}),
       computeScale: context.computeScale,
     });
     return { points: batch.points, label: batch.acquisition, acquisition: batch.acquisition, hyperparameters: fitted.slice(0, data.m) };
@@ -77,10 +78,10 @@ export const globalStrategy: Strategy = {
  * variance of one measurement over the variance of the column, the units the fit works in.
  */
 function declaredNoise(context: StrategyContext, data: ModelData, o: number): { noise?: number } {
-  const declared = o < data.m ? context.mdl.objectives[o].noise : undefined;
-  if (typeof declared !== 'object') return {};
+  const sd = o < data.m ? context.campaign.noiseSd[o] : undefined;
+  if (sd === undefined) return {};
   const { std } = standardization(Float64Array.from({ length: data.n }, (_, i) => data.Y[i * data.m + o]));
-  return { noise: (declared.sd / std) ** 2 };
+  return { noise: (sd / std) ** 2 };
 }
 
 /** Whether some partial measurement holds a value a model of one objective can learn from. */
@@ -143,6 +144,8 @@ interface ModelData {
   /** `n x (m + c)`: the objectives, then the outcome-constraint slacks (the model's outputs) */
   outputs: Float64Array;
   feasible: Uint8Array;
+  /** the observation row of each model row */
+  rows: number[];
   n: number;
   d: number;
   m: number;
@@ -172,7 +175,7 @@ function modelData(o: Observations): ModelData {
     outputs.set(o.C.subarray(r * c, (r + 1) * c), i * (m + c) + m);
     feasible[i] = o.feasible[r];
   });
-  return { X, Y, outputs, feasible, n, d, m, c };
+  return { X, Y, outputs, feasible, rows: keep, n, d, m, c };
 }
 
 /**

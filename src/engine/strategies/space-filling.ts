@@ -24,8 +24,8 @@ export const randomSearch: Strategy = {
 export const latinHypercubeSearch: Strategy = {
   name: 'lhs',
   plan: () => NO_FITS,
-  propose: async ({ mdl, space, seed, used, q }: StrategyContext) => {
-    const design = latinHypercube(space, mdl.optimizer.budget, new Random(seed));
+  propose: async ({ campaign, space, seed, used, q }: StrategyContext) => {
+    const design = latinHypercube(space, campaign.budget, new Random(seed));
     return { points: rows(design, space.dimension, used, used + q), label: 'lhs' };
   },
 };

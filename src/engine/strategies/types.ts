@@ -1,5 +1,6 @@
+import type { AcquisitionChoice } from '../acquisition/batch.js';
+import type { ReachFrame } from '../acquisition/reach-frame.js';
 import type { GpHyperparameters } from '../gp/priors.js';
-import type { Mdl } from '../mdl/schema.js';
 import type { Random } from '../random.js';
 import type { SearchSpace } from '../space.js';
 
@@ -67,13 +68,40 @@ export interface Observations {
   noisy: boolean;
 }
 
+/**
+ * The campaign compiled once per step from the MDL and the state (campaign/compiled.ts): the
+ * search space, the minimization space's signs, the settings the strategies act on, the
+ * observations and the reach criterion's frame. Strategies, the batch acquisition and the noise
+ * probe read these, never the MDL, so a mechanism added above has one place to read from.
+ */
+export interface CompiledCampaign {
+  space: SearchSpace;
+  /** per objective: 1 minimized, −1 maximized (a value times its sign is in minimization space) */
+  signs: Float64Array;
+  /** per objective: the declared measurement sd (MDL units), held fixed in its fits; undefined where none is declared */
+  noiseSd: readonly (number | undefined)[];
+  /** optimizer.budget */
+  budget: number;
+  /** optimizer.batch_size */
+  batchSize: number;
+  /** optimizer.acquisition */
+  acquisition: AcquisitionChoice;
+  /** the evaluations as the strategy sees them (tails compressed for the GP strategies: campaign/tail-warp.ts) */
+  observations: Observations;
+  /** the reach criterion's frame over `observations` (acquisition/reach-frame.ts); null before a reference point exists */
+  reach: ReachFrame | null;
+}
+
 export interface StrategyContext {
-  mdl: Mdl;
+  /** the campaign compiled for this step; `space` and `observations` below are its own */
+  campaign: CompiledCampaign;
+  /** campaign.space */
   space: SearchSpace;
   /** the campaign seed */
   seed: number;
   /** evaluations spent so far (warm-start rows excluded) */
   used: number;
+  /** campaign.observations */
   observations: Observations;
   /** the hyperparameters of the last model fitted in this campaign, one set per objective */
   previousHyperparameters: GpHyperparameters[] | null;

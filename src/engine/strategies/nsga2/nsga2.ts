@@ -36,7 +36,7 @@ export const nsga2Strategy: Strategy = {
   plan: () => NO_FITS,
   async propose(context) {
     const { observations, space, random, q } = context;
-    const size = Math.max(2, context.mdl.optimizer.batch_size);
+    const size = Math.max(2, context.campaign.batchSize);
     const population = survivors(context, size);
     if (population.length < 2) {
       return { points: randomPoints(space, q, random), label: 'nsga2', memory: memoryOf(context, population) };
@@ -63,7 +63,7 @@ function survivors(context: StrategyContext, size: number): Member[] {
     if (!memory || previous.has(observations.ids[i]) || observations.iterations[i] > memory.seenIteration) candidates.push(i);
   }
   // outcome constraints as Deb's constrained domination: feasible rows first, then by violation
-  const { Y } = rankingObjectives(observations);
+  const { Y } = rankingObjectives(observations, context.campaign.reach);
   const { m } = observations;
   const local = new Float64Array(candidates.length * m);
   candidates.forEach((r, i) => local.set(Y.subarray(r * m, (r + 1) * m), i * m));

@@ -1,4 +1,4 @@
-import { achievement, objectiveSpreads } from '../../acquisition/reach.js';
+import { achievement } from '../../acquisition/reach.js';
 import { hypervolume, hypervolumeImprovements } from '../../hypervolume.js';
 import { paretoIndices } from '../../pareto.js';
 import { nondominatedRanks } from '../nsga2/sorting.js';
@@ -12,11 +12,11 @@ import { nondominatedRanks } from '../nsga2/sorting.js';
  *
  * Y: `n x m` minimization-space objectives; ref: length m. Returns row indices, best first.
  */
-export function centerPreference(Y: Float64Array, n: number, m: number, ref: readonly number[]): number[] {
+export function centerPreference(Y: Float64Array, n: number, m: number, ref: readonly number[], scale: ArrayLike<number>): number[] {
   if (n === 0) return [];
   const contribution = exclusiveContributions(Y, n, m, ref);
   const rank = nondominatedRanks(Y, n, m);
-  const outside = outsideDistances(Y, n, m, ref);
+  const outside = outsideDistances(Y, n, m, ref, scale);
   return Array.from({ length: n }, (_, i) => i).sort(
     (a, b) =>
       Number(contribution[b] > 0) - Number(contribution[a] > 0) || contribution[b] - contribution[a] || rank[a] - rank[b] || outside[a] - outside[b] || a - b,
@@ -66,11 +66,11 @@ function contributionsOfTwo(Y: Float64Array, front: readonly number[], ref: read
 
 /**
  * How far each row lies outside the reference box: max over objectives of (y − ref) in units of
- * that objective's observed spread (≤ 0 inside; acquisition/reach.ts's achievement scalarization). Y: `n x m`.
+ * `scale`, the step's reach frame's (≤ 0 inside; acquisition/reach.ts's achievement
+ * scalarization). Y: `n x m`, infeasible rows folded beyond the reference.
  */
-export function outsideDistances(Y: Float64Array, n: number, m: number, ref: readonly number[]): Float64Array {
-  const spread = objectiveSpreads(Y, n, m, ref);
-  return Float64Array.from({ length: n }, (_, i) => achievement(Y, i * m, ref, spread));
+export function outsideDistances(Y: Float64Array, n: number, m: number, ref: readonly number[], scale: ArrayLike<number>): Float64Array {
+  return Float64Array.from({ length: n }, (_, i) => achievement(Y, i * m, ref, scale));
 }
 
 /** Hypervolume of the rows `members` of `Y` (`n x m`). */

@@ -62,9 +62,9 @@ export function regionSettings(d: number, q: number): RegionSettings {
  * The regions for this step: created on the first one, otherwise judged on the last batch
  * (success, failure, resize, restart) and re-centred. Pure: returns a new memory.
  */
-export function updateRegions(previous: TrustRegionMemory | undefined, o: Observations, settings: RegionSettings): TrustRegionMemory {
+export function updateRegions(previous: TrustRegionMemory | undefined, o: Observations, settings: RegionSettings, scale: ArrayLike<number>): TrustRegionMemory {
   const ref = o.ref!;
-  const preference = centerPreference(o.Y, o.n, o.m, ref);
+  const preference = centerPreference(o.Y, o.n, o.m, ref, scale);
   const rowOf = new Map(o.ids.map((id, i) => [id, i]));
   if (!previous) {
     const memory: TrustRegionMemory = { regions: [], lastBatch: null, retired: [], restarts: 0 };
@@ -72,7 +72,7 @@ export function updateRegions(previous: TrustRegionMemory | undefined, o: Observ
     return memory;
   }
   const memory: TrustRegionMemory = structuredClone(previous);
-  const improved = previous.lastBatch ? judgeBatch(previous, o, rowOf) : [];
+  const improved = previous.lastBatch ? judgeBatch(previous, o, rowOf, scale) : [];
   const taken = new Set<string>();
   memory.regions = memory.regions.map((region, r) => {
     let next = region;
@@ -128,7 +128,7 @@ function resize(region: RegionMemory, improved: boolean, settings: RegionSetting
  * nothing has reached the reference box, getting closer to it than any earlier point counts.
  * Regions that proposed nothing are left out (undefined).
  */
-function judgeBatch(memory: TrustRegionMemory, o: Observations, rowOf: Map<string, number>): (boolean | undefined)[] {
+function judgeBatch(memory: TrustRegionMemory, o: Observations, rowOf: Map<string, number>, scale: ArrayLike<number>): (boolean | undefined)[] {
   const { m } = o;
   const ref = o.ref!;
   const batch = new Set(memory.lastBatch!.ids);
@@ -138,7 +138,7 @@ function judgeBatch(memory: TrustRegionMemory, o: Observations, rowOf: Map<strin
   const front = new Float64Array(frontRows.length * m);
   frontRows.forEach((r, k) => front.set(o.Y.subarray(r * m, (r + 1) * m), k * m));
   const hvBefore = hypervolume(front, frontRows.length, m, ref);
-  const outside = outsideDistances(o.Y, o.n, m, ref);
+  const outside = outsideDistances(o.Y, o.n, m, ref, scale);
   let closest = Infinity;
   for (const i of before) closest = Math.min(closest, outside[i]);
   const verdicts: (boolean | undefined)[] = memory.regions.map(() => undefined);

@@ -23,10 +23,11 @@ export interface CandidatePool {
  * (the improvement of a point only shrinks as the front grows, so stale values are upper bounds
  * and a pick is certain once its fresh value beats every other bound: lazy greedy).
  *
- * The last `reach` picks (acquisition/reach.ts, `reachPicks`: all of them while no observed
- * point is inside the reference box, half while 1 to m are) go round the regions instead, each
- * taking its candidate whose draw lies closest to the box, or deepest inside it, by the
- * achievement scalarization to the reference point: Thompson sampling of the reach criterion.
+ * The last `reach.picks` picks (the step's reach frame, acquisition/reach-frame.ts: all of them
+ * while no observed point is inside the reference box, half while 1 to m are) go round the
+ * regions instead, each taking its candidate whose draw lies closest to the box, or deepest
+ * inside it, by the achievement scalarization to the reference point in the frame's
+ * `reach.scale`: Thompson sampling of the reach criterion.
  * When fewer than q − reach candidates promise any improvement, the reach picks fill the batch,
  * or without them the rest go round the regions, each taking its candidate best under a random
  * Chebyshev scalarization of the normalized draws, so every region keeps being tried.
@@ -41,8 +42,9 @@ export function selectBatch(
   ref: readonly number[],
   q: number,
   random: Random,
-  reach = 0,
+  reach: { picks: number; scale: ArrayLike<number> } | null = null,
 ): { pool: number; row: number }[] {
+  const reachPicks = reach?.picks ?? 0;
   const front = frontImprovement(Y, n, m, ref, random);
   const entries: { pool: number; row: number; bound: number }[] = [];
   pools.forEach((p, k) => {
@@ -55,7 +57,7 @@ export function selectBatch(
   const chosen = new Set<string>();
   // an entry's bound is exact while `fresh` holds the number of picks made when it was computed
   const fresh = new Map<{ pool: number; row: number; bound: number }, number>(entries.map((e) => [e, 0]));
-  while (picks.length < q - reach && entries.length > 0) {
+  while (picks.length < q - reachPicks && entries.length > 0) {
     const top = entries[0];
     if (fresh.get(top) === picks.length) {
       entries.shift();
@@ -76,7 +78,7 @@ export function selectBatch(
       insertSorted(entries, e);
     });
   }
-  if (picks.length < q && reach > 0) fillByReach(pools, Y, n, m, ref, q, picks, chosen);
+  if (picks.length < q && reach && reachPicks > 0) fillByReach(pools, m, ref, reach.scale, q, picks, chosen);
   else if (picks.length < q) fillByScalarization(pools, Y, n, m, ref, q, random, picks, chosen);
   return picks;
 }
@@ -129,15 +131,13 @@ function insertSorted(entries: { bound: number }[], entry: { bound: number }): v
 /** The remaining picks round the regions, each the candidate whose draw has the lowest achievement scalarization to the reference point. */
 function fillByReach(
   pools: readonly CandidatePool[],
-  Y: Float64Array,
-  n: number,
   m: number,
   ref: readonly number[],
+  spread: ArrayLike<number>,
   q: number,
   picks: { pool: number; row: number }[],
   chosen: Set<string>,
 ): void {
-  const spread = objectiveSpreads(Y, n, m, ref);
   const scores = pools.map((pool) => Float64Array.from({ length: pool.count }, (_, row) => achievement(pool.S, row * m, ref, spread)));
   const order = pools.map((_, k) => k).filter((k) => pools[k].count > 0);
   // the region whose draws come closest to the box takes the first pick
