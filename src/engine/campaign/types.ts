@@ -17,7 +17,7 @@
  */
 import type { ParameterValue } from '../mdl/schema.js';
 import type { SerializedHyperparameters } from '../gp/priors.js';
-import type { StrategyChoice } from '../strategies/types.js';
+import type { StrategyChoice } from '../strategies/strategy-choice.js';
 
 export { deserializeHyperparameters, serializeHyperparameters, type SerializedHyperparameters } from '../gp/priors.js';
 

@@ -1,7 +1,7 @@
 import type { Mdl } from '../mdl/schema.js';
 import type { SearchSpace } from '../space.js';
 import { GLOBAL_MAX_POINTS } from './global.js';
-import type { StrategyChoice } from './types.js';
+import type { StrategyChoice } from './strategy-choice.js';
 
 /**
  * From this many encoded dimensions, `auto` prefers trust regions: a global GP spreads its data

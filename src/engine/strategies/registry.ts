@@ -2,7 +2,8 @@ import { globalStrategy } from './global.js';
 import { nsga2Strategy } from './nsga2/nsga2.js';
 import { initialDesign, latinHypercubeSearch, randomSearch } from './space-filling.js';
 import { trustRegionStrategy } from './trust-region/strategy.js';
-import type { Strategy, StrategyName } from './types.js';
+import type { StrategyName } from './strategy-choice.js';
+import type { Strategy } from './types.js';
 
 const STRATEGIES: Record<StrategyName, Strategy> = {
   'initial-design': initialDesign,

@@ -3,6 +3,7 @@ import type { ReachFrame } from '../acquisition/reach-frame.js';
 import type { GpHyperparameters } from '../gp/priors.js';
 import type { Random } from '../random.js';
 import type { SearchSpace } from '../space.js';
+import type { StrategyName } from './strategy-choice.js';
 
 /**
  * A strategy (a "designer" in OSS Vizier's sense) turns the campaign's observations into the next
@@ -14,13 +15,6 @@ import type { SearchSpace } from '../space.js';
  * the caller runs them (inline or on a pool), and `propose` builds the batch from their results.
  * Both are pure: the same context and fits give the same batch.
  */
-export type StrategyName = 'initial-design' | 'random' | 'lhs' | 'global' | 'trust-region' | 'nsga2';
-
-/** The strategy that proposes after the initial design, and why; fixed for the whole campaign. */
-export interface StrategyChoice {
-  name: Exclude<StrategyName, 'initial-design'>;
-  reason: string;
-}
 
 export interface Observations {
   /** encoded parameter dimension */
