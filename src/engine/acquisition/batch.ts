@@ -4,6 +4,7 @@ import type { Random } from '../random.js';
 import type { SearchSpace } from '../space.js';
 import { ConstrainedAcquisition } from './constrained.js';
 import { ExactEhvi } from './ehvi.js';
+import { FrontImprovement } from './front-improvement.js';
 import { MonteCarloEhvi } from './mc-ehvi.js';
 import { TensorMonteCarloEhvi } from './mc-ehvi-tensor.js';
 import { maximizeAcquisition } from './optimize.js';
@@ -94,6 +95,8 @@ export async function proposeBatch(request: BatchRequest): Promise<BatchProposal
   const reach = reachPicks(request.q, inside, m, GLOBAL_MIXED_PER_OBJECTIVE * m);
   const scale = objectiveSpreads(judged.Y, request.n, m, request.ref);
   const starts = paretoStarts(judged, random);
+  // the front as Monte Carlo EHVI measures improvements over it: built at the first front pick, then grown by each believed pick
+  let kept: FrontImprovement | null = null;
 
   const believe = async (x: Float64Array): Promise<void> => {
     const { mean } = await surrogate.predict(x, 1);
@@ -103,7 +106,10 @@ export async function proposeBatch(request: BatchRequest): Promise<BatchProposal
       surrogate = next;
     }
     // a believed point joins the front only where the model expects every constraint to hold
-    if (mean.subarray(m, m + c).every((slack) => slack >= 0)) front.push(Array.from(mean.subarray(0, m)));
+    if (mean.subarray(m, m + c).every((slack) => slack >= 0)) {
+      front.push(Array.from(mean.subarray(0, m)));
+      kept?.add(mean.subarray(0, m));
+    }
     avoid.push(x);
   };
   for (const p of request.pending) await believe(p);
@@ -122,7 +128,10 @@ export async function proposeBatch(request: BatchRequest): Promise<BatchProposal
           ? null
           : byReach
             ? new ReachAcquisition(Float64Array.from(front.flat()), front.length, m, request.ref, aimed)
-            : buildAcquisition(kind, front, m, request.ref, random, request.computeScale ?? 1);
+            : buildAcquisition(kind, front, m, request.ref, random, request.computeScale ?? 1, () => {
+                kept ??= new FrontImprovement(Float64Array.from(front.flat()), front.length, m, request.ref, random.fork());
+                return kept;
+              });
       const acquisition: AcquisitionFunction = c > 0 ? new ConstrainedAcquisition(objective, m, c) : objective!;
       // while nothing is inside, one reach pick in four searches the whole space; the others (and all once inside) the box
       const local = byReach && box !== null && (inside > 0 || (k + request.n) % 4 !== 0);
@@ -191,9 +200,9 @@ function feasibleRows(request: BatchRequest): number[][] {
 
 /**
  * `auto` is expected hypervolume improvement at every objective count: exact at m ≤ 2, Monte
- * Carlo beyond, with exact improvements per sample at m = 3 and random-scalarization estimates
- * from m = 4 on (mc-ehvi.ts), which keep a batch of 10 within seconds at m = 4 to 6. ParEGO is
- * only used when asked for.
+ * Carlo beyond, each sample's improvement exact, or estimated by random scalarizations where a
+ * front's box decomposition costs more than a batch affords (front-improvement.ts). ParEGO is only
+ * used when asked for.
  */
 function resolveAcquisition(choice: AcquisitionChoice): 'ehvi' | 'parego' {
   return choice === 'auto' ? 'ehvi' : choice;
@@ -202,14 +211,23 @@ function resolveAcquisition(choice: AcquisitionChoice): 'ehvi' | 'parego' {
 /**
  * The acquisition of a front pick. With a compute scale of 2 or more (a GPU measured faster than
  * the CPU at posterior work), Monte Carlo EHVI scores every sample exactly from a box
- * decomposition on the tensor backend, with up to SCALED_SAMPLES_MOST times the samples.
+ * decomposition on the tensor backend, with up to SCALED_SAMPLES_MOST times the samples; on the
+ * CPU it measures improvements over the batch's kept front (`keptFront`, front-improvement.ts).
  */
-function buildAcquisition(kind: 'ehvi' | 'parego', front: number[][], m: number, ref: readonly number[], random: Random, scale: number): AcquisitionFunction {
+function buildAcquisition(
+  kind: 'ehvi' | 'parego',
+  front: number[][],
+  m: number,
+  ref: readonly number[],
+  random: Random,
+  scale: number,
+  keptFront: () => FrontImprovement,
+): AcquisitionFunction {
   const Y = Float64Array.from(front.flat());
   if (kind === 'parego') return new ParegoAcquisition(Y, front.length, m, random.fork(), MC_SAMPLES);
   if (m <= 2) return new ExactEhvi(Y, front.length, m as 1 | 2, ref);
   if (scale >= 2) return new TensorMonteCarloEhvi(Y, front.length, m, ref, MC_SAMPLES * Math.min(scale, SCALED_SAMPLES_MOST), random.fork());
-  return new MonteCarloEhvi(Y, front.length, m, ref, MC_SAMPLES, random.fork());
+  return new MonteCarloEhvi(Y, front.length, m, ref, MC_SAMPLES, random.fork(), keptFront());
 }
 
 /** The most the Monte Carlo samples grow with the compute scale. */
