@@ -4,13 +4,8 @@ import { MonteCarloEhvi } from '../src/engine/acquisition/mc-ehvi.js';
 import { initialState, tell } from '../src/engine/campaign/state.js';
 import { step } from '../src/engine/campaign/step.js';
 import { hypervolumeImprovements } from '../src/engine/hypervolume.js';
-import {
-  EXACT_IMPROVEMENT_M4_FRONT,
-  EXACT_IMPROVEMENT_MAX_OBJECTIVES,
-  exactImprovement,
-  ScalarizedImprovement,
-  unitBallOrthant,
-} from '../src/engine/hypervolume-scalarized.js';
+import { affordableBoxes, FrontImprovement, improvementMethod } from '../src/engine/acquisition/front-improvement.js';
+import { EXACT_IMPROVEMENT_MAX_OBJECTIVES, ScalarizedImprovement, unitBallOrthant } from '../src/engine/hypervolume-scalarized.js';
 import { mdlSchema } from '../src/engine/mdl/schema.js';
 import { testProblem } from '../src/engine/problems/registry.js';
 import { Random } from '../src/engine/random.js';
@@ -127,7 +122,7 @@ test('the scalarized estimate is 0 for dominated points and points outside the b
   assert.equal(est.improvement(y), 0);
 });
 
-test('Monte Carlo EHVI at m = 5 (scalarized improvements) agrees with a large-sample exact estimate and ranks candidates as it does', () => {
+test('Monte Carlo EHVI at m = 5 (the expectation over the boxes) agrees with a large-sample exact estimate and ranks candidates as it does', () => {
   assert.equal(EXACT_IMPROVEMENT_MAX_OBJECTIVES, 3);
   const random = new Random(44);
   const m = 5;
@@ -154,9 +149,11 @@ test('Monte Carlo EHVI at m = 5 (scalarized improvements) agrees with a large-sa
   assert.ok(values[0] > values[1] && values[1] > values[2], `${Array.from(values)}`);
 });
 
-test('at m = 4 Monte Carlo EHVI is exact while the front is small and the estimate beyond (a certain candidate: its improvement by inclusion-exclusion)', () => {
-  assert.ok(exactImprovement(3, 10_000) && exactImprovement(4, EXACT_IMPROVEMENT_M4_FRONT));
-  assert.ok(!exactImprovement(4, EXACT_IMPROVEMENT_M4_FRONT + 1) && !exactImprovement(5, 2));
+test('at m = 4 Monte Carlo EHVI is exact while the boxes are affordable and the estimate beyond (a certain candidate: its improvement by inclusion-exclusion)', () => {
+  assert.equal(improvementMethod(3, 1e9), 'kernel');
+  assert.equal(improvementMethod(4, affordableBoxes(4)), 'boxes');
+  assert.equal(improvementMethod(4, affordableBoxes(4) + 1), 'estimate');
+  assert.ok(affordableBoxes(6) < affordableBoxes(5) && affordableBoxes(5) < affordableBoxes(4));
   const m = 4;
   const ref = Array<number>(m).fill(1.1);
   const random = new Random(45);
@@ -169,14 +166,16 @@ test('at m = 4 Monte Carlo EHVI is exact while the front is small and the estima
   const small = randomFront(random, 10, m);
   const exact = inclusionExclusion([...small, candidate], ref) - inclusionExclusion(small, ref);
   assert.ok(exact > 0);
+  assert.equal(new FrontImprovement(Float64Array.from(small.flat()), 10, m, ref, new Random(1)).method, 'boxes');
   assert.ok(Math.abs(sure(small) - exact) < 1e-12 * Math.max(1, exact), `${sure(small)} vs ${exact}`);
-  // more front points than the limit (non-dominated on the simplex x1 + .. + x4 = 2): the estimate, not exact
-  const large = Array.from({ length: EXACT_IMPROVEMENT_M4_FRONT + 10 }, () => {
+  // a front whose boxes outnumber what a batch affords (non-dominated on the simplex x1 + .. + x4 = 2): the estimate, not exact
+  const large = Array.from({ length: 1500 }, () => {
     const w = Array.from({ length: m }, () => -Math.log(1 - random.uniform()));
     const sum = w.reduce((a, b) => a + b, 0);
     return w.map((v) => (2 * v) / sum);
   });
   const largeFront = Float64Array.from(large.flat());
+  assert.equal(new FrontImprovement(largeFront, large.length, m, ref, new Random(1)).method, 'estimate');
   const truth = hypervolumeImprovements(largeFront, large.length, m, ref, Float64Array.from(candidate), 1)[0];
   const estimate = sure(large);
   assert.notEqual(estimate, truth);

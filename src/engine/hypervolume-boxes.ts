@@ -59,6 +59,7 @@ export class NondominatedBoxes {
   private lower: Float64Array;
   private defining: Int32Array;
   private size = 0;
+  private stopped = false;
   private changes = 0;
   /** the boxes indexed for improvements, built on first use after a change */
   private index: BoxTree | null = null;
@@ -71,9 +72,11 @@ export class NondominatedBoxes {
   /**
    * front: `n x m` row-major minimisation-space objectives (rows not strictly below `ref` in every
    * objective, and rows weakly dominated by another, add nothing and are left out); ref: length m,
-   * finite. NaN and −Infinity coordinates are refused; m ≥ 1.
+   * finite. NaN and −Infinity coordinates are refused; m ≥ 1. `most`: the building stops as soon
+   * as there are more boxes than this, leaving `complete` false (a caller that can only afford so
+   * many boxes learns it without paying for the rest).
    */
-  constructor(front: Float64Array, n: number, m: number, ref: ArrayLike<number>) {
+  constructor(front: Float64Array, n: number, m: number, ref: ArrayLike<number>, most = Infinity) {
     checkHypervolumeInput('front points', front, n, m, ref);
     this.m = m;
     this.ref = Float64Array.from({ length: m }, (_, j) => ref[j]);
@@ -101,7 +104,16 @@ export class NondominatedBoxes {
       const row = this.accept(front, i * m);
       frozen = this.freezeBelow(frozen, front[i * m + last]);
       this.insert(row, frozen);
+      if (this.size > most) {
+        this.stopped = true;
+        break;
+      }
     }
+  }
+
+  /** False when the constructor stopped at its `most` boxes: then the boxes do not describe the front, and nothing may be read from them. */
+  get complete(): boolean {
+    return !this.stopped;
   }
 
   /** Number of boxes (local upper bounds). */
@@ -122,6 +134,31 @@ export class NondominatedBoxes {
   boxes(): { count: number; lower: Float64Array; upper: Float64Array } {
     const n = this.size * this.m;
     return { count: this.size, lower: this.lower.slice(0, n), upper: this.upper.slice(0, n) };
+  }
+
+  /**
+   * Where each box's corners come from: the front points and dummies (`rows x m`, copied), and per
+   * box and objective j (`count x m`) the row whose j-th coordinate is u_j, and the row whose j-th
+   * coordinate is l_j, or −1 where l_j = −∞. Every corner coordinate is one of the rows' values, so
+   * a function of one objective's coordinate can be evaluated once per row and read off per box.
+   */
+  cornerRows(): { rows: number; points: Float64Array; upperRow: Int32Array; lowerRow: Int32Array } {
+    const { m, points, defining } = this;
+    const upperRow = this.defining.slice(0, this.size * m);
+    const lowerRow = new Int32Array(this.size * m).fill(-1);
+    for (let o = 0; o < this.size * m; o += m) {
+      for (let j = 0; j < m; j++) {
+        let best = -Infinity;
+        for (let k = j + 1; k < m; k++) {
+          const row = defining[o + k];
+          if (points[row * m + j] > best) {
+            best = points[row * m + j];
+            lowerRow[o + j] = row;
+          }
+        }
+      }
+    }
+    return { rows: this.rows, points: points.slice(0, this.rows * m), upperRow, lowerRow };
   }
 
   /**

@@ -2,27 +2,12 @@ import { paretoIndices } from './pareto.js';
 import type { Random } from './random.js';
 
 /**
- * Up to this many objectives each sample's improvement is exact (the WFG kernel's HV4D+ walk at
- * m = 3); beyond, it is the random-scalarization estimate (ScalarizedImprovement below), whose
- * cost does not grow with the front. Measured on DTLZ2 with batches of 10 on 2 shared cores:
- * exact improvements took 6 to 17 s per batch at m = 5 (2 to 3 s with the estimate), and at m = 4
- * 4 to 7 s per batch from 100 evaluations on, rising with the front, where the estimate took
- * 3.5 to 5 s and reached a higher hypervolume after 150 evaluations (0.91 against 0.83).
+ * Up to this many objectives each sample's improvement is exact from the WFG kernel (its HV4D+
+ * walk at m = 3) wherever improvements are taken; beyond, Monte Carlo EHVI takes the box
+ * decomposition while it is affordable (acquisition/front-improvement.ts) and this estimate past
+ * it, and trust-region selection takes the estimate.
  */
 export const EXACT_IMPROVEMENT_MAX_OBJECTIVES = 3;
-
-/**
- * At four objectives the exact improvement's cost grows with the front, and a small front's is
- * cheap: up to this many front points it stays exact (on DTLZ7, RE42 and DTLZ2 at m = 4 and 90
- * evaluations the exact improvement reached 59.4, 87.7 and 63.7 % of the maximum where the
- * estimate reached 50.1, 79.7 and 56.3 %).
- */
-export const EXACT_IMPROVEMENT_M4_FRONT = 50;
-
-/** Whether each sample's improvement over an `n`-point front in m objectives is computed exactly. */
-export function exactImprovement(m: number, n: number): boolean {
-  return m <= EXACT_IMPROVEMENT_MAX_OBJECTIVES || (m === 4 && n <= EXACT_IMPROVEMENT_M4_FRONT);
-}
 
 /**
  * Hypervolume improvement estimated by random scalarizations (Golovin & Zhang 2020, "Random

@@ -5,6 +5,7 @@ import type { SearchSpace } from '../space.js';
 import { ConstrainedAcquisition } from './constrained.js';
 import { ExactEhvi } from './ehvi.js';
 import { pruneBaseline } from './baseline-pruning.js';
+import { FrontImprovement } from './front-improvement.js';
 import { MonteCarloEhvi } from './mc-ehvi.js';
 import { NoisyEhvi } from './noisy-ehvi.js';
 import { TensorMonteCarloEhvi } from './mc-ehvi-tensor.js';
@@ -105,6 +106,8 @@ export async function proposeBatch(request: BatchRequest): Promise<BatchProposal
   const { inside, scale } = frame;
   const reach = frame.picks(request.q, 'global');
   const starts = paretoStarts(judged, random);
+  // the front as Monte Carlo EHVI measures improvements over it: built at the first front pick, then grown by each believed pick
+  let kept: FrontImprovement | null = null;
 
   const kind = resolveAcquisition(request.acquisition);
   // a noisy EHVI pick improves on the pruned designs and the batch's believed picks, sampled jointly with it
@@ -120,6 +123,7 @@ export async function proposeBatch(request: BatchRequest): Promise<BatchProposal
     if (mean.subarray(m, m + c).every((slack) => slack >= 0)) {
       front.push(Array.from(mean.subarray(0, m)));
       noisy?.push(x);
+      kept?.add(mean.subarray(0, m));
     }
     avoid.push(x);
   };
@@ -140,7 +144,10 @@ export async function proposeBatch(request: BatchRequest): Promise<BatchProposal
             ? new ReachAcquisition(Float64Array.from(front.flat()), front.length, m, request.ref, aimed)
             : noisy
               ? await NoisyEhvi.build(surrogate, Float64Array.from(noisy.flatMap((x) => Array.from(x))), noisy.length, m, request.ref, random.fork())
-              : buildAcquisition(kind, front, m, request.ref, random, request.computeScale ?? 1);
+              : buildAcquisition(kind, front, m, request.ref, random, request.computeScale ?? 1, () => {
+                  kept ??= new FrontImprovement(Float64Array.from(front.flat()), front.length, m, request.ref, random.fork());
+                  return kept;
+                });
       const acquisition: AcquisitionFunction = c > 0 ? new ConstrainedAcquisition(objective, m, c) : objective!;
       // while nothing is inside, one reach pick in four searches the whole space; the others (and all once inside) the box
       const local = byReach && box !== null && (inside > 0 || (k + request.n) % 4 !== 0);
@@ -215,9 +222,9 @@ async function noisyBaseline(request: BatchRequest): Promise<Float64Array[]> {
 
 /**
  * `auto` is expected hypervolume improvement at every objective count: exact at m ≤ 2, Monte
- * Carlo beyond, with exact improvements per sample at m = 3 and random-scalarization estimates
- * from m = 4 on (mc-ehvi.ts), which keep a batch of 10 within seconds at m = 4 to 6. ParEGO is
- * only used when asked for.
+ * Carlo beyond, each sample's improvement exact, or estimated by random scalarizations where a
+ * front's box decomposition costs more than a batch affords (front-improvement.ts). ParEGO is only
+ * used when asked for.
  */
 function resolveAcquisition(choice: AcquisitionChoice): 'ehvi' | 'parego' {
   return choice === 'auto' ? 'ehvi' : choice;
@@ -226,14 +233,23 @@ function resolveAcquisition(choice: AcquisitionChoice): 'ehvi' | 'parego' {
 /**
  * The acquisition of a front pick. With a compute scale of 2 or more (a GPU measured faster than
  * the CPU at posterior work), Monte Carlo EHVI scores every sample exactly from a box
- * decomposition on the tensor backend, with up to SCALED_SAMPLES_MOST times the samples.
+ * decomposition on the tensor backend, with up to SCALED_SAMPLES_MOST times the samples; on the
+ * CPU it measures improvements over the batch's kept front (`keptFront`, front-improvement.ts).
  */
-function buildAcquisition(kind: 'ehvi' | 'parego', front: number[][], m: number, ref: readonly number[], random: Random, scale: number): AcquisitionFunction {
+function buildAcquisition(
+  kind: 'ehvi' | 'parego',
+  front: number[][],
+  m: number,
+  ref: readonly number[],
+  random: Random,
+  scale: number,
+  keptFront: () => FrontImprovement,
+): AcquisitionFunction {
   const Y = Float64Array.from(front.flat());
   if (kind === 'parego') return new ParegoAcquisition(Y, front.length, m, random.fork(), MC_SAMPLES);
   if (m <= 2) return new ExactEhvi(Y, front.length, m as 1 | 2, ref);
   if (scale >= 2) return new TensorMonteCarloEhvi(Y, front.length, m, ref, MC_SAMPLES * Math.min(scale, SCALED_SAMPLES_MOST), random.fork());
-  return new MonteCarloEhvi(Y, front.length, m, ref, MC_SAMPLES, random.fork());
+  return new MonteCarloEhvi(Y, front.length, m, ref, MC_SAMPLES, random.fork(), keptFront());
 }
 
 /** The most the Monte Carlo samples grow with the compute scale. */
