@@ -9,7 +9,7 @@ import { strategyNamed } from '../strategies/registry.js';
 import { randomPoints } from '../strategies/space-filling.js';
 import type { FitRequest, Strategy, StrategyContext, StrategyName } from '../strategies/types.js';
 import { noiseProbe } from './noise-probe.js';
-import { noisyFront } from './noisy-front.js';
+import { exactObjectives, noisyFront } from './noisy-front.js';
 import { observe } from './observations.js';
 import { compressTails } from './tail-warp.js';
 import { dataHash, mdlHash, proposalsHash, SEED_DERIVATION, stateHash, type Receipt, type ReceiptEnvironment } from './receipt.js';
@@ -151,6 +151,7 @@ function prepare(mdl: Mdl, state: CampaignState, options: StepOptions): Prepared
   const iterationSeed = mixSeed(state.seed, iteration);
   const streams = new Random(iterationSeed);
   const seeds = { plan: streams.seed(), propose: streams.seed() };
+  const exact = exactObjectives(mdl, state.evaluations);
   return {
     strategy,
     modelGuided: name === 'global' || name === 'trust-region',
@@ -165,6 +166,7 @@ function prepare(mdl: Mdl, state: CampaignState, options: StepOptions): Prepared
       used: budgetUsed(state),
       observations,
       previousHyperparameters: state.hyperparameters?.map(deserializeHyperparameters) ?? null,
+      exactObjectives: exact,
       q,
       iteration,
       proposalIds: Array.from({ length: q }, (_, k) => `${state.idPrefix ?? 'eval_'}${state.nextId + k}`),

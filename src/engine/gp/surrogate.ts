@@ -4,7 +4,7 @@ import { Random } from '../random.js';
 import { fitHyperparameters } from './fit.js';
 import { GaussianProcess } from './gaussian-process.js';
 import { BatchedPosterior, type OutputTransform } from './posterior.js';
-import type { GpHyperparameters } from './priors.js';
+import { copyHyperparameters, type GpHyperparameters } from './priors.js';
 
 export type { GpHyperparameters } from './priors.js';
 
@@ -23,7 +23,8 @@ export interface GpFitOptions {
 /**
  * Independent GPs, one per output column: zero mean on standardized outputs (mean removed,
  * divided by the unbiased standard deviation; a constant output gets std 1), a Matern-5/2 ARD
- * kernel and Gaussian noise, with MAP hyperparameters (fit.ts). Posterior queries for all
+ * kernel and Gaussian noise, with MAP hyperparameters (fit.ts), each output's inputs warped where
+ * its fit chose a warp (warp.ts). Posterior queries for all
  * outputs run as one batched tensor computation (posterior.ts).
  */
 export class Surrogate {
@@ -104,10 +105,7 @@ export class Surrogate {
 
   /** Per output, in standardized-output units. */
   get hyperparameters(): GpHyperparameters[] {
-    return this.gps.map((gp) => {
-      const h = gp.hyperparameters;
-      return { lengthscales: Float64Array.from(h.lengthscales), outputScale: h.outputScale, noise: h.noise };
-    });
+    return this.gps.map((gp) => copyHyperparameters(gp.hyperparameters));
   }
 
   /** log p(y | θ) per output, of the standardized outputs. */

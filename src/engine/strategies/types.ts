@@ -77,6 +77,8 @@ export interface StrategyContext {
   observations: Observations;
   /** the hyperparameters of the last model fitted in this campaign, one set per objective */
   previousHyperparameters: GpHyperparameters[] | null;
+  /** per objective, whether its measurements are known to be exact (campaign/noisy-front.ts exactObjectives); absent: none is */
+  exactObjectives?: readonly boolean[];
   /** candidates to propose */
   q: number;
   /** the iteration being proposed (state.iteration + 1) */
@@ -113,6 +115,8 @@ export interface FitRequest {
   maxIterations?: number;
   /** a known noise variance of the standardized output, held fixed (a declared measurement sd) */
   noise?: number;
+  /** the output's measurements are known to be exact: its fitted noise is capped (gp/priors.ts EXACT_NOISE_MAX) */
+  exact?: boolean;
 }
 
 export interface StrategyPlan {

@@ -63,7 +63,9 @@ export const trustRegionStrategy: Strategy = {
     const { memory, regions } = prepare(context);
     const declared = context.mdl.objectives.map((objective) => (typeof objective.noise === 'object' ? objective.noise.sd : undefined));
     const fits: FitRequest[] = [];
-    regions.forEach((data, r) => fits.push(...regionFits(data, context.observations.d, memory.regions[r], declared, FIT_ITERATIONS, context.random)));
+    regions.forEach((data, r) =>
+      fits.push(...regionFits(data, context.observations.d, memory.regions[r], declared, FIT_ITERATIONS, context.random, context.exactObjectives)),
+    );
     return { fits };
   },
 
