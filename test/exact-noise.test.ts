@@ -53,7 +53,7 @@ function mdlWith(evaluator: unknown, noise?: unknown): Mdl {
 }
 
 function record(id: string, x: number, f1: number, f2: number): EvaluationRecord {
-  return { id, iteration: 1, parameters: { x }, objectives: { f1, f2 } } as unknown as EvaluationRecord;
+  return { id, iteration: 1, parameters: { x }, objectives: { f1, f2 } };
 }
 
 test('exactObjectives: agreeing repeats, a noiseless builtin and `noise: false` are exact; disagreeing repeats and declared noise are not', () => {

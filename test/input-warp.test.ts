@@ -213,7 +213,7 @@ for (const d of [1, 2]) {
     const plain = fitHyperparameters(X, y, n, d, { seed: 1, warp: false }).hyperparameters;
     assert.ok(warped.warp, 'the fit keeps a warp');
     assert.equal(plain.warp, undefined);
-    const w = warped.warp!;
+    const w = warped.warp;
     const slope = (x: number) => kumaraswamyWithSlopes(x, w.a[0], w.b[0]).dx;
     assert.ok(slope(0.95) > 4 * slope(0.3), `w′(0.95) = ${slope(0.95)} against w′(0.3) = ${slope(0.3)} (a ${w.a[0]}, b ${w.b[0]})`);
     const [warpedError, plainError] = [await heldOutError(X, y, n, d, warped, Xt, yt, t), await heldOutError(X, y, n, d, plain, Xt, yt, t)];
@@ -246,7 +246,7 @@ test('fitWarp keeps nothing unless the log posterior gains the margin', () => {
   const y = X.map((x) => 2 * x - 1);
   const space = new HyperparameterSpace(1);
   // an unwarped fit said to be far better than any warp can do
-  const { warped } = fitWarp(X, y, n, 1, space, space.defaultTheta(), 1e6, undefined, 50);
+  const { warped } = fitWarp(X, y, n, 1, space, space.defaultTheta(), 1e6, 50);
   assert.equal(warped, null);
 });
 

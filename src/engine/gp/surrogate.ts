@@ -18,6 +18,8 @@ export interface GpFitOptions {
   initial?: GpHyperparameters[];
   /** diagonal block width of the blocked Cholesky beyond 256 points (default 128; tests use small blocks) */
   blockSize?: number;
+  /** try an input warp per output where the fit allows one (default true; fit.ts) */
+  warp?: boolean;
 }
 
 /**
@@ -61,6 +63,7 @@ export class Surrogate {
         maxIterations: options.maxIterations,
         initial: options.initial?.[o],
         blockSize: options.blockSize,
+        ...(options.warp === false ? { warp: false } : {}),
       }).hyperparameters;
     });
     return Surrogate.build(X, Y, n, d, m, hyperparameters, options.blockSize);

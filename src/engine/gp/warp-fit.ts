@@ -1,4 +1,4 @@
-import { minimizeBounded } from './lbfgs.js';
+import { minimizeBounded, type LbfgsMemory } from './lbfgs.js';
 import { DenseLikelihood, type MarginalLikelihood } from './likelihood.js';
 import type { HyperparameterSpace } from './priors.js';
 import { LOG_WARP_MAX, LOG_WARP_MIN, warpFromTheta, warpLogPrior, warpToTheta, warpWithParameterSlopes, type InputWarp } from './warp.js';
@@ -27,6 +27,7 @@ export const WARP_MAX_DIMENSIONS = 16;
 export const WARP_MIN_POINTS_PER_INPUT = 2;
 export const WARP_MARGIN_PER_INPUT = 2;
 export const WARP_ITERATIONS = 100;
+export const WARP_PROBE_ITERATIONS = 12;
 
 /** Whether a fit of n points in d inputs tries a warp. */
 export function warpEligible(n: number, d: number): boolean {
@@ -89,9 +90,11 @@ export interface WarpedFit {
 }
 
 /**
- * The joint fit against the unwarped optimum (log posterior `logPosterior`), from the kernel's
- * `theta` (length d + 2) and the warp `initial` (or the identity); `warped` is null unless it
- * beats the unwarped fit by the margin.
+ * A trial of a warp against the unwarped optimum (log posterior `logPosterior`): the joint fit
+ * from the kernel's `theta` (length d + 2) with the identity warp. A probe of WARP_PROBE_ITERATIONS
+ * goes on only if it gained a quarter of the margin already (a refit of a function that needs no
+ * warp then costs a few evaluations, not a second fit); `warped` is null unless the result beats
+ * the unwarped fit by the margin.
  */
 export function fitWarp(
   X: Float64Array,
@@ -101,40 +104,97 @@ export function fitWarp(
   space: HyperparameterSpace,
   theta: Float64Array,
   logPosterior: number,
-  initial: InputWarp | undefined,
   maxIterations: number,
 ): { warped: WarpedFit | null; evaluations: number } {
-  const likelihood = new WarpedLikelihood(X, y, n, d);
-  const size = 3 * d + 2;
-  const lower = new Float64Array(size).fill(LOG_WARP_MIN);
-  const upper = new Float64Array(size).fill(LOG_WARP_MAX);
-  lower.set(space.lower);
-  upper.set(space.upper);
-  const start = new Float64Array(size);
-  start.set(theta);
-  if (initial && initial.a.length === d) start.set(warpToTheta(initial), d + 2);
-  let evaluations = 0;
-  const kernelGradient = new Float64Array(d + 2);
-  const joint = (t: Float64Array, gradient?: Float64Array): number => {
-    evaluations++;
-    const value = likelihood.evaluate(t, gradient);
-    if (!Number.isFinite(value)) return NaN;
-    kernelGradient.fill(0);
-    const prior = space.logPrior(t.subarray(0, d + 2), gradient ? kernelGradient : undefined) + warpLogPrior(t.subarray(d + 2), gradient?.subarray(d + 2));
-    if (gradient) for (let p = 0; p < d + 2; p++) gradient[p] += kernelGradient[p];
-    return value + prior;
-  };
-  const run = minimizeBounded(
-    (t, gradient) => {
-      const value = joint(t, gradient);
-      for (let i = 0; i < size; i++) gradient[i] = -gradient[i] / n;
-      return Number.isFinite(value) ? -value / n : Infinity;
-    },
-    start,
-    { lower, upper, maxIterations: Math.min(maxIterations, WARP_ITERATIONS) },
-  );
-  const best = -n * run.value;
-  if (!Number.isFinite(best) || !(best > logPosterior + WARP_MARGIN_PER_INPUT * d)) return { warped: null, evaluations };
-  const warped = { theta: Float64Array.from(run.x.subarray(0, d + 2)), warp: warpFromTheta(run.x.subarray(d + 2), d), logPosterior: best };
-  return { warped, evaluations };
+  const joint = new JointFit(X, y, n, d, space);
+  const margin = WARP_MARGIN_PER_INPUT * d;
+  const probe = joint.run(theta, undefined, Math.min(maxIterations, WARP_PROBE_ITERATIONS));
+  let result = probe;
+  if (!probe.converged && probe.fit.logPosterior > logPosterior + margin / 4 && maxIterations > WARP_PROBE_ITERATIONS) {
+    result = joint.resume(probe, Math.min(maxIterations, WARP_ITERATIONS) - WARP_PROBE_ITERATIONS);
+  }
+  const kept = Number.isFinite(result.fit.logPosterior) && result.fit.logPosterior > logPosterior + margin;
+  return { warped: kept ? result.fit : null, evaluations: joint.evaluations };
+}
+
+/**
+ * A warm refit of a model that kept a warp: the joint fit from the warm start's kernel and warp,
+ * with no unwarped fit to compare (the warp was decided when it was first kept); null when no
+ * step gives a finite likelihood.
+ */
+export function refitWarp(
+  X: Float64Array,
+  y: Float64Array,
+  n: number,
+  d: number,
+  space: HyperparameterSpace,
+  theta: Float64Array,
+  warp: InputWarp,
+  maxIterations: number,
+): { warped: WarpedFit | null; evaluations: number } {
+  const joint = new JointFit(X, y, n, d, space);
+  const result = joint.run(theta, warp, Math.min(maxIterations, WARP_ITERATIONS));
+  return { warped: Number.isFinite(result.fit.logPosterior) ? result.fit : null, evaluations: joint.evaluations };
+}
+
+interface JointRun {
+  fit: WarpedFit;
+  x: Float64Array;
+  memory: LbfgsMemory;
+  converged: boolean;
+}
+
+/** Bounded L-BFGS on the joint θ's negative log posterior per point. */
+class JointFit {
+  evaluations = 0;
+  private readonly likelihood: WarpedLikelihood;
+  private readonly lower: Float64Array;
+  private readonly upper: Float64Array;
+  private readonly kernelGradient: Float64Array;
+
+  constructor(
+    X: Float64Array,
+    y: Float64Array,
+    private readonly n: number,
+    private readonly d: number,
+    private readonly space: HyperparameterSpace,
+  ) {
+    this.likelihood = new WarpedLikelihood(X, y, n, d);
+    const size = 3 * d + 2;
+    this.lower = new Float64Array(size).fill(LOG_WARP_MIN);
+    this.upper = new Float64Array(size).fill(LOG_WARP_MAX);
+    this.lower.set(space.lower);
+    this.upper.set(space.upper);
+    this.kernelGradient = new Float64Array(d + 2);
+  }
+
+  run(theta: Float64Array, warp: InputWarp | undefined, iterations: number): JointRun {
+    const start = new Float64Array(3 * this.d + 2);
+    start.set(theta);
+    if (warp && warp.a.length === this.d) start.set(warpToTheta(warp), this.d + 2);
+    return this.minimize(start, iterations, undefined);
+  }
+
+  resume(previous: JointRun, iterations: number): JointRun {
+    const next = this.minimize(previous.x, iterations, previous.memory);
+    return next.fit.logPosterior >= previous.fit.logPosterior ? next : previous;
+  }
+
+  private minimize(start: Float64Array, maxIterations: number, memory: LbfgsMemory | undefined): JointRun {
+    const { n, d, space, likelihood, kernelGradient } = this;
+    const objective = (t: Float64Array, gradient: Float64Array): number => {
+      this.evaluations++;
+      const value = likelihood.evaluate(t, gradient);
+      if (!Number.isFinite(value)) return Infinity;
+      kernelGradient.fill(0);
+      const prior = space.logPrior(t.subarray(0, d + 2), kernelGradient) + warpLogPrior(t.subarray(d + 2), gradient.subarray(d + 2));
+      for (let p = 0; p < d + 2; p++) gradient[p] += kernelGradient[p];
+      for (let i = 0; i < gradient.length; i++) gradient[i] = -gradient[i] / n;
+      return -(value + prior) / n;
+    };
+    const run = minimizeBounded(objective, start, { lower: this.lower, upper: this.upper, maxIterations, ...(memory ? { memory } : {}) });
+    const x = Float64Array.from(run.x);
+    const fit = { theta: x.slice(0, d + 2), warp: warpFromTheta(x.subarray(d + 2), d), logPosterior: -n * run.value };
+    return { fit, x, memory: run.memory, converged: run.converged };
+  }
 }
