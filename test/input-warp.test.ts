@@ -4,7 +4,7 @@ import { fitHyperparameters } from '../src/engine/gp/fit.js';
 import { posteriorPath } from '../src/engine/gp/pathwise.js';
 import { deserializeHyperparameters, HyperparameterSpace, serializeHyperparameters, type GpHyperparameters } from '../src/engine/gp/priors.js';
 import { Surrogate } from '../src/engine/gp/surrogate.js';
-import { kumaraswamy, kumaraswamyWithSlopes, warpInputs, warpTensor, type InputWarp } from '../src/engine/gp/warp.js';
+import { kumaraswamy, kumaraswamyWithSlopes, localLengthscales, warpInputs, warpTensor, type InputWarp } from '../src/engine/gp/warp.js';
 import { fitWarp, WarpedLikelihood } from '../src/engine/gp/warp-fit.js';
 import { DenseGp } from '../src/engine/diagnostics/dense-gp.js';
 import { Random } from '../src/engine/random.js';
@@ -258,4 +258,13 @@ test('hyperparameters with a warp serialize and load; states from before warping
   const old = deserializeHyperparameters({ lengthscales: [0.2, 0.3], outputScale: 1.5, noise: 1e-3 });
   assert.equal(old.warp, undefined);
   assert.ok(!('warp' in serializeHyperparameters(old)));
+});
+
+test('a warped lengthscale in raw units is l / w′(x): by hand for u = x²', () => {
+  const warp = warpOf([2, 1], [1, 1]);
+  // w′(x) = 2x: at x = 0.25 the lengthscale 0.5 is worth 1 raw unit, at 0.5 one half; input 2 unwarped
+  const at = (x: number) => localLengthscales([0.5, 0.3], warp, [x, 0.9]);
+  assert.ok(Math.abs(at(0.25)[0] - 1) < 1e-9 && Math.abs(at(0.5)[0] - 0.5) < 1e-9);
+  assert.equal(at(0.5)[1], 0.3);
+  assert.deepEqual(localLengthscales([0.5, 0.3], undefined, [0.1, 0.1]), Float64Array.from([0.5, 0.3]));
 });

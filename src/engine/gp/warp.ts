@@ -121,6 +121,17 @@ export function warpSlopes(X: Float64Array, n: number, d: number, warp: InputWar
 }
 
 /**
+ * Lengthscales in raw input units near x (length d): l_k / w′_k(x_k), what a warped model's
+ * lengthscale is worth where it is used (a warp that stretches x₁'s top shortens it there).
+ */
+export function localLengthscales(lengthscales: ArrayLike<number>, warp: InputWarp | undefined, x: ArrayLike<number>): Float64Array {
+  const d = lengthscales.length;
+  if (!warp) return Float64Array.from(lengthscales);
+  const slopes = warpSlopes(Float64Array.from(x), 1, d, warp);
+  return Float64Array.from({ length: d }, (_, k) => lengthscales[k] / Math.max(slopes[k], 1e-12));
+}
+
+/**
  * The warp of a `q x d` tensor, differentiable, in float32. Near x = 1 the float64 formula would
  * lose digits (log s of s = 0.999 in float32 is off by 6e-5 relative, which a posterior with
  * large weights turns into visible error), so log s = log1p(−(1 − s)) there, 1 − s being exact in
