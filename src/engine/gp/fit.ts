@@ -6,7 +6,7 @@ import { multiStartFit } from './multistart.js';
 import { HyperparameterSpace, type GpHyperparameters } from './priors.js';
 import { TensorLikelihood } from './tensor-likelihood.js';
 import { warpInputs, type InputWarp } from './warp.js';
-import { fitWarp, refitWarp, warpEligible } from './warp-fit.js';
+import { fitWarp, warpEligible } from './warp-fit.js';
 
 /**
  * Hyperparameter fitting for one output, sized to the data:
@@ -24,9 +24,9 @@ import { fitWarp, refitWarp, warpEligible } from './warp-fit.js';
  *   alone, from the warm start (refitWarm).
  *
  * Input warping (warp.ts, warp-fit.ts) is decided in the dense stage: the warped fit is kept
- * where its log posterior beats the unwarped one by a margin, and a warm start that kept one
- * refits jointly from it; the tensor stages, and a warm refit beyond DENSE_LIMIT, keep the warp
- * they start with and refine the kernel on warped inputs.
+ * where its log posterior beats the unwarped one by a margin, every fit (a warm start's warp is
+ * the trial's start); the tensor stages, and a warm refit beyond DENSE_LIMIT, keep the warp they
+ * start with and refine the kernel on warped inputs.
  */
 
 /** Largest n fitted entirely in float64 JavaScript (and the first-stage subset size beyond). */
@@ -110,34 +110,26 @@ export function fitHyperparameters(X: Float64Array, y: Float64Array, n: number, 
 
   const first = sizes[0] === n ? { X, y } : subset(X, y, d, order, sizes[0]);
   const dense = new DenseLikelihood(first.X, first.y, sizes[0], d);
-  const tryWarp = settings.warp !== false && warpEligible(sizes[0], d);
-  const initialWarp = tryWarp && settings.initial?.warp?.a.length === d ? settings.initial.warp : undefined;
-  // a warm start that kept a warp goes on with it: one joint run, no unwarped fit to beat
-  const warm = initialWarp ? refitWarp(first.X, first.y, sizes[0], d, space, space.clip(space.toTheta(settings.initial!)), initialWarp, maxIterations) : null;
-  let theta: Float64Array;
-  let memory: LbfgsMemory | undefined;
-  let evaluations = warm?.evaluations ?? 0;
+  const start = multiStartFit((t, g) => dense.evaluate(t, g), sizes[0], space, {
+    seed: startSeed,
+    restarts: settings.restarts,
+    maxIterations,
+    initial: settings.initial,
+  });
+  let theta = start.theta;
+  let memory: LbfgsMemory | undefined = start.memory;
+  let evaluations = start.evaluations;
   let warp: InputWarp | undefined;
-  if (warm?.warped) {
-    ({ theta, warp } = warm.warped);
-  } else {
-    const start = multiStartFit((t, g) => dense.evaluate(t, g), sizes[0], space, {
-      seed: startSeed,
-      restarts: settings.restarts,
-      maxIterations,
-      initial: settings.initial,
-    });
-    ({ theta, memory } = start);
-    evaluations += start.evaluations;
-    if (tryWarp) {
-      const logPosterior = start.logMarginalLikelihood + space.logPrior(theta);
-      const trial = fitWarp(first.X, first.y, sizes[0], d, space, theta, logPosterior, maxIterations);
-      evaluations += trial.evaluations;
-      if (trial.warped) {
-        ({ theta, warp } = trial.warped);
-        // the curvature pairs were of the unwarped θ: the tensor stages start afresh
-        memory = undefined;
-      }
+  if (settings.warp !== false && warpEligible(sizes[0], d)) {
+    const logPosterior = start.logMarginalLikelihood + space.logPrior(theta);
+    // a warm start that kept a warp tries it again from where it was, against this unwarped fit
+    const warm = settings.initial?.warp?.a.length === d ? { theta: space.clip(space.toTheta(settings.initial)), warp: settings.initial.warp } : undefined;
+    const trial = fitWarp(first.X, first.y, sizes[0], d, space, theta, logPosterior, maxIterations, warm);
+    evaluations += trial.evaluations;
+    if (trial.warped) {
+      ({ theta, warp } = trial.warped);
+      // the curvature pairs were of the unwarped θ: the tensor stages start afresh
+      memory = undefined;
     }
   }
   let noise = Math.exp(theta[d + 1]);

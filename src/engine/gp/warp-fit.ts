@@ -96,10 +96,11 @@ export interface WarpedFit {
 
 /**
  * A trial of a warp against the unwarped optimum (log posterior `logPosterior`): the joint fit
- * from the kernel's `theta` (length d + 2) with the identity warp. A probe of WARP_PROBE_ITERATIONS
- * goes on only if it gained a quarter of the margin already (a refit of a function that needs no
- * warp then costs a few evaluations, not a second fit); `warped` is null unless the result beats
- * the unwarped fit by the margin.
+ * from the kernel's `theta` (length d + 2) with the identity warp, or from a warm start's kernel
+ * and warp. From the identity, a probe of WARP_PROBE_ITERATIONS goes on only if it gained a
+ * quarter of the margin already (a refit of a function that needs no warp then costs a few
+ * evaluations, not a second fit); `warped` is null unless the result beats the unwarped fit by
+ * the margin.
  */
 export function fitWarp(
   X: Float64Array,
@@ -110,36 +111,21 @@ export function fitWarp(
   theta: Float64Array,
   logPosterior: number,
   maxIterations: number,
+  warm?: { theta: Float64Array; warp: InputWarp },
 ): { warped: WarpedFit | null; evaluations: number } {
   const joint = new JointFit(X, y, n, d, space);
   const margin = warpMargin(n, d);
-  const probe = joint.run(theta, undefined, Math.min(maxIterations, WARP_PROBE_ITERATIONS));
-  let result = probe;
-  if (!probe.converged && probe.fit.logPosterior > logPosterior + margin / 4 && maxIterations > WARP_PROBE_ITERATIONS) {
-    result = joint.resume(probe, Math.min(maxIterations, WARP_ITERATIONS) - WARP_PROBE_ITERATIONS);
+  const iterations = Math.min(maxIterations, WARP_ITERATIONS);
+  let result: JointRun;
+  if (warm) result = joint.run(warm.theta, warm.warp, iterations);
+  else {
+    result = joint.run(theta, undefined, Math.min(iterations, WARP_PROBE_ITERATIONS));
+    if (!result.converged && result.fit.logPosterior > logPosterior + margin / 4 && iterations > WARP_PROBE_ITERATIONS) {
+      result = joint.resume(result, iterations - WARP_PROBE_ITERATIONS);
+    }
   }
   const kept = Number.isFinite(result.fit.logPosterior) && result.fit.logPosterior > logPosterior + margin;
   return { warped: kept ? result.fit : null, evaluations: joint.evaluations };
-}
-
-/**
- * A warm refit of a model that kept a warp: the joint fit from the warm start's kernel and warp,
- * with no unwarped fit to compare (the warp was decided when it was first kept); null when no
- * step gives a finite likelihood.
- */
-export function refitWarp(
-  X: Float64Array,
-  y: Float64Array,
-  n: number,
-  d: number,
-  space: HyperparameterSpace,
-  theta: Float64Array,
-  warp: InputWarp,
-  maxIterations: number,
-): { warped: WarpedFit | null; evaluations: number } {
-  const joint = new JointFit(X, y, n, d, space);
-  const result = joint.run(theta, warp, Math.min(maxIterations, WARP_ITERATIONS));
-  return { warped: Number.isFinite(result.fit.logPosterior) ? result.fit : null, evaluations: joint.evaluations };
 }
 
 interface JointRun {
