@@ -10,8 +10,22 @@ import { HyperparameterSpace, type GpHyperparameters } from '../src/engine/gp/pr
 
 const SQRT5 = Math.sqrt(5);
 
-/** Matern-5/2 with ARD, directly from the definition. a, b: length-d points. */
-export function referenceKernel(a: ArrayLike<number>, b: ArrayLike<number>, h: GpHyperparameters): number {
+/**
+ * A point as the kernel sees it: each input through the Kumaraswamy CDF 1 − (1 − s^a)^b of the
+ * hyperparameters' warp, s the input clamped to [1e-6, 1 − 1e-6]; the point itself without a warp.
+ */
+export function referenceWarped(x: ArrayLike<number>, h: GpHyperparameters): ArrayLike<number> {
+  const warp = h.warp;
+  if (!warp) return x;
+  return Array.from({ length: h.lengthscales.length }, (_, k) => {
+    const s = Math.min(1 - 1e-6, Math.max(1e-6, x[k]));
+    return 1 - Math.pow(1 - Math.pow(s, warp.a[k]), warp.b[k]);
+  });
+}
+
+/** Matern-5/2 with ARD, directly from the definition, on warped inputs when h has a warp. x, y: length-d points. */
+export function referenceKernel(x: ArrayLike<number>, y: ArrayLike<number>, h: GpHyperparameters): number {
+  const [a, b] = [referenceWarped(x, h), referenceWarped(y, h)];
   let r2 = 0;
   for (let i = 0; i < h.lengthscales.length; i++) r2 += ((a[i] - b[i]) / h.lengthscales[i]) ** 2;
   const r = Math.sqrt(r2);
@@ -122,15 +136,15 @@ export function referenceLogMarginalLikelihood(
 
 /** out[p] = ∂(K + σ²I)_ij / ∂θ_p for the log-parameters θ. */
 function kernelDerivatives(X: Float64Array, d: number, i: number, j: number, h: GpHyperparameters, out: Float64Array): void {
-  const a = X.subarray(i * d, i * d + d);
-  const b = X.subarray(j * d, j * d + d);
+  const a = referenceWarped(X.subarray(i * d, i * d + d), h);
+  const b = referenceWarped(X.subarray(j * d, j * d + d), h);
   let r2 = 0;
   for (let k = 0; k < d; k++) r2 += ((a[k] - b[k]) / h.lengthscales[k]) ** 2;
   const r = Math.sqrt(r2);
   // dk/dr = −(5/3) s² r (1 + √5 r) e^{−√5 r} and ∂r/∂log l_p = −(Δ_p/l_p)² / r.
   const dkdrOverR = -(5 / 3) * h.outputScale * (1 + SQRT5 * r) * Math.exp(-SQRT5 * r);
   for (let p = 0; p < d; p++) out[p] = -dkdrOverR * ((a[p] - b[p]) / h.lengthscales[p]) ** 2;
-  out[d] = referenceKernel(a, b, h);
+  out[d] = referenceKernel(X.subarray(i * d, i * d + d), X.subarray(j * d, j * d + d), h);
   out[d + 1] = i === j ? h.noise : 0;
 }
 

@@ -2,6 +2,7 @@ import { ReachFrame } from '../acquisition/reach-frame.js';
 import type { Mdl } from '../mdl/schema.js';
 import type { SearchSpace } from '../space.js';
 import type { CompiledCampaign } from '../strategies/types.js';
+import { exactObjectives } from './noisy-front.js';
 import { directionSigns } from './objective-space.js';
 import { observe } from './observations.js';
 import { compressTails } from './tail-warp.js';
@@ -22,6 +23,7 @@ export function compileCampaign(mdl: Mdl, state: Readonly<CampaignState>, space:
     space,
     signs: directionSigns(mdl),
     noiseSd: mdl.objectives.map((o) => (typeof o.noise === 'object' ? o.noise.sd : undefined)),
+    exact: exactObjectives(mdl, state.evaluations),
     budget: mdl.optimizer.budget,
     batchSize: mdl.optimizer.batch_size,
     acquisition: mdl.optimizer.acquisition,

@@ -66,6 +66,20 @@ export function noiseReason(
   );
 }
 
+/**
+ * Per objective, whether its measurements are known to be exact: declared `noise: false`, or
+ * declared neither way in a campaign whose repeated measurements all agree (some design measured
+ * twice, none disagreeing) or whose evaluator is a builtin function without noise. The fit caps
+ * such an objective's noise variance (gp/priors.ts EXACT_NOISE_MAX), so a function the kernel
+ * follows poorly is not modelled as mostly noise.
+ */
+export function exactObjectives(mdl: Mdl, evaluations: readonly EvaluationRecord[]): boolean[] {
+  const { disagreement, repeats } = replicateEvidence(mdl, evaluations);
+  const builtinExact = mdl.evaluator?.type === 'builtin' && !mdl.evaluator.noise;
+  const exact = disagreement === null && (repeats || builtinExact);
+  return mdl.objectives.map((o) => o.noise === false || (o.noise === undefined && exact));
+}
+
 /** Whether the campaign is noisy (noiseReason). */
 export function isNoisy(mdl: Mdl, state: Readonly<CampaignState>): boolean {
   return noiseReason(mdl, state.hyperparameters, state.evaluations) !== null;

@@ -2,13 +2,15 @@ import { choleskyInPlace, inverseFromInverseFactor, invertLower } from '../gp/de
 import { withJitter } from '../gp/jitter.js';
 import { maternCorrelation, maternGram, scaleInputs } from '../gp/matern.js';
 import type { GpHyperparameters } from '../gp/priors.js';
+import { warpInputs } from '../gp/warp.js';
 
 /**
  * One output's GP with given hyperparameters, in float64 and with the full inverse of the
  * covariance at hand: the form diagnostics need (leave-one-out needs diag(K⁻¹), the importance
  * estimate needs many cheap posterior means). Diagnostics run on at most a few hundred points,
  * where the O(n³) inverse costs milliseconds; the optimizer's own GP (gp/gaussian-process.ts) is
- * the one built for size.
+ * the one built for size. An input warp (gp/warp.ts) applies to the training inputs and to every
+ * point asked about.
  */
 export class DenseGp {
   /** K⁻¹ with K = K_f + σ²_n I: `n x n` row-major */
@@ -30,7 +32,7 @@ export class DenseGp {
     readonly d: number,
     private readonly h: GpHyperparameters,
   ) {
-    this.Z = scaleInputs(X, n, d, h.lengthscales);
+    this.Z = scaleInputs(this.warped(X, n), n, d, h.lengthscales);
     this.invLengthscales = Float64Array.from(h.lengthscales, (l) => 1 / l);
     const gram = new Float64Array(n * n);
     maternGram(this.Z, n, d, h.outputScale, gram);
@@ -76,8 +78,9 @@ export class DenseGp {
    * Latent posterior mean and variance at q points. X: `q x d` row-major in [0, 1]. Returns two
    * length-q arrays in standardized units. O(q n²).
    */
-  predict(X: Float64Array, q: number): { mean: Float64Array; variance: Float64Array } {
+  predict(raw: Float64Array, q: number): { mean: Float64Array; variance: Float64Array } {
     const { n } = this;
+    const X = this.warped(raw, q);
     const mean = new Float64Array(q);
     const variance = new Float64Array(q);
     const k = new Float64Array(n);
@@ -99,7 +102,8 @@ export class DenseGp {
   }
 
   /** Latent posterior mean only, at q points X (`q x d` row-major): O(q n d). Standardized units. */
-  meanAt(X: Float64Array, q: number): Float64Array {
+  meanAt(raw: Float64Array, q: number): Float64Array {
+    const X = this.warped(raw, q);
     const out = new Float64Array(q);
     const k = new Float64Array(this.n);
     for (let p = 0; p < q; p++) {
@@ -109,6 +113,11 @@ export class DenseGp {
       out[p] = mu;
     }
     return out;
+  }
+
+  /** `rows x d` points as the kernel sees them. */
+  private warped(X: Float64Array, rows: number): Float64Array {
+    return this.h.warp ? warpInputs(X, rows, this.d, this.h.warp) : X;
   }
 
   /** k(x_p, X) into k (length n). */

@@ -5,6 +5,8 @@ import { DEFAULT_BLOCK_SIZE } from './linalg.js';
 import { multiStartFit } from './multistart.js';
 import { HyperparameterSpace, type GpHyperparameters } from './priors.js';
 import { TensorLikelihood } from './tensor-likelihood.js';
+import { warpInputs, type InputWarp } from './warp.js';
+import { fitWarp, warpEligible } from './warp-fit.js';
 
 /**
  * Hyperparameter fitting for one output, sized to the data:
@@ -20,6 +22,11 @@ import { TensorLikelihood } from './tensor-likelihood.js';
  *   the one the tensor model really uses: σ² plus its conditioning floor (tensor-covariance.ts);
  * - a refit beyond DENSE_LIMIT with a warm start (the previous batch's fit): the full-data stage
  *   alone, from the warm start (refitWarm).
+ *
+ * Input warping (warp.ts, warp-fit.ts) is decided in the dense stage: the warped fit is kept
+ * where its log posterior beats the unwarped one by a margin, every fit (a warm start's warp is
+ * the trial's start); the tensor stages, and a warm refit beyond DENSE_LIMIT, keep the warp they
+ * start with and refine the kernel on warped inputs.
  */
 
 /** Largest n fitted entirely in float64 JavaScript (and the first-stage subset size beyond). */
@@ -64,6 +71,13 @@ export interface FitSettings {
    * Several outputs are fitted in float64 only, so n may not exceed DENSE_LIMIT.
    */
   outputs?: number;
+  /** try an input warp where warp-fit.ts allows one (default true) */
+  warp?: boolean;
+  /**
+   * The measurements are known to be exact (repeats agree, or a noiseless function): the noise
+   * variance is capped at EXACT_NOISE_MAX (priors.ts). Ignored when `noise` is given.
+   */
+  exact?: boolean;
 }
 
 export interface FitOutcome {
@@ -84,6 +98,7 @@ export function fitHyperparameters(X: Float64Array, y: Float64Array, n: number, 
   if (outputs > 1) return fitShared(X, y, n, d, outputs, settings);
   const space = new HyperparameterSpace(d);
   if (settings.noise !== undefined) space.fixNoise(settings.noise);
+  else if (settings.exact) space.boundNoiseAsExact();
   const maxIterations = settings.maxIterations ?? 200;
   const random = new Random(settings.seed);
   const startSeed = random.seed();
@@ -104,10 +119,24 @@ export function fitHyperparameters(X: Float64Array, y: Float64Array, n: number, 
   let theta = start.theta;
   let memory: LbfgsMemory | undefined = start.memory;
   let evaluations = start.evaluations;
+  let warp: InputWarp | undefined;
+  if (settings.warp !== false && warpEligible(sizes[0], d)) {
+    const logPosterior = start.logMarginalLikelihood + space.logPrior(theta);
+    // a warm start that kept a warp tries it again from where it was, against this unwarped fit
+    const warm = settings.initial?.warp?.a.length === d ? { theta: space.clip(space.toTheta(settings.initial)), warp: settings.initial.warp } : undefined;
+    const trial = fitWarp(first.X, first.y, sizes[0], d, space, theta, logPosterior, maxIterations, warm);
+    evaluations += trial.evaluations;
+    if (trial.warped) {
+      ({ theta, warp } = trial.warped);
+      // the curvature pairs were of the unwarped θ: the tensor stages start afresh
+      memory = undefined;
+    }
+  }
   let noise = Math.exp(theta[d + 1]);
+  const inputs = warp ? warpInputs(X, n, d, warp) : X;
 
   for (const size of sizes.slice(1)) {
-    const part = size === n ? { X, y } : subset(X, y, d, order, size);
+    const part = size === n ? { X: inputs, y } : subset(inputs, y, d, order, size);
     const likelihood = new TensorLikelihood(part.X, part.y, size, d, settings.blockSize ?? DEFAULT_BLOCK_SIZE);
     const maxEvaluations = exhaustive ? (settings.fullDataEvaluations as number) : stageEvaluations(size);
     const stage = tensorStage(likelihood, space, theta, memory, { maxIterations, maxEvaluations, final: size === n });
@@ -118,6 +147,7 @@ export function fitHyperparameters(X: Float64Array, y: Float64Array, n: number, 
   }
   const hyperparameters = space.fromTheta(theta);
   hyperparameters.noise = noise;
+  if (warp) hyperparameters.warp = warp;
   return { hyperparameters, stages: sizes, evaluations };
 }
 
@@ -142,7 +172,8 @@ function refitWarm(
   maxIterations: number,
   blockSize = DEFAULT_BLOCK_SIZE,
 ): FitOutcome {
-  const likelihood = new TensorLikelihood(X, y, n, d, blockSize);
+  const warp = initial.warp?.a.length === d ? initial.warp : undefined;
+  const likelihood = new TensorLikelihood(warp ? warpInputs(X, n, d, warp) : X, y, n, d, blockSize);
   const stage = tensorStage(likelihood, space, space.clip(space.toTheta(initial)), undefined, {
     maxIterations,
     maxEvaluations: stageEvaluations(n),
@@ -150,6 +181,7 @@ function refitWarm(
   });
   const hyperparameters = space.fromTheta(stage.theta);
   hyperparameters.noise = likelihood.effectiveNoise(stage.theta);
+  if (warp) hyperparameters.warp = { a: Float64Array.from(warp.a), b: Float64Array.from(warp.b) };
   return { hyperparameters, stages: [n], evaluations: stage.evaluations };
 }
 

@@ -8,6 +8,7 @@ import { DEFAULT_BLOCK_SIZE } from './linalg.js';
 import { maternCross, maternGram, scaleInputs } from './matern.js';
 import type { GpHyperparameters } from './priors.js';
 import { conditioningNoise, solveTensorCovariance } from './tensor-covariance.js';
+import { warpInputs } from './warp.js';
 
 /**
  * One output's exact GP posterior with fixed hyperparameters, on standardized outputs: the
@@ -19,10 +20,14 @@ import { conditioningNoise, solveTensorCovariance } from './tensor-covariance.js
  * Up to DENSE_LIMIT points everything is computed in float64 and L⁻ᵀ rounded once to float32;
  * beyond, L comes from the blocked float32 Cholesky, α is refined back to float64, and the noise
  * is raised to the conditioning floor if it was below (tensor-covariance.ts).
+ *
+ * With an input warp (warp.ts) the model is built on the warped inputs, and X holds them: new
+ * observations are warped on their way in (condition), and whoever evaluates the posterior warps
+ * its points alike (posterior.ts).
  */
 export class GaussianProcess {
   private constructor(
-    /** `n x d` row-major inputs */
+    /** `n x d` row-major inputs, warped when the hyperparameters have a warp */
     readonly X: Float64Array,
     /** length-n standardized outputs */
     readonly y: Float64Array,
@@ -43,8 +48,9 @@ export class GaussianProcess {
    * X: `n x d` row-major Float64Array; y: length-n standardized outputs (both kept by
    * reference). blockSize: diagonal block width for the tensor path (n > DENSE_LIMIT).
    */
-  static build(X: Float64Array, y: Float64Array, n: number, d: number, hyperparameters: GpHyperparameters, blockSize = DEFAULT_BLOCK_SIZE): GaussianProcess {
+  static build(raw: Float64Array, y: Float64Array, n: number, d: number, hyperparameters: GpHyperparameters, blockSize = DEFAULT_BLOCK_SIZE): GaussianProcess {
     const { outputScale, noise } = hyperparameters;
+    const X = hyperparameters.warp ? warpInputs(raw, n, d, hyperparameters.warp) : raw;
     const F = new Float64Array(n * n);
     maternGram(scaleInputs(X, n, d, hyperparameters.lengthscales), n, d, outputScale, F);
     if (n <= DENSE_LIMIT) {
@@ -91,8 +97,9 @@ export class GaussianProcess {
    * substitution. Costs O(n²k) instead of a refactorization.
    * Xnew: `k x d` row-major; ynew: length-k standardized outputs. This model is left unchanged.
    */
-  async condition(Xnew: Float64Array, ynew: Float64Array, k: number): Promise<GaussianProcess> {
+  async condition(rawNew: Float64Array, ynew: Float64Array, k: number): Promise<GaussianProcess> {
     const { n, d, hyperparameters: h, diagonal } = this;
+    const Xnew = h.warp ? warpInputs(rawNew, k, d, h.warp) : rawNew;
     const Zold = scaleInputs(this.X, n, d, h.lengthscales);
     const Znew = scaleInputs(Xnew, k, d, h.lengthscales);
     const K21 = maternCross(Znew, k, Zold, n, d, h.outputScale);

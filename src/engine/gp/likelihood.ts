@@ -41,6 +41,9 @@ export function scaleByTheta(X: Float64Array, n: number, d: number, theta: Float
  * Z: `n x d` row-major scaled inputs; alpha: length n; Kinv: `n x n` row-major, only the lower
  * triangle (diagonal included) is read; F: `n x n` noise-free kernel matrix and H: `n x n`
  * lengthscale factor (lower triangles read). gradient: length d + 2, overwritten.
+ * pointGradient (`n x d`, overwritten; without the floor only): A_ik = Σ_j W_ij H_ij (z_ik − z_jk),
+ * from which the gradient by anything that moves the inputs follows (warp.ts's parameters:
+ * ∂ log p/∂θ = −Σ_i (∂u_ik/∂θ) A_ik / l_k).
  */
 export function likelihoodGradient(
   Z: Float64Array,
@@ -53,8 +56,10 @@ export function likelihoodGradient(
   noise: number,
   gradient: Float64Array,
   floorScale = 0,
+  pointGradient?: Float64Array,
 ): void {
   gradient.fill(0);
+  pointGradient?.fill(0);
   const unweighted = new Float64Array(d + 1);
   let scale = 0;
   let trace = 0;
@@ -79,6 +84,14 @@ export function likelihoodGradient(
           const t = Z[zi + k] - Z[zj + k];
           gradient[k] += wh * t * t;
           unweighted[k] += 2 * h * t * t;
+        }
+      } else if (pointGradient) {
+        for (let k = 0; k < d; k++) {
+          const t = Z[zi + k] - Z[zj + k];
+          const wht = wh * t;
+          gradient[k] += wht * t;
+          pointGradient[zi + k] += wht;
+          pointGradient[zj + k] -= wht;
         }
       } else {
         // without the floor the unweighted sums go unused: half the work of this, the hot loop
@@ -127,6 +140,11 @@ export class DenseLikelihood implements MarginalLikelihood {
   private readonly alpha: Float64Array;
   /** per output α_k = K⁻¹y_k, `outputs x n` (several outputs only) */
   private readonly alphas: Float64Array;
+  /**
+   * When set (`n x d`, one output only), each gradient evaluation also writes the per-point
+   * accumulator of likelihoodGradient here (the warped likelihood reads it).
+   */
+  pointGradient?: Float64Array;
 
   /**
    * X: `n x d` row-major Float64Array of inputs; y: `n x outputs` row-major standardized outputs
@@ -176,7 +194,7 @@ export class DenseLikelihood implements MarginalLikelihood {
     if (gradient) {
       invertLower(L, n, this.Linv);
       inverseFromInverseFactor(this.Linv, n, this.Kinv);
-      likelihoodGradient(Z, n, d, alpha, this.Kinv, F, H, noise, gradient);
+      likelihoodGradient(Z, n, d, alpha, this.Kinv, F, H, noise, gradient, 0, this.pointGradient);
     }
     return -0.5 * quad - logDet - 0.5 * n * LOG_2PI;
   }

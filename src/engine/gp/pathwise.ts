@@ -5,6 +5,7 @@ import { choleskyInPlace, solveLowerInPlace, solveLowerTransposedInPlace } from 
 import { withJitter } from './jitter.js';
 import { maternFromSquaredDistance, maternGram, scaleInputs } from './matern.js';
 import type { GpHyperparameters } from './priors.js';
+import { warpInputs, warpSlopes, type InputWarp } from './warp.js';
 
 /**
  * One draw of a GP posterior *function*, evaluated at many points, by pathwise conditioning
@@ -104,6 +105,8 @@ export function posteriorDraws(
   random: Random,
   features = DEFAULT_FEATURES,
 ): PosteriorDraws {
+  const { warp, ...kernel } = hyperparameters;
+  if (warp) return warpedDraws(posteriorDraws(warpInputs(X, n, d, warp), Y, n, d, outputs, kernel, random, features), d, warp);
   const { lengthscales, outputScale, noise } = hyperparameters;
   const prior = priorDraws(d, lengthscales, outputScale, features, outputs, random);
   const residual = prior.at(X, n);
@@ -167,6 +170,39 @@ export function posteriorDraws(
     withGradients: (points, count) => device.withGradients(points, count),
     path,
     dispose: () => device.dispose(),
+  };
+}
+
+/**
+ * Draws of a GP on warped inputs (warp.ts) as functions of the raw inputs: points are warped on
+ * their way in (in float64 on the CPU), and gradients by u are multiplied by w′(x).
+ */
+function warpedDraws(draws: PosteriorDraws, d: number, warp: InputWarp): PosteriorDraws {
+  const outputs = draws.outputs;
+  return {
+    outputs,
+    at: (points, count) => draws.at(warpInputs(points, count, d, warp), count),
+    async withGradients(points, count) {
+      const { values, gradients } = await draws.withGradients(warpInputs(points, count, d, warp), count);
+      const slopes = warpSlopes(points, count, d, warp);
+      for (let a = 0; a < count; a++) {
+        for (let k = 0; k < outputs; k++) for (let j = 0; j < d; j++) gradients[(a * outputs + k) * d + j] *= slopes[a * d + j];
+      }
+      return { values, gradients };
+    },
+    path(k) {
+      const inner = draws.path(k);
+      return {
+        at: (points, count) => inner.at(warpInputs(points, count, d, warp), count),
+        withGradient(x, gradient) {
+          const value = inner.withGradient(warpInputs(x, 1, d, warp), gradient);
+          const slopes = warpSlopes(x, 1, d, warp);
+          for (let j = 0; j < d; j++) gradient[j] *= slopes[j];
+          return value;
+        },
+      };
+    },
+    dispose: () => draws.dispose(),
   };
 }
 

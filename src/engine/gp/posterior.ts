@@ -1,6 +1,7 @@
 import { tf } from '../tensor/backend.js';
 import type { GaussianProcess } from './gaussian-process.js';
 import { maternFromSquaredDistance } from './matern.js';
+import { isIdentityWarp, warpTensor, type InputWarp } from './warp.js';
 
 /** Affine map from standardized to original output units: value = mean + std · standardized. */
 export interface OutputTransform {
@@ -24,6 +25,10 @@ const VARIANCE_FLOOR = 1e-10;
  * form one `q x mn` tensor, the means are one matmul with block-diagonal weights, and only the
  * variance needs one matmul per output (with that output's L⁻ᵀ). Centering at the training mean
  * c keeps |z|² small, which is what limits the float32 cancellation in r² near training points.
+ *
+ * When some output's GP warps its inputs (warp.ts), the query points are warped per output first:
+ * z_o = (w_o(X) − c_o)/l_o with c_o the mean of that GP's warped training inputs, from the
+ * `q x md` side-by-side warped copies instead of the one matmul (a few elementwise ops per output).
  */
 export class BatchedPosterior {
   private readonly scale: tf.Tensor2D;
@@ -36,6 +41,10 @@ export class BatchedPosterior {
   private readonly outputStd: tf.Tensor2D;
   private readonly outputMean: tf.Tensor2D;
   private readonly outputVariance: tf.Tensor2D;
+  /** per output, its warp (null: none); null when no output warps */
+  private readonly warps: (InputWarp | null)[] | null;
+  /** `1 x md`: 1/l per output and input (warped outputs only) */
+  private readonly inverseLengthscales: tf.Tensor2D | null;
   private readonly n: number;
   readonly d: number;
   readonly m: number;
@@ -63,16 +72,19 @@ export class BatchedPosterior {
     const trainNorms = new Float32Array(mn);
     const outputScales = new Float32Array(mn);
     const weights = new Float32Array(mn * m);
+    const inverseLengthscales = new Float32Array(md);
     gps.forEach((gp, o) => {
-      const { lengthscales, outputScale } = gp.hyperparameters;
+      const { lengthscales, outputScale, warp } = gp.hyperparameters;
+      const c = warp && !isIdentityWarp(warp) ? columnMeans(gp.X, n, d) : center;
       for (let k = 0; k < d; k++) {
         scale[k * md + o * d + k] = 1 / lengthscales[k];
-        offset[o * d + k] = center[k] / lengthscales[k];
+        offset[o * d + k] = c[k] / lengthscales[k];
+        inverseLengthscales[o * d + k] = 1 / lengthscales[k];
       }
       for (let j = 0; j < n; j++) {
         let norm = 0;
         for (let k = 0; k < d; k++) {
-          const z = (gp.X[j * d + k] - center[k]) / lengthscales[k];
+          const z = (gp.X[j * d + k] - c[k]) / lengthscales[k];
           norm += z * z;
           distance[(o * d + k) * mn + o * n + j] = 1;
           distance[(md + o * d + k) * mn + o * n + j] = -2 * z;
@@ -82,6 +94,10 @@ export class BatchedPosterior {
         weights[(o * n + j) * m + o] = gp.alpha[j];
       }
     });
+    const warps = gps.map(({ hyperparameters: { warp } }) => (warp && !isIdentityWarp(warp) ? warp : null));
+    const warped = warps.some((warp) => warp !== null);
+    this.warps = warped ? warps : null;
+    this.inverseLengthscales = warped ? tf.tensor2d(inverseLengthscales, [1, md]) : null;
     this.scale = tf.tensor2d(scale, [d, md]);
     this.offset = tf.tensor2d(offset, [1, md]);
     this.distance = tf.tensor2d(distance, [2 * md, mn]);
@@ -116,7 +132,7 @@ export class BatchedPosterior {
     }
     return tf.tidy(() => {
       const q = X.shape[0];
-      const z = tf.sub(tf.matMul(X, this.scale), this.offset);
+      const z = this.scaled(X);
       const r2 = tf.add(tf.matMul(tf.concat([tf.square(z), z], 1), this.distance), this.trainNorms);
       const kernel = tf.mul<tf.Tensor2D>(maternFromSquaredDistance(r2, 1), this.outputScales);
       const mean = tf.add(tf.mul(tf.matMul(kernel, this.weights), this.outputStd), this.outputMean);
@@ -150,8 +166,8 @@ export class BatchedPosterior {
       throw new Error(`Kiln: posterior covariance of ${outputs} outputs asked of ${this.m}.`);
     return tf.tidy(() => {
       const [a, b] = [A.shape[0], B.shape[0]];
-      const zA = tf.sub<tf.Tensor2D>(tf.matMul(A, this.scale), this.offset);
-      const zB = tf.sub<tf.Tensor2D>(tf.matMul(B, this.scale), this.offset);
+      const zA = this.scaled(A);
+      const zB = this.scaled(B);
       const trained = (z: tf.Tensor2D) =>
         tf.mul<tf.Tensor2D>(
           maternFromSquaredDistance(tf.add(tf.matMul(tf.concat([tf.square(z), z], 1), this.distance), this.trainNorms), 1),
@@ -171,7 +187,15 @@ export class BatchedPosterior {
     });
   }
 
+  /** `q x md`: each output's (warped) inputs, centred and over its lengthscales. */
+  private scaled(X: tf.Tensor2D): tf.Tensor2D {
+    if (!this.warps || !this.inverseLengthscales) return tf.sub(tf.matMul(X, this.scale), this.offset);
+    const side = this.warps.map((warp) => (warp ? warpTensor(X, warp) : X));
+    return tf.sub(tf.mul(side.length === 1 ? side[0] : tf.concat(side, 1), this.inverseLengthscales), this.offset);
+  }
+
   dispose(): void {
+    this.inverseLengthscales?.dispose();
     for (const t of [
       this.scale,
       this.offset,
@@ -187,4 +211,11 @@ export class BatchedPosterior {
       t.dispose();
     }
   }
+}
+
+/** Column means of `n x d` row-major X. */
+function columnMeans(X: Float64Array, n: number, d: number): Float64Array {
+  const c = new Float64Array(d);
+  for (let i = 0; i < n; i++) for (let k = 0; k < d; k++) c[k] += X[i * d + k] / n;
+  return c;
 }

@@ -1,4 +1,5 @@
 import type { Random } from '../random.js';
+import type { InputWarp } from './warp.js';
 
 /**
  * Hyperparameter priors, bounds and the log-space parameter vector θ = [log l_1..d, log s²,
@@ -23,21 +24,39 @@ export interface GpHyperparameters {
   lengthscales: Float64Array;
   outputScale: number;
   noise: number;
+  /** the inputs' warp (warp.ts); absent: the inputs as they are (lengthscales are in warped units) */
+  warp?: InputWarp;
 }
 
-/** GpHyperparameters as plain JSON, the form campaign states keep. */
+/** GpHyperparameters as plain JSON, the form campaign states keep (states from before warping have no `warp`). */
 export interface SerializedHyperparameters {
   lengthscales: number[];
   outputScale: number;
   noise: number;
+  warp?: { a: number[]; b: number[] };
 }
 
 export function serializeHyperparameters(h: GpHyperparameters): SerializedHyperparameters {
-  return { lengthscales: Array.from(h.lengthscales), outputScale: h.outputScale, noise: h.noise };
+  return {
+    lengthscales: Array.from(h.lengthscales),
+    outputScale: h.outputScale,
+    noise: h.noise,
+    ...(h.warp ? { warp: { a: Array.from(h.warp.a), b: Array.from(h.warp.b) } } : {}),
+  };
 }
 
 export function deserializeHyperparameters(h: SerializedHyperparameters): GpHyperparameters {
-  return { lengthscales: Float64Array.from(h.lengthscales), outputScale: h.outputScale, noise: h.noise };
+  return {
+    lengthscales: Float64Array.from(h.lengthscales),
+    outputScale: h.outputScale,
+    noise: h.noise,
+    ...(h.warp ? { warp: { a: Float64Array.from(h.warp.a), b: Float64Array.from(h.warp.b) } } : {}),
+  };
+}
+
+/** A copy of h (its arrays copied too). */
+export function copyHyperparameters(h: GpHyperparameters): GpHyperparameters {
+  return deserializeHyperparameters(serializeHyperparameters(h));
 }
 
 /**
@@ -48,6 +67,16 @@ export function deserializeHyperparameters(h: SerializedHyperparameters): GpHype
  * therefore adds a floor relative to λ_max (tensor-covariance.ts, CONDITIONING_FLOOR).
  */
 export const NOISE_FLOOR = 1e-4;
+
+/**
+ * Largest noise variance, in standardized-output units, of an objective known to be exact (its
+ * repeated measurements agree, or its evaluator is a function without noise): a function the
+ * kernel follows poorly otherwise fits its misfit as noise (C3-DTLZ4 fitted 85 % of a noiseless
+ * objective's variance so), and a model that calls an exact function mostly noise ranks
+ * candidates on its prior. Capped at 1 %, the misfit has to go into the kernel (shorter
+ * lengthscales, or a warp).
+ */
+export const EXACT_NOISE_MAX = 1e-2;
 
 const LENGTHSCALE_MIN = 0.025;
 const LENGTHSCALE_MAX = 1e3;
@@ -89,6 +118,13 @@ export class HyperparameterSpace {
     const log = Math.log(Math.min(NOISE_MAX, Math.max(NOISE_FLOOR, noise)));
     this.lower[this.d + 1] = log;
     this.upper[this.d + 1] = log;
+  }
+
+  /** Caps the noise variance at EXACT_NOISE_MAX: the measurements are known to be exact. */
+  boundNoiseAsExact(): void {
+    const log = Math.log(EXACT_NOISE_MAX);
+    this.upper[this.d + 1] = Math.min(this.upper[this.d + 1], log);
+    this.lower[this.d + 1] = Math.min(this.lower[this.d + 1], log);
   }
 
   /** BoTorch's initial values: lengthscales and noise at their prior modes, s² = 1. */

@@ -4,7 +4,7 @@ import { Random } from '../random.js';
 import { fitHyperparameters } from './fit.js';
 import { GaussianProcess } from './gaussian-process.js';
 import { BatchedPosterior, type OutputTransform } from './posterior.js';
-import type { GpHyperparameters } from './priors.js';
+import { copyHyperparameters, type GpHyperparameters } from './priors.js';
 
 export type { GpHyperparameters } from './priors.js';
 
@@ -18,12 +18,15 @@ export interface GpFitOptions {
   initial?: GpHyperparameters[];
   /** diagonal block width of the blocked Cholesky beyond 256 points (default 128; tests use small blocks) */
   blockSize?: number;
+  /** try an input warp per output where the fit allows one (default true; fit.ts) */
+  warp?: boolean;
 }
 
 /**
  * Independent GPs, one per output column: zero mean on standardized outputs (mean removed,
  * divided by the unbiased standard deviation; a constant output gets std 1), a Matern-5/2 ARD
- * kernel and Gaussian noise, with MAP hyperparameters (fit.ts). Posterior queries for all
+ * kernel and Gaussian noise, with MAP hyperparameters (fit.ts), each output's inputs warped where
+ * its fit chose a warp (warp.ts). Posterior queries for all
  * outputs run as one batched tensor computation (posterior.ts).
  */
 export class Surrogate {
@@ -60,6 +63,7 @@ export class Surrogate {
         maxIterations: options.maxIterations,
         initial: options.initial?.[o],
         blockSize: options.blockSize,
+        ...(options.warp === false ? { warp: false } : {}),
       }).hyperparameters;
     });
     return Surrogate.build(X, Y, n, d, m, hyperparameters, options.blockSize);
@@ -104,10 +108,7 @@ export class Surrogate {
 
   /** Per output, in standardized-output units. */
   get hyperparameters(): GpHyperparameters[] {
-    return this.gps.map((gp) => {
-      const h = gp.hyperparameters;
-      return { lengthscales: Float64Array.from(h.lengthscales), outputScale: h.outputScale, noise: h.noise };
-    });
+    return this.gps.map((gp) => copyHyperparameters(gp.hyperparameters));
   }
 
   /** log p(y | θ) per output, of the standardized outputs. */

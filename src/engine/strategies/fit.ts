@@ -11,5 +11,6 @@ export function fitModel(request: FitRequest): GpHyperparameters {
     initial: request.initial,
     ...(request.noise !== undefined ? { noise: request.noise } : {}),
     ...(request.outputs !== undefined ? { outputs: request.outputs } : {}),
+    ...(request.exact ? { exact: true } : {}),
   }).hyperparameters;
 }

@@ -34,6 +34,7 @@ export const globalStrategy: Strategy = {
         seed: context.random.seed(),
         ...(warm && o < data.m ? { initial: warm[o] } : {}),
         ...declaredNoise(context, data, o),
+        ...(o < data.m && context.campaign.exact[o] ? { exact: true } : {}),
       };
     });
     const failures = failureData(context.observations, data);

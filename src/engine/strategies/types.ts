@@ -74,6 +74,8 @@ export interface CompiledCampaign {
   signs: Float64Array;
   /** per objective: the declared measurement sd (MDL units), held fixed in its fits; undefined where none is declared */
   noiseSd: readonly (number | undefined)[];
+  /** per objective: whether its measurements are known to be exact (campaign/noisy-front.ts exactObjectives), which caps its fitted noise */
+  exact: readonly boolean[];
   /** optimizer.budget */
   budget: number;
   /** optimizer.batch_size */
@@ -135,6 +137,8 @@ export interface FitRequest {
   maxIterations?: number;
   /** a known noise variance of the standardized output, held fixed (a declared measurement sd) */
   noise?: number;
+  /** the output's measurements are known to be exact: its fitted noise is capped (gp/priors.ts EXACT_NOISE_MAX) */
+  exact?: boolean;
 }
 
 export interface StrategyPlan {

@@ -123,7 +123,8 @@ export function fitIterations(iterations: number, n: number, d: number): number 
  * The fits a region needs, in order: one per objective, then one shared by the active
  * constraints when there are any, warm-started from the region's previous fits, each with
  * fitIterations; `declaredSd[j]` is objective j's declared measurement sd (held fixed, in the
- * standardized column's units).
+ * standardized column's units); `exact[j]` says objective j's measurements are known to be exact
+ * (its noise is then capped).
  */
 export function regionFits(
   data: LocalData,
@@ -132,6 +133,7 @@ export function regionFits(
   declaredSd: readonly (number | undefined)[],
   iterations: number,
   random: Random,
+  exact: readonly boolean[] = [],
 ): FitRequest[] {
   const n = data.rows.length;
   const m = declaredSd.length;
@@ -148,6 +150,7 @@ export function regionFits(
       restarts: previous ? 1 : 2,
       maxIterations: fitIterations(iterations, objective.n, d),
       ...(sd !== undefined ? { noise: (sd / objective.std) ** 2 } : {}),
+      ...(exact[j] ? { exact: true } : {}),
     };
   });
   const a = data.active.length;

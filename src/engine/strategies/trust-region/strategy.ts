@@ -1,5 +1,6 @@
 import type { ReachFrame } from '../../acquisition/reach-frame.js';
 import { serializeHyperparameters, type GpHyperparameters } from '../../gp/priors.js';
+import { localLengthscales } from '../../gp/warp.js';
 import type { CompiledCampaign, FitRequest, Observations, Strategy, StrategyContext, StrategyOutcome } from '../types.js';
 import { localPartial, localRows, regionBox, regionCandidates } from './candidates.js';
 import { boundProbes } from '../bound-probes.js';
@@ -66,7 +67,9 @@ export const trustRegionStrategy: Strategy = {
     const { memory, regions } = regionsOf(context);
     const declared = context.campaign.noiseSd;
     const fits: FitRequest[] = [];
-    regions.forEach((data, r) => fits.push(...regionFits(data, context.observations.d, memory.regions[r], declared, FIT_ITERATIONS, context.random)));
+    regions.forEach((data, r) =>
+      fits.push(...regionFits(data, context.observations.d, memory.regions[r], declared, FIT_ITERATIONS, context.random, context.campaign.exact)),
+    );
     return { fits };
   },
 
@@ -101,7 +104,7 @@ async function proposeFrom(context: StrategyContext, fitted: readonly GpHyperpar
     next += fitCount(data, m);
     const region: RegionMemory = {
       ...data.region,
-      weights: boxWeights(objectives, d),
+      weights: boxWeights(objectives, d, o.X.subarray(data.centerRow * d, (data.centerRow + 1) * d)),
       hyperparameters: objectives.map(serializeHyperparameters),
       ...(constraints ? { constraints: serializeHyperparameters(constraints) } : {}),
     };
@@ -358,11 +361,15 @@ function prepare(context: StrategyContext): PreparedRegions {
  * TuRBO's box shape: per coordinate, the lengthscale over the geometric mean of all of them
  * (averaged in log space over the objectives), so the box is long where the objectives change
  * slowly. Lengthscales are first clipped to WEIGHT_RANGE of their median: an input that no
- * objective uses should open its coordinate, not squeeze all the others to nothing.
+ * objective uses should open its coordinate, not squeeze all the others to nothing. A warped
+ * model's lengthscales are taken in raw units at the region's center (gp/warp.ts).
  */
-function boxWeights(models: readonly GpHyperparameters[], d: number): number[] {
+function boxWeights(models: readonly GpHyperparameters[], d: number, center: ArrayLike<number>): number[] {
   const logs = new Float64Array(d);
-  for (const h of models) for (let j = 0; j < d; j++) logs[j] += Math.log(h.lengthscales[j]) / models.length;
+  for (const h of models) {
+    const lengthscales = localLengthscales(h.lengthscales, h.warp, center);
+    for (let j = 0; j < d; j++) logs[j] += Math.log(lengthscales[j]) / models.length;
+  }
   const median = Array.from(logs).sort((a, b) => a - b)[Math.floor(d / 2)];
   const limit = Math.log(WEIGHT_RANGE);
   let mean = 0;
