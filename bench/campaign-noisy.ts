@@ -22,7 +22,8 @@ import type { BenchReport } from './common.js';
 const D = 6;
 const REF = [1.1, 1.1];
 const NOISE_SD = 0.05;
-const SEEDS = [1, 2, 3];
+/** The seeds the targets are judged on; `--seeds=` runs others (one campaign's true hypervolume varies by about 0.015 from seed to seed). */
+const NOISY_SEEDS = [1, 2, 3];
 const BUDGET = 90;
 
 export function noisyMdl(seed: number, declared: boolean): Mdl {
@@ -61,13 +62,13 @@ export function trueHypervolume(designs: readonly Record<string, number | string
   return hypervolume(Y, designs.length, REF.length, REF);
 }
 
-export async function runNoisyCampaigns(): Promise<BenchReport> {
+export async function runNoisyCampaigns(seeds: readonly number[] = NOISY_SEEDS): Promise<BenchReport> {
   const rows: BenchReport['rows'] = [];
   const notes: string[] = [];
   for (const declared of [true, false]) {
     const truths: number[] = [];
     const gaps: number[] = [];
-    for (const seed of SEEDS) {
+    for (const seed of seeds) {
       const mdl = noisyMdl(seed, declared);
       const proposing: number[] = [];
       const state = await runLocalCampaign(mdl, noisyDtlz2(seed), {
@@ -97,8 +98,10 @@ export async function runNoisyCampaigns(): Promise<BenchReport> {
       });
     }
     const mean = truths.reduce((a, b) => a + b, 0) / truths.length;
+    const spread = Math.sqrt(truths.reduce((a, t) => a + (t - mean) ** 2, 0) / Math.max(1, truths.length - 1));
     notes.push(
-      `${declared ? 'declared' : 'undeclared'} noise: true hypervolume of the reported front ${mean.toFixed(4)} on average (target ≥ 0.38); ` +
+      `${declared ? 'declared' : 'undeclared'} noise: true hypervolume of the reported front ${mean.toFixed(4)} on average over ${truths.length} seeds ` +
+        `(sd between seeds ${spread.toFixed(4)}; target ≥ 0.38); ` +
         `reported minus true ${gaps.map((g) => g.toFixed(4)).join(', ')} (target within ±0.03 on every seed)`,
     );
   }

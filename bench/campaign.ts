@@ -140,6 +140,14 @@ export const more: BenchSuite[] = [
   {
     name: 'campaign-noisy',
     description: 'measurement noise: DTLZ2 d=6 with Gaussian noise sd 0.05, 90 evaluations, 3 seeds; true vs reported hypervolume',
-    run: () => runNoisyCampaigns(),
+    options: [{ flag: '--seeds', value: '1,2', description: 'these seeds instead of 1, 2, 3' }],
+    run: () =>
+      runNoisyCampaigns(
+        process.argv
+          .find((a) => a.startsWith('--seeds='))
+          ?.slice('--seeds='.length)
+          .split(',')
+          .map(Number),
+      ),
   },
 ];
