@@ -43,6 +43,12 @@ export interface TrustRegionMemory {
   retired: string[];
   /** regions restarted so far */
   restarts: number;
+  /** judged batches in a row that improved nothing (basins.ts); absent before the first */
+  stalled?: number;
+  /** basin starts proposed in the last batch: each region re-centres on its start once evaluated (basins.ts) */
+  moves?: { id: string; region: number; length: number }[];
+  /** regions that TuRBO's rule restarted this step (collapsed, or their centre gone) */
+  collapsed?: number[];
 }
 
 export interface RegionSettings {
@@ -73,8 +79,18 @@ export function updateRegions(previous: TrustRegionMemory | undefined, o: Observ
   }
   const memory: TrustRegionMemory = structuredClone(previous);
   const improved = previous.lastBatch ? judgeBatch(previous, o, rowOf, scale) : [];
-  const taken = new Set<string>();
+  if (improved.some((v) => v !== undefined)) memory.stalled = improved.some(Boolean) ? 0 : (previous.stalled ?? 0) + 1;
+  // a region moved to a basin start begins there afresh; a start that was not evaluated is dropped
+  const moved = new Map((previous.moves ?? []).filter((move) => rowOf.has(move.id)).map((move) => [move.region, move]));
+  delete memory.moves;
+  const taken = new Set<string>(Array.from(moved.values(), (move) => move.id));
   memory.regions = memory.regions.map((region, r) => {
+    const move = moved.get(r);
+    if (move) {
+      memory.retired.push(region.center);
+      memory.restarts++;
+      return { ...freshRegion(move.id), length: move.length };
+    }
     let next = region;
     if (improved[r] !== undefined) next = resize(region, improved[r], settings);
     if (next.length < LENGTH_MIN || !rowOf.has(next.center)) {
@@ -87,13 +103,17 @@ export function updateRegions(previous: TrustRegionMemory | undefined, o: Observ
     return { ...next, center };
   });
   const retired = new Set(memory.retired);
-  memory.regions = memory.regions.map((region) => {
+  const collapsed: number[] = [];
+  memory.regions = memory.regions.map((region, r) => {
     if (region.length >= LENGTH_MIN && rowOf.has(region.center) && taken.has(region.center)) return region;
+    collapsed.push(r);
     const row = preference.find((i) => !taken.has(o.ids[i]) && !retired.has(o.ids[i])) ?? preference.find((i) => !taken.has(o.ids[i]));
     const center = o.ids[row ?? preference[0]];
     taken.add(center);
     return freshRegion(center);
   });
+  if (collapsed.length > 0) memory.collapsed = collapsed;
+  else delete memory.collapsed;
   memory.lastBatch = null;
   return memory;
 }

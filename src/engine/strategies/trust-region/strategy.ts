@@ -4,6 +4,8 @@ import { localLengthscales } from '../../gp/warp.js';
 import type { CompiledCampaign, FitRequest, Observations, Strategy, StrategyContext, StrategyOutcome } from '../types.js';
 import { localPartial, localRows, regionBox, regionCandidates } from './candidates.js';
 import { boundProbes } from '../bound-probes.js';
+import { basinMoves } from './basins.js';
+import { centerPreference } from './centers.js';
 import { rankingObjectives } from '../feasibility.js';
 import {
   disposeRegionModels,
@@ -119,8 +121,15 @@ async function proposeFrom(context: StrategyContext, fitted: readonly GpHyperpar
   );
   // the scalarization's origin for refinement and model steps alike
   const utopia = utopiaPoint([o.Y.subarray(0, o.n * m), ...pools.map((p) => p.S)], m, penalty.spread);
+  // once nothing improves, spent regions move to basin starts (basins.ts), first in the batch
+  const basins = basinMoves(memory, { ...o, Y: penalty.Y }, space, centerPreference(penalty.Y, o.n, m, o.ref!, penalty.spread), random).slice(0, q);
+  if (basins.length > 0) {
+    memory.moves = basins.map((move, k) => ({ id: context.proposalIds[k], region: move.region, length: move.length }));
+    memory.stalled = 0;
+  }
   const stepped = takesModelSteps(q, regions.length) ? await stepsOf(regions, memory, utopia, context, penalty) : [];
-  const steps = [...stepped, ...probesOf(regions, context, q - stepped.length)];
+  const moved = basins.map((move) => ({ point: move.point, factor: 0, region: move.region }));
+  const steps = [...moved, ...stepped, ...probesOf(regions, context, q - moved.length - stepped.length)].slice(0, q);
   const thompson = q - steps.length;
   // before enough observed points are inside the reference box, the later picks head for it
   const reach = { picks: penalty.frame.picks(thompson, 'local'), scale: penalty.frame.scale };
