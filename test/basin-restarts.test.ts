@@ -93,7 +93,11 @@ test('at a stall every spent region but the leader moves to the basin start; wit
     { id: 'third', x: [0.9, 0.9], y: [4, 4] },
     { id: 'old', x: [0.1, 0.1], y: [5, 5] },
   ]);
-  const preference = centerPreference(o.Y, o.n, o.m, o.ref!, scaleOf(o));
+  let rankings = 0;
+  const preference = () => {
+    rankings++;
+    return centerPreference(o.Y, o.n, o.m, o.ref!, scaleOf(o));
+  };
   const spent = LENGTH_SPENT / 2;
   // the leader is spent too, and stays; 'third' is spent and moves; 'second' still searches
   const memory: TrustRegionMemory = {
@@ -120,7 +124,9 @@ test('at a stall every spent region but the leader moves to the basin start; wit
   )!;
   assert.deepEqual(Array.from(moves[0].point), Array.from(funnel.mean));
   assert.equal(moves[0].length, funnel.length);
+  assert.equal(rankings, 1);
   assert.deepEqual(basinMoves({ ...memory, stalled: 0 }, o, space, preference, new Random(1)), [], 'no stall, no move');
+  assert.equal(rankings, 1, 'the rows are ranked only once the rule applies');
   const searching = { ...memory, regions: [region('third', 2 * LENGTH_SPENT), region('best', spent), region('second', 0.3)] };
   assert.deepEqual(basinMoves(searching, o, space, preference, new Random(1)), [], 'no spent region but the leader');
   // once a point is inside the reference box, the regions stay on the front
@@ -130,7 +136,7 @@ test('at a stall every spent region but the leader moves to the basin start; wit
     { id: 'third', x: [0.9, 0.9], y: [4, 4] },
     { id: 'old', x: [0.1, 0.1], y: [5, 5] },
   ]);
-  assert.deepEqual(basinMoves(memory, inside, space, centerPreference(inside.Y, inside.n, inside.m, inside.ref!, scaleOf(inside)), new Random(1)), []);
+  assert.deepEqual(basinMoves(memory, inside, space, () => centerPreference(inside.Y, inside.n, inside.m, inside.ref!, scaleOf(inside)), new Random(1)), []);
   // a region that TuRBO's rule just restarted (a fresh box) moves as well
   const restarted = { ...searching, collapsed: [0] };
   assert.deepEqual(

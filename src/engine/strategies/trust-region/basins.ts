@@ -44,12 +44,13 @@ export interface BasinMove {
 /**
  * The regions that move this step and their starts: empty unless the campaign has stalled
  * outside the reference box and at least LEAST_MINIMA minima are known. `o`: the observations
- * with infeasible rows folded beyond the reference; `preference`: its rows best first
- * (centers.ts). The minima are the current and retired centres.
+ * with infeasible rows folded beyond the reference; `preference`: gives its rows best first
+ * (centers.ts), called only once the rule applies (ranking the rows is O(n² m)). The minima are
+ * the current and retired centres.
  */
-export function basinMoves(memory: TrustRegionMemory, o: Observations, space: SearchSpace, preference: readonly number[], random: Random): BasinMove[] {
+export function basinMoves(memory: TrustRegionMemory, o: Observations, space: SearchSpace, preference: () => readonly number[], random: Random): BasinMove[] {
   if ((memory.stalled ?? 0) < STALL_BATCHES || (memory.moves?.length ?? 0) > 0 || pointsInside(o.Y, o.n, o.m, o.ref!) > 0) return [];
-  const rank = new Map(preference.map((row, k) => [o.ids[row], k]));
+  const rank = new Map(preference().map((row, k) => [o.ids[row], k]));
   const centers = memory.regions.map((r) => r.center);
   const leader = centers.reduce((best, id) => ((rank.get(id) ?? Infinity) < (rank.get(best) ?? Infinity) ? id : best), centers[0]);
   const collapsed = new Set(memory.collapsed ?? []);
