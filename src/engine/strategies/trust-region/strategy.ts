@@ -3,7 +3,6 @@ import { serializeHyperparameters, type GpHyperparameters } from '../../gp/prior
 import { localLengthscales } from '../../gp/warp.js';
 import type { CompiledCampaign, FitRequest, Observations, Strategy, StrategyContext, StrategyOutcome } from '../types.js';
 import { localPartial, localRows, regionBox, regionCandidates } from './candidates.js';
-import { boundProbes } from '../bound-probes.js';
 import { basinMoves } from './basins.js';
 import { centerPreference } from './centers.js';
 import { rankingObjectives } from '../feasibility.js';
@@ -20,6 +19,7 @@ import {
 } from './models.js';
 import { drawOfPaths, lineSearchTrials, refineCandidates, towardUtopia, utopiaPoint } from './refine.js';
 import { regionSettings, updateRegions, type RegionMemory, type TrustRegionMemory } from './regions.js';
+import { regionProbes } from './probes.js';
 import { selectBatch, type CandidatePool } from './selection.js';
 import { separableQuadratics } from './quadratic.js';
 import { adaptReach, modelSteps, stepScalarization, takesModelSteps } from './steps.js';
@@ -53,8 +53,6 @@ const CANDIDATES_MAX = 5000;
 const FIT_ITERATIONS = 60;
 /** Rows of a region's quadratic models (steps.ts), per coefficient. */
 const QUADRATIC_ROWS = 2;
-/** Batch points per bound probe (probesOf). */
-const PROBE_ROOM = 10;
 /** Lengthscales are clipped to this factor of their median before they shape a box. */
 const WEIGHT_RANGE = 10;
 
@@ -129,7 +127,7 @@ async function proposeFrom(context: StrategyContext, fitted: readonly GpHyperpar
   }
   const stepped = takesModelSteps(q, regions.length) ? await stepsOf(regions, memory, utopia, context, penalty) : [];
   const moved = basins.map((move) => ({ point: move.point, factor: 0, region: move.region }));
-  const steps = [...moved, ...stepped, ...probesOf(regions, context, q - moved.length - stepped.length)].slice(0, q);
+  const steps = [...moved, ...stepped, ...(await regionProbes(regions, models, context, penalty.ref, penalty.spread, q - moved.length - stepped.length))].slice(0, q);
   const thompson = q - steps.length;
   // before enough observed points are inside the reference box, the later picks head for it
   const reach = { picks: penalty.frame.picks(thompson, 'local'), scale: penalty.frame.scale };
@@ -295,27 +293,6 @@ async function stepsOf(
     }
   }
   return out;
-}
-
-/**
- * Bound probes (bound-probes.ts) of the regions' centres, one per PROBE_ROOM points of `room`
- * left in the batch, each credited to its region like its model steps. A coordinate is probed on
- * a bound its region's box reaches (its half-width, or BOUND_TOLERANCE when narrower). Batches
- * under PROBE_ROOM points take no probes: at 4 points a probe was a quarter of every batch, and
- * on ZDT1 and DTLZ2 at 90 evaluations that cost more than it found.
- */
-function probesOf(regions: readonly RegionData[], context: StrategyContext, room: number): { point: Float64Array; factor: number; region: number }[] {
-  const centers = regions.map((r) => r.centerRow);
-  const { d } = context.observations;
-  const halfWidths = (row: number) => {
-    const { region } = regions[centers.indexOf(row)];
-    return Array.from({ length: d }, (_, j) => 0.5 * region.length * (region.weights?.[j] ?? 1));
-  };
-  return boundProbes(context.space, context.observations, centers, Math.floor(room / PROBE_ROOM), halfWidths).map(({ point, row }) => ({
-    point,
-    factor: 0,
-    region: centers.indexOf(row),
-  }));
 }
 
 interface PreparedRegions {
