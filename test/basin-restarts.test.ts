@@ -136,7 +136,10 @@ test('at a stall every spent region but the leader moves to the basin start; wit
     { id: 'third', x: [0.9, 0.9], y: [4, 4] },
     { id: 'old', x: [0.1, 0.1], y: [5, 5] },
   ]);
-  assert.deepEqual(basinMoves(memory, inside, space, () => centerPreference(inside.Y, inside.n, inside.m, inside.ref!, scaleOf(inside)), new Random(1)), []);
+  assert.deepEqual(
+    basinMoves(memory, inside, space, () => centerPreference(inside.Y, inside.n, inside.m, inside.ref!, scaleOf(inside)), new Random(1)),
+    [],
+  );
   // a region that TuRBO's rule just restarted (a fresh box) moves as well
   const restarted = { ...searching, collapsed: [0] };
   assert.deepEqual(

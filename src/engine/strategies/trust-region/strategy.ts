@@ -127,7 +127,10 @@ async function proposeFrom(context: StrategyContext, fitted: readonly GpHyperpar
   }
   const stepped = takesModelSteps(q, regions.length) ? await stepsOf(regions, memory, utopia, context, penalty) : [];
   const moved = basins.map((move) => ({ point: move.point, factor: 0, region: move.region }));
-  const steps = [...moved, ...stepped, ...(await regionProbes(regions, models, context, penalty.ref, penalty.spread, q - moved.length - stepped.length))].slice(0, q);
+  const steps = [...moved, ...stepped, ...(await regionProbes(regions, models, context, penalty.ref, penalty.spread, q - moved.length - stepped.length))].slice(
+    0,
+    q,
+  );
   const thompson = q - steps.length;
   // before enough observed points are inside the reference box, the later picks head for it
   const reach = { picks: penalty.frame.picks(thompson, 'local'), scale: penalty.frame.scale };
