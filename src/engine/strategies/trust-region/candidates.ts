@@ -5,6 +5,17 @@ import { isInsideBox, type RegionMemory } from './regions.js';
 
 /** Most parameters one candidate redraws (TuRBO perturbs each with probability min(1, 20 / d)). */
 const MAX_PERTURBED = 20;
+/**
+ * Share of a region's candidates that are recombined: their redrawn parameters take the values of
+ * one front point (the donor, drawn anew per candidate) clipped into the box, instead of uniform
+ * values. A region refines the front near its centre only; where the best values of some
+ * parameters hold along the whole front (distance-like parameters), a donor carries them across,
+ * as crossover does in NSGA-II. Without it, the front converged where the regions sat and stayed
+ * behind elsewhere (WFG4 with 2 objectives at 1,000 evaluations, seed 1: the best point in each 10°
+ * of the front's angle lay 4–14 % beyond the true front, NSGA-II's 4–6 %). Half and half keeps
+ * the uniform draws that find values no front point holds.
+ */
+export const DONOR_SHARE = 0.5;
 
 /**
  * Candidates of one trust region: copies of the centre with a random subset of the parameters
@@ -12,7 +23,9 @@ const MAX_PERTURBED = 20;
  * itself drawn, see perturbedParameters), so in high dimensions candidates differ from the
  * centre in a few coordinates, as good moves there do. A categorical parameter chosen
  * for perturbation takes a random other value; an integer's box spans at least one step either
- * side. Candidates are repaired into the linear constraints and dropped when a nonlinear one
+ * side. A DONOR_SHARE of the candidates take the redrawn parameters' values from one of `donors`
+ * (the front's points in the unit cube), clipped into the box; a categorical takes the donor's
+ * category. Candidates are repaired into the linear constraints and dropped when a nonlinear one
  * fails. Returns `count x d` row-major (fewer rows when too many were dropped).
  */
 export function regionCandidates(
@@ -21,6 +34,7 @@ export function regionCandidates(
   region: RegionMemory,
   count: number,
   random: Random,
+  donors: readonly Float64Array[] = [],
 ): { X: Float64Array; count: number } {
   const d = space.dimension;
   const layout = space.layout;
@@ -31,15 +45,22 @@ export function regionCandidates(
   for (let attempt = 0; kept < count && attempt < 4 * count; attempt++) {
     const x = Float64Array.from(center);
     const chosen = perturbedParameters(layout.length, most, random);
+    const donor = donors.length > 0 && random.uniform() < DONOR_SHARE ? donors[random.int(donors.length)] : null;
     chosen.forEach((k) => {
       const { parameter, offset, width } = layout[k];
       if (parameter.type === 'categorical') {
         if (width < 2) return;
+        if (donor) {
+          x.set(donor.subarray(offset, offset + width), offset);
+          return;
+        }
         let current = 0;
         for (let j = 1; j < width; j++) if (x[offset + j] > x[offset + current]) current = j;
         const next = (current + 1 + random.int(width - 1)) % width;
         x.fill(0, offset, offset + width);
         x[offset + next] = 1;
+      } else if (donor) {
+        x[offset] = Math.min(upper[offset], Math.max(lower[offset], donor[offset]));
       } else {
         x[offset] = lower[offset] + random.uniform() * (upper[offset] - lower[offset]);
       }

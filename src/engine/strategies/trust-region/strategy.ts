@@ -6,6 +6,7 @@ import { localPartial, localRows, regionBox, regionCandidates } from './candidat
 import { basinMoves } from './basins.js';
 import { centerPreference } from './centers.js';
 import { rankingObjectives } from '../feasibility.js';
+import { paretoIndices } from '../../pareto.js';
 import {
   disposeRegionModels,
   fitCount,
@@ -97,6 +98,8 @@ async function proposeFrom(context: StrategyContext, fitted: readonly GpHyperpar
   const { m, d } = o;
   const perRegion = Math.ceil(Math.min(CANDIDATES_MAX, Math.max(CANDIDATES_MIN, 100 * d)) / regions.length);
   let next = 0;
+  // every region recombines with the whole front (candidates.ts, DONOR_SHARE), infeasibility folded in
+  const front = paretoIndices(penalty.Y, o.n, m);
   // the random streams are drawn region by region; the draws are then evaluated together
   const sampled = regions.map((data, r) => {
     const objectives = fitted.slice(next, next + m);
@@ -112,7 +115,10 @@ async function proposeFrom(context: StrategyContext, fitted: readonly GpHyperpar
     const center = o.X.slice(data.centerRow * d, (data.centerRow + 1) * d);
     const model = regionModels(data, d, { objectives, constraints }, regionBox(space, center, region), penalty.scale, random);
     models.push(model);
-    return { region: r, model, candidates: regionCandidates(space, center, region, perRegion, random) };
+    const donors = Array.from(front)
+      .filter((row) => row !== data.centerRow)
+      .map((row) => o.X.subarray(row * d, (row + 1) * d));
+    return { region: r, model, candidates: regionCandidates(space, center, region, perRegion, random, donors) };
   });
   const pools: CandidatePool[] = await Promise.all(
     sampled.map(async ({ region, model, candidates }) => ({ region, ...(await sampleAt(model, candidates.X, candidates.count, penalty.ref, penalty.spread)) })),

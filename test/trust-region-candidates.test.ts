@@ -1,0 +1,78 @@
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { mdlSchema } from '../src/engine/mdl/schema.js';
+import { Random } from '../src/engine/random.js';
+import { SearchSpace } from '../src/engine/space.js';
+import { DONOR_SHARE, regionCandidates } from '../src/engine/strategies/trust-region/candidates.js';
+import type { RegionMemory } from '../src/engine/strategies/trust-region/regions.js';
+
+const space = new SearchSpace(
+  mdlSchema.parse({
+    parameters: [
+      { name: 'x1', type: 'continuous', bounds: [0, 1] },
+      { name: 'x2', type: 'continuous', bounds: [0, 1] },
+      { name: 'x3', type: 'continuous', bounds: [0, 1] },
+      { name: 'x4', type: 'continuous', bounds: [0, 1] },
+      { name: 'phase', type: 'categorical', values: ['a', 'b', 'c'] },
+    ],
+    objectives: [
+      { name: 'f1', direction: 'minimize' },
+      { name: 'f2', direction: 'minimize' },
+    ],
+    optimizer: { budget: 100 },
+  }),
+);
+const d = space.dimension; // 4 continuous + 3 one-hot
+// the centre in the middle of the cube with phase a; its box is [0.3, 0.7] in every coordinate
+const center = Float64Array.of(0.5, 0.5, 0.5, 0.5, 1, 0, 0);
+const region: RegionMemory = { center: 'e0', length: 0.4, successes: 0, failures: 0, weights: null, hyperparameters: null };
+// a front point partly outside the box, with phase c
+const donor = Float64Array.of(0.9, 0.6, 0.1, 0.35, 0, 0, 1);
+// the donor's values clipped into the box
+const clipped = [0.7, 0.6, 0.3, 0.35];
+
+/** How each candidate differs from the centre: 'donor' when every changed parameter holds the donor's (clipped) value. */
+function kinds(X: Float64Array, count: number): { donor: number; other: number } {
+  let donorLike = 0;
+  for (let i = 0; i < count; i++) {
+    const x = X.subarray(i * d, (i + 1) * d);
+    let fromDonor = true;
+    for (let j = 0; j < 4; j++) if (x[j] !== center[j] && x[j] !== clipped[j]) fromDonor = false;
+    // a changed categorical parameter holds the donor's category
+    if (x[4] !== 1 && x[6] !== 1) fromDonor = false;
+    if (fromDonor) donorLike++;
+  }
+  return { donor: donorLike, other: count - donorLike };
+}
+
+test('a share of the candidates takes its redrawn parameters from a front point, clipped into the box', () => {
+  const count = 4000;
+  const { X, count: made } = regionCandidates(space, center, region, count, new Random(7), [donor]);
+  assert.equal(made, count);
+  for (let i = 0; i < made; i++) {
+    for (let j = 0; j < 4; j++) {
+      assert.ok(X[i * d + j] >= 0.3 - 1e-12 && X[i * d + j] <= 0.7 + 1e-12, `candidate ${i} leaves the box in x${j + 1}`);
+    }
+  }
+  const { donor: donorLike } = kinds(X, made);
+  // a uniform redraw equals the clipped donor value with probability 0, so the count is the share
+  // of recombined candidates (binomial: sd = √(4000 · ½ · ½) ≈ 32)
+  assert.ok(Math.abs(donorLike - DONOR_SHARE * count) < 5 * Math.sqrt(count * DONOR_SHARE * (1 - DONOR_SHARE)), `${donorLike} of ${count}`);
+  assert.ok(DONOR_SHARE > 0 && DONOR_SHARE < 1, 'recombined and uniform candidates both occur');
+});
+
+test('without front points every redrawn parameter is uniform in the box', () => {
+  const { X, count } = regionCandidates(space, center, region, 2000, new Random(7));
+  // a candidate that changed only its phase is donor-like by chance (its category may be c); none that moved a number is
+  let moved = 0;
+  let donorLike = 0;
+  for (let i = 0; i < count; i++) {
+    const x = X.subarray(i * d, (i + 1) * d);
+    const changed = [0, 1, 2, 3].filter((j) => x[j] !== center[j]);
+    if (changed.length === 0) continue;
+    moved++;
+    if (changed.every((j) => x[j] === clipped[j])) donorLike++;
+  }
+  assert.ok(moved > 1000, `${moved} candidates moved a number`);
+  assert.equal(donorLike, 0);
+});
