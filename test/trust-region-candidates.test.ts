@@ -31,18 +31,25 @@ const donor = Float64Array.of(0.9, 0.6, 0.1, 0.35, 0, 0, 1);
 // the donor's values clipped into the box
 const clipped = [0.7, 0.6, 0.3, 0.35];
 
-/** How each candidate differs from the centre: 'donor' when every changed parameter holds the donor's (clipped) value. */
-function kinds(X: Float64Array, count: number): { donor: number; other: number } {
-  let donorLike = 0;
+/**
+ * Of the candidates that moved some number: how many, and how many moved every such number to the
+ * donor's clipped value (a uniform redraw does so with probability 0); and whether every one of
+ * those that changed its phase took the donor's.
+ */
+function recombined(X: Float64Array, count: number): { moved: number; fromDonor: number; donorPhase: boolean } {
+  let moved = 0;
+  let fromDonor = 0;
+  let donorPhase = true;
   for (let i = 0; i < count; i++) {
     const x = X.subarray(i * d, (i + 1) * d);
-    let fromDonor = true;
-    for (let j = 0; j < 4; j++) if (x[j] !== center[j] && x[j] !== clipped[j]) fromDonor = false;
-    // a changed categorical parameter holds the donor's category
-    if (x[4] !== 1 && x[6] !== 1) fromDonor = false;
-    if (fromDonor) donorLike++;
+    const changed = [0, 1, 2, 3].filter((j) => x[j] !== center[j]);
+    if (changed.length === 0) continue;
+    moved++;
+    if (!changed.every((j) => x[j] === clipped[j])) continue;
+    fromDonor++;
+    if (x[4] !== 1 && x[6] !== 1) donorPhase = false;
   }
-  return { donor: donorLike, other: count - donorLike };
+  return { moved, fromDonor, donorPhase };
 }
 
 test('a share of the candidates takes its redrawn parameters from a front point, clipped into the box', () => {
@@ -54,25 +61,17 @@ test('a share of the candidates takes its redrawn parameters from a front point,
       assert.ok(X[i * d + j] >= 0.3 - 1e-12 && X[i * d + j] <= 0.7 + 1e-12, `candidate ${i} leaves the box in x${j + 1}`);
     }
   }
-  const { donor: donorLike } = kinds(X, made);
-  // a uniform redraw equals the clipped donor value with probability 0, so the count is the share
-  // of recombined candidates (binomial: sd = √(4000 · ½ · ½) ≈ 32)
-  assert.ok(Math.abs(donorLike - DONOR_SHARE * count) < 5 * Math.sqrt(count * DONOR_SHARE * (1 - DONOR_SHARE)), `${donorLike} of ${count}`);
+  const { moved, fromDonor, donorPhase } = recombined(X, made);
+  // whether a candidate recombines is drawn apart from which parameters it changes: binomial
+  const sd = Math.sqrt(moved * DONOR_SHARE * (1 - DONOR_SHARE));
+  assert.ok(Math.abs(fromDonor - DONOR_SHARE * moved) < 5 * sd, `${fromDonor} of ${moved}`);
   assert.ok(DONOR_SHARE > 0 && DONOR_SHARE < 1, 'recombined and uniform candidates both occur');
+  assert.ok(donorPhase, "a recombined candidate that changes its phase takes the donor's");
 });
 
 test('without front points every redrawn parameter is uniform in the box', () => {
   const { X, count } = regionCandidates(space, center, region, 2000, new Random(7));
-  // a candidate that changed only its phase is donor-like by chance (its category may be c); none that moved a number is
-  let moved = 0;
-  let donorLike = 0;
-  for (let i = 0; i < count; i++) {
-    const x = X.subarray(i * d, (i + 1) * d);
-    const changed = [0, 1, 2, 3].filter((j) => x[j] !== center[j]);
-    if (changed.length === 0) continue;
-    moved++;
-    if (changed.every((j) => x[j] === clipped[j])) donorLike++;
-  }
+  const { moved, fromDonor } = recombined(X, count);
   assert.ok(moved > 1000, `${moved} candidates moved a number`);
-  assert.equal(donorLike, 0);
+  assert.equal(fromDonor, 0);
 });
