@@ -355,7 +355,11 @@ describe('the worklist reads back what it wrote', () => {
     }
     const again = await api('POST', `/v1/campaigns/${id}/evaluations`, text, csv);
     assert.equal(again.status, 200, again.text);
-    assert.deepEqual(again.json.data, { accepted: 0, duplicates: first.length, awaiting: 0, partial: [] }, 'the worklist posts back unchanged');
+    // `awaiting` counts the campaign's pending candidates: the batch the worker proposes after the
+    // failures may or may not be out by now (a race the first CI runs lost once), so it is not compared
+    const { awaiting, ...stored } = again.json.data;
+    assert.deepEqual(stored, { accepted: 0, duplicates: first.length, partial: [] }, 'the worklist posts back unchanged');
+    assert.ok(Number.isInteger(awaiting) && awaiting >= 0, `awaiting ${awaiting}`);
     await api('POST', `/v1/campaigns/${id}/stop`);
   });
 
