@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,7 +40,9 @@ export class TestPostgres {
   }
 
   async database(): Promise<string> {
-    const name = `kiln_test_${process.pid}_${++this.counter}`;
+    // a long-lived server outlives many test processes, and pids wrap (pid_max is 32768 on CI
+    // machines): the random part keeps a later process from reusing an earlier one's name
+    const name = `kiln_test_${process.pid}_${randomBytes(4).toString('hex')}_${++this.counter}`;
     await cloneTemplate(this.url, name);
     return databaseUrl(this.url, name);
   }
