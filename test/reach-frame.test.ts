@@ -21,6 +21,15 @@ test('the reach frame counts the feasible rows strictly inside the box', () => {
   assert.equal(frame.inside, 2, 'rows 0 and 3; row 2 is infeasible, row 1 misses objective 1');
   assert.equal(new ReachFrame(Y, 4, 2, [1, 1]).inside, 3, 'every row feasible without a mask');
   assert.equal(new ReachFrame(Y, 4, 2, [0.9, 0.95], feasible).inside, 1, 'on the reference is not inside');
+  // row by row, by the same rule (a lone trust region's donors are the front's rows inside)
+  assert.deepEqual(
+    [0, 1, 2, 3].map((i) => frame.isInside(i)),
+    [true, false, false, true],
+  );
+  assert.deepEqual(
+    [0, 1, 2, 3].map((i) => new ReachFrame(Y, 4, 2, [0.9, 0.95]).isInside(i)),
+    [true, false, true, false],
+  );
 });
 
 test('the reach frame hands over to hypervolume improvement at m points inside for local search, 3m for global', () => {

@@ -47,12 +47,17 @@ export class ReachFrame {
     for (let i = 0; i < n; i++) {
       if (feasible && !feasible[i]) continue;
       rows.push(i);
-      let within = true;
-      for (let j = 0; j < m && within; j++) within = Y[i * m + j] < ref[j];
-      if (within) inside++;
+      if (this.isInside(i)) inside++;
     }
     this.feasibleRows = rows;
     this.inside = inside;
+  }
+
+  /** Whether row i is feasible and strictly better than the reference in every objective. */
+  isInside(i: number): boolean {
+    if (this.feasible && !this.feasible[i]) return false;
+    for (let j = 0; j < this.m; j++) if (!(this.Y[i * this.m + j] < this.ref[j])) return false;
+    return true;
   }
 
   /** How many of a batch of q picks take the reach criterion, for a strategy searching `search`. */
