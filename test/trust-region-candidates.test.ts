@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { mdlSchema } from '../src/engine/mdl/schema.js';
 import { Random } from '../src/engine/random.js';
 import { SearchSpace } from '../src/engine/space.js';
-import { DONOR_SHARE, regionCandidates } from '../src/engine/strategies/trust-region/candidates.js';
+import { ReachFrame } from '../src/engine/acquisition/reach-frame.js';
+import { DONOR_SHARE, donorRows, regionCandidates } from '../src/engine/strategies/trust-region/candidates.js';
 import type { RegionMemory } from '../src/engine/strategies/trust-region/regions.js';
 
 const space = new SearchSpace(
@@ -74,4 +75,20 @@ test('without front points every redrawn parameter is uniform in the box', () =>
   const { moved, fromDonor } = recombined(X, count);
   assert.ok(moved > 1000, `${moved} candidates moved a number`);
   assert.equal(fromDonor, 0);
+});
+
+test('donor rows: the whole front for several regions, its rows inside the reference box for a lone region', () => {
+  // four rows, two objectives (minimized), reference (1, 1): rows 0, 1 and 3 are the front, row 2
+  // is dominated by row 1; row 0 lies beyond the reference in f2, row 3 in f1
+  const Y = Float64Array.of(0.2, 1.5, 0.5, 0.5, 0.6, 0.7, 1.2, 0.1);
+  const frame = new ReachFrame(Y, 4, 2, [1, 1]);
+  assert.deepEqual(
+    donorRows(Y, 4, 2, frame, 3).sort((a, b) => a - b),
+    [0, 1, 3],
+  );
+  assert.deepEqual(donorRows(Y, 4, 2, frame, 1), [1]);
+  // a front wholly outside the box gives a lone region no donor: it draws as TuRBO does
+  const outside = Float64Array.of(1.1, 2, 2, 1.1);
+  assert.deepEqual(donorRows(outside, 2, 2, new ReachFrame(outside, 2, 2, [1, 1]), 1), []);
+  assert.equal(donorRows(outside, 2, 2, new ReachFrame(outside, 2, 2, [1, 1]), 2).length, 2);
 });

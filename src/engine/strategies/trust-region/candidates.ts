@@ -1,3 +1,5 @@
+import type { ReachFrame } from '../../acquisition/reach-frame.js';
+import { paretoIndices } from '../../pareto.js';
 import type { Random } from '../../random.js';
 import { isDiscrete, unitGap, type SearchSpace } from '../../space.js';
 import type { Observations } from '../types.js';
@@ -16,6 +18,22 @@ const MAX_PERTURBED = 20;
  * the uniform draws that find values no front point holds.
  */
 export const DONOR_SHARE = 0.5;
+
+/**
+ * The rows a step's regions recombine with (regionCandidates' `donors`): the Pareto front of `Y`
+ * (`n x m`, minimization, infeasible rows already folded beyond the reference), the whole of it
+ * where there are several regions to carry values between, and only its rows inside the
+ * reference box (`frame.isInside`) for a lone region. A lone region (batches of 4 or fewer) is
+ * the step's only search for the box: donors from a front still wholly outside it diluted that
+ * search, so that DTLZ2 with 3 objectives and 8 inputs stayed out of the box for 45 evaluations on
+ * one seed of three (test/reach-campaign.test.ts), and ZDT1 with 5 % noise fell from 14.2 to 6.2 %
+ * of the maximum at 90 evaluations (seeds 1–10). Until a row is inside, a lone region draws as
+ * TuRBO does.
+ */
+export function donorRows(Y: Float64Array, n: number, m: number, frame: ReachFrame, regionCount: number): number[] {
+  const front = Array.from(paretoIndices(Y, n, m));
+  return regionCount > 1 ? front : front.filter((row) => frame.isInside(row));
+}
 
 /**
  * Candidates of one trust region: copies of the centre with a random subset of the parameters

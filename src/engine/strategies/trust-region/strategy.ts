@@ -2,11 +2,10 @@ import type { ReachFrame } from '../../acquisition/reach-frame.js';
 import { serializeHyperparameters, type GpHyperparameters } from '../../gp/priors.js';
 import { localLengthscales } from '../../gp/warp.js';
 import type { CompiledCampaign, FitRequest, Observations, Strategy, StrategyContext, StrategyOutcome } from '../types.js';
-import { localPartial, localRows, regionBox, regionCandidates } from './candidates.js';
+import { donorRows, localPartial, localRows, regionBox, regionCandidates } from './candidates.js';
 import { basinMoves } from './basins.js';
 import { centerPreference } from './centers.js';
 import { rankingObjectives } from '../feasibility.js';
-import { paretoIndices } from '../../pareto.js';
 import {
   disposeRegionModels,
   fitCount,
@@ -98,14 +97,8 @@ async function proposeFrom(context: StrategyContext, fitted: readonly GpHyperpar
   const { m, d } = o;
   const perRegion = Math.ceil(Math.min(CANDIDATES_MAX, Math.max(CANDIDATES_MIN, 100 * d)) / regions.length);
   let next = 0;
-  // every region recombines with the front (candidates.ts, DONOR_SHARE), infeasibility folded in:
-  // the whole front where there are several regions to carry values between; for a lone region
-  // (batches of 4 or fewer) only the front's points inside the reference box. Donors from a front
-  // wholly outside the box diluted a lone region's reach search: DTLZ2 with 3 objectives and 8
-  // inputs stayed out of the box for 45 evaluations on one seed of three
-  // (test/reach-campaign.test.ts), and ZDT1 with 5 % noise lost 8 points of 19 at 90 evaluations.
-  const pareto = Array.from(paretoIndices(penalty.Y, o.n, m));
-  const front = regions.length > 1 ? pareto : pareto.filter((row) => penalty.frame.isInside(row));
+  // every region recombines with the front (candidates.ts, DONOR_SHARE), infeasibility folded in
+  const front = donorRows(penalty.Y, o.n, m, penalty.frame, regions.length);
   // the random streams are drawn region by region; the draws are then evaluated together
   const sampled = regions.map((data, r) => {
     const objectives = fitted.slice(next, next + m);
@@ -121,9 +114,7 @@ async function proposeFrom(context: StrategyContext, fitted: readonly GpHyperpar
     const center = o.X.slice(data.centerRow * d, (data.centerRow + 1) * d);
     const model = regionModels(data, d, { objectives, constraints }, regionBox(space, center, region), penalty.scale, random);
     models.push(model);
-    const donors = Array.from(front)
-      .filter((row) => row !== data.centerRow)
-      .map((row) => o.X.subarray(row * d, (row + 1) * d));
+    const donors = front.filter((row) => row !== data.centerRow).map((row) => o.X.subarray(row * d, (row + 1) * d));
     return { region: r, model, candidates: regionCandidates(space, center, region, perRegion, random, donors) };
   });
   const pools: CandidatePool[] = await Promise.all(
