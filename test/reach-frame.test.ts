@@ -49,6 +49,33 @@ test('the reach frame hands over to hypervolume improvement at m points inside f
   assert.equal(six.picks(4, 'global'), 2, '6 ≤ 3m');
 });
 
+test('the global search mixes reach picks in again when the latest iteration put nothing inside the box', () => {
+  // the 7 rows inside from above, then 2 rows of iteration 3 outside the box: (1.5, 0.2) and (0.4, 1.1)
+  const rows = Float64Array.from({ length: 14 }, (_, k) => 0.1 * (k % 2 === 0 ? k / 2 : 7 - (k - 1) / 2) + 0.01);
+  const Y9 = Float64Array.of(...rows, 1.5, 0.2, 0.4, 1.1);
+  const missed = new ReachFrame(Y9, 9, 2, [1, 1], null, Int32Array.of(0, 1, 1, 1, 1, 2, 2, 3, 3));
+  assert.equal(missed.inside, 7);
+  assert.equal(missed.latestMissed, true);
+  assert.equal(missed.picks(4, 'global'), 2, 'beyond 3m, but the latest iteration missed: half the batch');
+  assert.equal(missed.picks(4, 'local'), 0, 'trust regions hand over at m as before');
+  // one row of the latest iteration inside (the first, renumbered 3): hypervolume alone decides
+  const hit = new ReachFrame(Y9, 9, 2, [1, 1], null, Int32Array.of(3, 1, 1, 1, 1, 2, 2, 3, 3));
+  assert.equal(hit.latestMissed, false);
+  assert.equal(hit.picks(4, 'global'), 0);
+  // an infeasible row inside counts as a miss
+  const infeasible = new ReachFrame(Y9, 9, 2, [1, 1], Uint8Array.of(0, 1, 1, 1, 1, 1, 1, 1, 1), Int32Array.of(3, 1, 1, 1, 1, 2, 2, 3, 3));
+  assert.equal(infeasible.latestMissed, true);
+  // rows of the warm start (iteration 0) alone are no iteration of the campaign's; no iterations, no rule
+  assert.equal(new ReachFrame(Y9, 9, 2, [1, 1], null, new Int32Array(9)).latestMissed, false);
+  assert.equal(new ReachFrame(Y9, 9, 2, [1, 1]).latestMissed, false);
+  // nothing inside: every pick is a reach pick, as before
+  assert.equal(new ReachFrame(Float64Array.of(2, 2, 3, 3), 2, 2, [1, 1], null, Int32Array.of(1, 2)).picks(4, 'global'), 4);
+  // judged by other values and restricted to rows, the iterations go along
+  assert.equal(missed.judgedBy(Y9.map((v) => v * 0.5)).latestMissed, false, 'halved, the latest rows are inside');
+  assert.equal(missed.restrictedTo([0, 1, 7, 8]).latestMissed, true);
+  assert.equal(missed.restrictedTo([0, 1, 2, 3]).latestMissed, false, 'the latest kept iteration is 1, inside');
+});
+
 test('the closest feasible row is the lowest achievement in the frame scale or an aimed one', () => {
   const frame = new ReachFrame(Y, 4, 2, [1, 1], feasible);
   // achievements: row 0 max(−0.5/2.9, −0.2/0.9) = −0.172; row 1 max(2/2.9, −0.8/0.9) = 0.690; row 3 max(−0.1/2.9, −0.05/0.9) = −0.034

@@ -20,11 +20,13 @@ export type ReachSearch = 'global' | 'local';
  *   candidates) do not, or the unit would change with the penalty.
  * - **inside**: feasible rows strictly better than the reference in every objective.
  * - **picks**: how many of a batch take the reach criterion (`reachPicks`): all while nothing is
- *   inside; the later ⌊q/2⌋ while 1 to `m` (local search) or 1 to 3m (global search) are; none
- *   beyond. docs/mdl.md says why the two searches hand over at different counts.
+ *   inside; the later ⌊q/2⌋ while 1 to `m` (local search) or 1 to 3m (global search) are, and, for
+ *   the global search, whenever the latest iteration put no feasible point inside; none beyond.
+ *   docs/mdl.md says why the two searches hand over at different counts.
  *
  * Y: `n x m` minimization-space objectives; feasible: per row 1 when it meets the outcome
- * constraints (every row when null); ref: the reference point (length m).
+ * constraints (every row when null); ref: the reference point (length m); iterations: per row
+ * the iteration that proposed it (0 = warm start), for `latestMissed` (false when null).
  */
 export class ReachFrame {
   /** per objective: the unit of the achievement scalarization (see above), length m */
@@ -33,6 +35,8 @@ export class ReachFrame {
   readonly feasibleRows: readonly number[];
   /** feasible rows strictly inside the reference box */
   readonly inside: number;
+  /** whether the rows of the latest iteration (after the warm start) put no feasible point inside */
+  readonly latestMissed: boolean;
 
   constructor(
     readonly Y: Float64Array,
@@ -40,6 +44,7 @@ export class ReachFrame {
     readonly m: number,
     readonly ref: readonly number[],
     readonly feasible: Uint8Array | null = null,
+    readonly iterations: Int32Array | null = null,
   ) {
     this.scale = objectiveSpreads(Y, n, m, ref);
     const rows: number[] = [];
@@ -51,6 +56,7 @@ export class ReachFrame {
     }
     this.feasibleRows = rows;
     this.inside = inside;
+    this.latestMissed = iterations !== null && latestIterationMissed(this, iterations);
   }
 
   /** Whether row i is feasible and strictly better than the reference in every objective. */
@@ -62,7 +68,8 @@ export class ReachFrame {
 
   /** How many of a batch of q picks take the reach criterion, for a strategy searching `search`. */
   picks(q: number, search: ReachSearch): number {
-    return reachPicks(q, this.inside, this.m, search === 'global' ? GLOBAL_MIXED_PER_OBJECTIVE * this.m : this.m);
+    if (search === 'local') return reachPicks(q, this.inside, this.m, this.m);
+    return reachPicks(q, this.inside, this.m, GLOBAL_MIXED_PER_OBJECTIVE * this.m, this.latestMissed);
   }
 
   /** s(y) of row i (the achievement scalarization to the reference point), in `scale` (default the frame's). */
@@ -90,7 +97,7 @@ export class ReachFrame {
    * evaluated points), by the same rule.
    */
   judgedBy(Y: Float64Array): ReachFrame {
-    return Y === this.Y ? this : new ReachFrame(Y, this.n, this.m, this.ref, this.feasible);
+    return Y === this.Y ? this : new ReachFrame(Y, this.n, this.m, this.ref, this.feasible, this.iterations);
   }
 
   /** The frame of the rows `keep` (a model's subset of the rows, in its order), by the same rule. */
@@ -100,6 +107,16 @@ export class ReachFrame {
     const Y = new Float64Array(keep.length * m);
     keep.forEach((r, i) => Y.set(this.Y.subarray(r * m, (r + 1) * m), i * m));
     const feasible = this.feasible ? Uint8Array.from(keep, (r) => this.feasible![r]) : null;
-    return new ReachFrame(Y, keep.length, m, this.ref, feasible);
+    const iterations = this.iterations ? Int32Array.from(keep, (r) => this.iterations![r]) : null;
+    return new ReachFrame(Y, keep.length, m, this.ref, feasible, iterations);
   }
+}
+
+/** Whether the latest iteration after the warm start (iteration 0) has rows and none of them is inside. */
+function latestIterationMissed(frame: ReachFrame, iterations: Int32Array): boolean {
+  let latest = 0;
+  for (let i = 0; i < frame.n; i++) latest = Math.max(latest, iterations[i]);
+  if (latest === 0) return false;
+  for (let i = 0; i < frame.n; i++) if (iterations[i] === latest && frame.isInside(i)) return false;
+  return true;
 }

@@ -65,11 +65,13 @@ export function pointsInside(Y: Float64Array, n: number, m: number, ref: ArrayLi
  * How many of a batch of q picks take the reach criterion, given how many evaluated feasible points
  * are inside the box: all of them while none is; ⌊q/2⌋ (the later picks) while 1 to `mixedUpTo`
  * are (m by default: too few to span a front in m objectives), so the batch both widens the front
- * and keeps heading into the box; none beyond, where hypervolume improvement alone decides.
+ * and keeps heading into the box; none beyond, where hypervolume improvement alone decides, unless
+ * `latestMissed`: the latest iteration put no feasible point inside, so its hypervolume picks,
+ * which only count inside the box, all added nothing, and half the batch goes back to the box.
  */
-export function reachPicks(q: number, inside: number, m: number, mixedUpTo = m): number {
+export function reachPicks(q: number, inside: number, m: number, mixedUpTo = m, latestMissed = false): number {
   if (inside === 0) return q;
-  if (inside <= mixedUpTo) return Math.floor(q / 2);
+  if (inside <= mixedUpTo || latestMissed) return Math.floor(q / 2);
   return 0;
 }
 

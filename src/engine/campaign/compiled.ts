@@ -28,6 +28,6 @@ export function compileCampaign(mdl: Mdl, state: Readonly<CampaignState>, space:
     batchSize: mdl.optimizer.batch_size,
     acquisition: mdl.optimizer.acquisition,
     observations,
-    reach: ref ? new ReachFrame(Y, n, m, ref, feasible) : null,
+    reach: ref ? new ReachFrame(Y, n, m, ref, feasible, observations.iterations) : null,
   };
 }
