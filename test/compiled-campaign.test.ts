@@ -109,3 +109,24 @@ test('the progress report closest to the box is the reach frame closest, on the 
   assert.equal(distance.evaluation_id, 'c');
   assert.deepEqual(distance.distance, { cost: 0, capacity: 15 });
 });
+
+test("the reach frame reads the rows' iterations for its latest-miss rule, except where the observations are noisy", () => {
+  const noisyMdl = labMdl();
+  const space = new SearchSpace(noisyMdl);
+  const noisy = compileCampaign(noisyMdl, initialState(noisyMdl, { warmStart: ROWS }), space, false);
+  assert.equal(noisy.observations.noisy, true, 'cost declares its noise');
+  assert.equal(noisy.reach!.iterations, null);
+  assert.equal(noisy.reach!.latestMissed, false);
+  const exactMdl = mdlSchema.parse({
+    ...noisyMdl,
+    objectives: [
+      { name: 'cost', direction: 'minimize' },
+      { name: 'capacity', direction: 'maximize', reference: 150 },
+    ],
+  });
+  const exact = compileCampaign(exactMdl, initialState(exactMdl, { warmStart: ROWS }), space, false);
+  assert.equal(exact.observations.noisy, false);
+  assert.deepEqual(Array.from(exact.reach!.iterations!), Array.from(exact.observations.iterations));
+  // every row is the warm start's (iteration 0): no iteration of the campaign's has missed yet
+  assert.equal(exact.reach!.latestMissed, false);
+});
