@@ -46,7 +46,8 @@ function region(center: string, length: number): RegionMemory {
   return { center, length, successes: 0, failures: 0, weights: null, hyperparameters: null };
 }
 
-const scaleOf = (o: Observations) => new ReachFrame(o.Y, o.n, o.m, o.ref!, o.feasible).scale;
+const frameOf = (o: Observations) => new ReachFrame(o.Y, o.n, o.m, o.ref!, o.feasible);
+const scaleOf = (o: Observations) => frameOf(o).scale;
 
 test("the funnel is CMA-ES's weighted recombination of the best half of the minima, and their spread", () => {
   // four minima, best first: mu = 2, weights ln 2.5 and ln 2.5 − ln 2 over their sum
@@ -107,7 +108,7 @@ test('at a stall every spent region but the leader moves to the basin start; wit
     restarts: 1,
     stalled: 1,
   };
-  const moves = basinMoves(memory, o, space, preference, new Random(1));
+  const moves = basinMoves(memory, o, frameOf(o), space, preference, new Random(1));
   assert.deepEqual(
     moves.map((m) => m.region),
     [0],
@@ -125,10 +126,10 @@ test('at a stall every spent region but the leader moves to the basin start; wit
   assert.deepEqual(Array.from(moves[0].point), Array.from(funnel.mean));
   assert.equal(moves[0].length, funnel.length);
   assert.equal(rankings, 1);
-  assert.deepEqual(basinMoves({ ...memory, stalled: 0 }, o, space, preference, new Random(1)), [], 'no stall, no move');
+  assert.deepEqual(basinMoves({ ...memory, stalled: 0 }, o, frameOf(o), space, preference, new Random(1)), [], 'no stall, no move');
   assert.equal(rankings, 1, 'the rows are ranked only once the rule applies');
   const searching = { ...memory, regions: [region('third', 2 * LENGTH_SPENT), region('best', spent), region('second', 0.3)] };
-  assert.deepEqual(basinMoves(searching, o, space, preference, new Random(1)), [], 'no spent region but the leader');
+  assert.deepEqual(basinMoves(searching, o, frameOf(o), space, preference, new Random(1)), [], 'no spent region but the leader');
   // once a point is inside the reference box, the regions stay on the front
   const inside = observations([
     { id: 'best', x: [0.5, 0.2], y: [0.5, 0.5] },
@@ -137,13 +138,13 @@ test('at a stall every spent region but the leader moves to the basin start; wit
     { id: 'old', x: [0.1, 0.1], y: [5, 5] },
   ]);
   assert.deepEqual(
-    basinMoves(memory, inside, space, () => centerPreference(inside.Y, inside.n, inside.m, inside.ref!, scaleOf(inside)), new Random(1)),
+    basinMoves(memory, inside, frameOf(inside), space, () => centerPreference(inside.Y, inside.n, inside.m, inside.ref!, scaleOf(inside)), new Random(1)),
     [],
   );
   // a region that TuRBO's rule just restarted (a fresh box) moves as well
   const restarted = { ...searching, collapsed: [0] };
   assert.deepEqual(
-    basinMoves(restarted, o, space, preference, new Random(1)).map((m) => m.region),
+    basinMoves(restarted, o, frameOf(o), space, preference, new Random(1)).map((m) => m.region),
     [0],
   );
 });

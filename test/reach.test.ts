@@ -1,14 +1,6 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  achievement,
-  expectedMaxShortfall,
-  objectiveSpreads,
-  pointsInside,
-  reachDirection,
-  reachPicks,
-  ReachAcquisition,
-} from '../src/engine/acquisition/reach.js';
+import { achievement, expectedMaxShortfall, objectiveSpreads, reachDirection, reachPicks, ReachAcquisition } from '../src/engine/acquisition/reach.js';
 import { Random } from '../src/engine/random.js';
 import { expectedPositivePart } from '../src/engine/normal.js';
 
@@ -30,11 +22,6 @@ test('objective spreads run from the best observed value to the worse of the ref
   const Y = Float64Array.of(0, 4, 2, 1, 3, 3);
   assert.deepEqual(Array.from(objectiveSpreads(Y, 3, 2, [5, 2])), [5, 3]);
   assert.deepEqual(Array.from(objectiveSpreads(Float64Array.of(1, 1), 1, 2, [1, 1])), [1, 1]);
-});
-
-test('points inside count only rows strictly better than the reference in every objective', () => {
-  const Y = Float64Array.of(0, 0, 1, 0, 0.5, 2, 0.9, 0.9);
-  assert.equal(pointsInside(Y, 4, 2, [1, 1]), 2);
 });
 
 test('the batch takes the reach criterion for all picks with none inside, the later half with 1 to m inside, none beyond', () => {

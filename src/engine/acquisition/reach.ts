@@ -50,17 +50,6 @@ export function achievement(values: ArrayLike<number>, offset: number, ref: Arra
   return worst;
 }
 
-/** Rows of `n x m` Y strictly inside the reference box (each objective better than its reference). */
-export function pointsInside(Y: Float64Array, n: number, m: number, ref: ArrayLike<number>): number {
-  let count = 0;
-  for (let i = 0; i < n; i++) {
-    let inside = true;
-    for (let j = 0; j < m && inside; j++) inside = Y[i * m + j] < ref[j];
-    if (inside) count++;
-  }
-  return count;
-}
-
 /**
  * How many of a batch of q picks take the reach criterion, given how many evaluated feasible points
  * are inside the box: all of them while none is; ⌊q/2⌋ (the later picks) while 1 to `mixedUpTo`

@@ -1,4 +1,4 @@
-import { pointsInside } from '../../acquisition/reach.js';
+import type { ReachFrame } from '../../acquisition/reach-frame.js';
 import type { Random } from '../../random.js';
 import type { SearchSpace } from '../../space.js';
 import type { Observations } from '../types.js';
@@ -44,12 +44,20 @@ export interface BasinMove {
 /**
  * The regions that move this step and their starts: empty unless the campaign has stalled
  * outside the reference box and at least LEAST_MINIMA minima are known. `o`: the observations
- * with infeasible rows folded beyond the reference; `preference`: gives its rows best first
+ * with infeasible rows folded beyond the reference; `frame`: the step's reach frame, whose count
+ * inside the box decides "outside"; `preference`: gives its rows best first
  * (centers.ts), called only once the rule applies (ranking the rows is O(n² m)). The minima are
  * the current and retired centres.
  */
-export function basinMoves(memory: TrustRegionMemory, o: Observations, space: SearchSpace, preference: () => readonly number[], random: Random): BasinMove[] {
-  if ((memory.stalled ?? 0) < STALL_BATCHES || (memory.moves?.length ?? 0) > 0 || pointsInside(o.Y, o.n, o.m, o.ref!) > 0) return [];
+export function basinMoves(
+  memory: TrustRegionMemory,
+  o: Observations,
+  frame: ReachFrame,
+  space: SearchSpace,
+  preference: () => readonly number[],
+  random: Random,
+): BasinMove[] {
+  if ((memory.stalled ?? 0) < STALL_BATCHES || (memory.moves?.length ?? 0) > 0 || frame.inside > 0) return [];
   const rank = new Map(preference().map((row, k) => [o.ids[row], k]));
   const centers = memory.regions.map((r) => r.center);
   const leader = centers.reduce((best, id) => ((rank.get(id) ?? Infinity) < (rank.get(best) ?? Infinity) ? id : best), centers[0]);

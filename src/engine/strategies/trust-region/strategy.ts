@@ -123,7 +123,14 @@ async function proposeFrom(context: StrategyContext, fitted: readonly GpHyperpar
   // the scalarization's origin for refinement and model steps alike
   const utopia = utopiaPoint([o.Y.subarray(0, o.n * m), ...pools.map((p) => p.S)], m, penalty.spread);
   // once nothing improves, spent regions move to basin starts (basins.ts), first in the batch
-  const basins = basinMoves(memory, { ...o, Y: penalty.Y }, space, () => centerPreference(penalty.Y, o.n, m, o.ref!, penalty.spread), random).slice(0, q);
+  const basins = basinMoves(
+    memory,
+    { ...o, Y: penalty.Y },
+    penalty.frame,
+    space,
+    () => centerPreference(penalty.Y, o.n, m, o.ref!, penalty.spread),
+    random,
+  ).slice(0, q);
   if (basins.length > 0) {
     memory.moves = basins.map((move, k) => ({ id: context.proposalIds[k], region: move.region, length: move.length }));
     memory.stalled = 0;
