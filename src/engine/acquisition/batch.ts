@@ -13,6 +13,7 @@ import { maximizeAcquisition } from './optimize.js';
 import { ParegoAcquisition } from './parego.js';
 import type { Posterior } from './posterior.js';
 import { reachDirection, ReachAcquisition } from './reach.js';
+import { RECOMBINED_STARTS, recombinedStarts } from './recombined-starts.js';
 import { ReachFrame } from './reach-frame.js';
 import type { AcquisitionFunction } from './types.js';
 
@@ -130,6 +131,8 @@ export async function proposeBatch(request: BatchRequest): Promise<BatchProposal
   for (const p of request.pending) await believe(p);
 
   const points: Float64Array[] = [];
+  // hypervolume picks also start from children of the front's designs (recombined-starts.ts)
+  const recombined = recombinedStarts(space, request.X, frame, RECOMBINED_STARTS, random);
   try {
     for (let k = 0; k < request.q; k++) {
       const byReach = k >= request.q - reach;
@@ -151,7 +154,9 @@ export async function proposeBatch(request: BatchRequest): Promise<BatchProposal
       const acquisition: AcquisitionFunction = c > 0 ? new ConstrainedAcquisition(objective, m, c) : objective!;
       // while nothing is inside, one reach pick in four searches the whole space; the others (and all once inside) the box
       const local = byReach && box !== null && (inside > 0 || (k + request.n) % 4 !== 0);
-      const search = local ? { starts: [closest!, ...points].filter((x) => inBox(x, box)), box } : { starts: [...starts, ...points] };
+      const search = local
+        ? { starts: [closest!, ...points].filter((x) => inBox(x, box)), box }
+        : { starts: [...starts, ...points, ...(byReach ? [] : recombined)] };
       let optimum: Awaited<ReturnType<typeof maximizeAcquisition>>;
       try {
         optimum = await maximizeAcquisition(surrogate, acquisition, space, {
