@@ -1,4 +1,3 @@
-import { paretoIndices } from '../pareto.js';
 import type { Random } from '../random.js';
 import type { SearchSpace } from '../space.js';
 import type { ReachFrame } from './reach-frame.js';
@@ -21,17 +20,17 @@ export const RECOMBINED_STARTS = 64;
 
 /**
  * The fewest objectives with recombined starts. Measured at 90 evaluations (5 seeds, the suite's
- * 77 cases on the global strategy): with three or more objectives 17 of 42 cases gained and 11
+ * 77 cases on the global strategy): with three or more objectives 18 of 42 cases gained and 10
  * lost (DTLZ7 with 3 objectives and 12 parameters 55.9 → 82.2 % of the maximum, DTLZ4 with 3 and
- * 7 +7.4, DTLZ2 with 4 and 13 +4.5; C3-DTLZ4 with 3 lost most, 62.8 → 52.9); with two, where the
+ * 7 +7.4, DTLZ2 with 4 and 13 +4.5; DTLZ5 with 3 and 12 lost most, 75.2 → 70.4); with two, where the
  * front is a curve, 15 of 35 lost and 8 gained, none by more than 1.7 points (DTLZ4 with 11
  * parameters 29.9 → 24.3, DTLZ7 with 11 96.0 → 91.4, noisy DTLZ2 83.4 → 80.7).
  */
 export const RECOMBINED_FROM_OBJECTIVES = 3;
 
 /**
- * `count` children of the front's designs inside the reference box (`frontInside`): each of two
- * parents drawn at random, every parameter from the second with probability ½ (a categorical
+ * `count` children of the front's designs inside the reference box (`ReachFrame.frontInside`):
+ * each of two parents drawn at random, every parameter from the second with probability ½ (a categorical
  * parameter's one-hot block whole); the same design drawn twice gives that design. Empty with
  * fewer than two such designs or fewer than RECOMBINED_FROM_OBJECTIVES objectives (no random
  * draw is made then).
@@ -41,7 +40,7 @@ export const RECOMBINED_FROM_OBJECTIVES = 3;
  */
 export function recombinedStarts(space: SearchSpace, X: Float64Array, frame: ReachFrame, count: number, random: Random): Float64Array[] {
   if (frame.m < RECOMBINED_FROM_OBJECTIVES) return [];
-  const parents = frontInside(frame);
+  const parents = frame.frontInside();
   if (parents.length < 2) return [];
   const d = space.dimension;
   const row = (i: number) => X.subarray(i * d, (i + 1) * d);
@@ -53,12 +52,4 @@ export function recombinedStarts(space: SearchSpace, X: Float64Array, frame: Rea
     children.push(child);
   }
   return children;
-}
-
-/**
- * The rows inside the reference box (feasible, strictly better than the reference: the frame's
- * rule) that no row of the frame dominates, an infeasible one included. In order.
- */
-export function frontInside(frame: ReachFrame): number[] {
-  return Array.from(paretoIndices(frame.Y, frame.n, frame.m)).filter((i) => frame.isInside(i));
 }
