@@ -1,4 +1,3 @@
-import { paretoIndices } from '../pareto.js';
 import { achievement, GLOBAL_MIXED_PER_OBJECTIVE, objectiveSpreads, reachPicks } from './reach.js';
 
 /**
@@ -65,21 +64,6 @@ export class ReachFrame {
     if (this.feasible && !this.feasible[i]) return false;
     for (let j = 0; j < this.m; j++) if (!(this.Y[i * this.m + j] < this.ref[j])) return false;
     return true;
-  }
-
-  /**
-   * The front's designs inside the reference box: the rows inside it that no other feasible row
-   * dominates, in order; the donors of a lone trust region and the parents of the global search's
-   * recombined starts. An infeasible point that dominates a feasible one hides nothing: counting
-   * it cost C3-DTLZ4 with 3 objectives (whose infeasible region lies in front of its front) 10
-   * points of the maximum at 90 evaluations with recombined starts (seeds 1–5: 52.9 against 63.2 %).
-   */
-  frontInside(): number[] {
-    const { m } = this;
-    const inside = this.feasibleRows.filter((i) => this.isInside(i));
-    const Y = new Float64Array(inside.length * m);
-    inside.forEach((i, k) => Y.set(this.Y.subarray(i * m, (i + 1) * m), k * m));
-    return Array.from(paretoIndices(Y, inside.length, m), (k) => inside[k]);
   }
 
   /** How many of a batch of q picks take the reach criterion, for a strategy searching `search`. */

@@ -1,4 +1,5 @@
 import type { Random } from '../random.js';
+import { frontInside } from './front-inside.js';
 import type { SearchSpace } from '../space.js';
 import type { ReachFrame } from './reach-frame.js';
 
@@ -29,7 +30,7 @@ export const RECOMBINED_STARTS = 64;
 export const RECOMBINED_FROM_OBJECTIVES = 3;
 
 /**
- * `count` children of the front's designs inside the reference box (`ReachFrame.frontInside`):
+ * `count` children of the front's designs inside the reference box (`frontInside`):
  * each of two parents drawn at random, every parameter from the second with probability ½ (a categorical
  * parameter's one-hot block whole); the same design drawn twice gives that design. Empty with
  * fewer than two such designs or fewer than RECOMBINED_FROM_OBJECTIVES objectives (no random
@@ -40,7 +41,7 @@ export const RECOMBINED_FROM_OBJECTIVES = 3;
  */
 export function recombinedStarts(space: SearchSpace, X: Float64Array, frame: ReachFrame, count: number, random: Random): Float64Array[] {
   if (frame.m < RECOMBINED_FROM_OBJECTIVES) return [];
-  const parents = frame.frontInside();
+  const parents = frontInside(frame);
   if (parents.length < 2) return [];
   const d = space.dimension;
   const row = (i: number) => X.subarray(i * d, (i + 1) * d);

@@ -1,3 +1,4 @@
+import { frontInside } from '../../acquisition/front-inside.js';
 import type { ReachFrame } from '../../acquisition/reach-frame.js';
 import { paretoIndices } from '../../pareto.js';
 import type { Random } from '../../random.js';
@@ -23,7 +24,7 @@ export const DONOR_SHARE = 0.5;
  * The rows a step's regions recombine with (regionCandidates' `donors`): the Pareto front of `Y`
  * (`n x m`, minimization, infeasible rows already folded beyond the reference), the whole of it
  * where there are several regions to carry values between, and only its rows inside the
- * reference box for a lone region (`frame.frontInside`, the same rows: a folded row lies beyond
+ * reference box for a lone region (`frontInside`, the same rows: a folded row lies beyond
  * the reference, so it dominates none inside). A lone region (batches of 4 or fewer) is the
  * step's only search for the box: donors from a front still wholly outside it diluted that
  * search, so that DTLZ2 with 3 objectives and 8 inputs stayed out of the box for 45 evaluations on
@@ -32,7 +33,7 @@ export const DONOR_SHARE = 0.5;
  * TuRBO does.
  */
 export function donorRows(Y: Float64Array, n: number, m: number, frame: ReachFrame, regionCount: number): number[] {
-  return regionCount > 1 ? Array.from(paretoIndices(Y, n, m)) : frame.frontInside();
+  return regionCount > 1 ? Array.from(paretoIndices(Y, n, m)) : frontInside(frame);
 }
 
 /**
