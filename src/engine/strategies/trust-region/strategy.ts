@@ -4,6 +4,7 @@ import { localLengthscales } from '../../gp/warp.js';
 import type { CompiledCampaign, FitRequest, Observations, Strategy, StrategyContext, StrategyOutcome } from '../types.js';
 import { donorRows, localPartial, localRows, regionBox, regionCandidates } from './candidates.js';
 import { basinMoves } from './basins.js';
+import { globalPickCount, globalPicks } from './global-pick.js';
 import { centerPreference } from './centers.js';
 import { rankingObjectives } from '../feasibility.js';
 import {
@@ -141,7 +142,9 @@ async function proposeFrom(context: StrategyContext, fitted: readonly GpHyperpar
     0,
     q,
   );
-  const thompson = q - steps.length;
+  // a lone region whose model covers every observation leaves a place to the global acquisition (global-pick.ts)
+  const global = globalPickCount(regions.length, regions[0]?.rows.length ?? 0, o.n, o.c, q - steps.length);
+  const thompson = q - steps.length - global;
   // before enough observed points are inside the reference box, the later picks head for it
   const reach = { picks: penalty.frame.picks(thompson, 'local'), scale: penalty.frame.scale };
   // candidates still pending join the front at their draws' values, so the picks go elsewhere
@@ -150,15 +153,23 @@ async function proposeFrom(context: StrategyContext, fitted: readonly GpHyperpar
   const refined = await refinePicks(pools, first, models, utopia, context, penalty);
   const picks = selectBatch(refined, baseline.Y, baseline.n, m, o.ref!, thompson, random, reach);
   const points = [...steps.map((s) => s.point), ...picks.map(({ pool, row }) => refined[pool].X.slice(row * d, (row + 1) * d))];
+  const whole = global > 0 ? await globalPicks(context, fitted.slice(0, m), points, global) : null;
+  if (whole) points.push(...whole.points);
   // a batch still pending is judged with this one, when their results are in
   memory.lastBatch = {
     ids: [...(waiting?.ids ?? []), ...context.proposalIds.slice(0, points.length)],
-    regions: [...(waiting?.regions ?? []), ...steps.map((s) => s.region), ...picks.map((p) => refined[p.pool].region)],
-    steps: [...(waiting?.steps ?? waiting?.ids.map(() => 0) ?? []), ...steps.map((s) => s.factor), ...picks.map(() => 0)],
+    // the global pick is judged with the lone region's picks: its success grows the region too
+    regions: [...(waiting?.regions ?? []), ...steps.map((s) => s.region), ...picks.map((p) => refined[p.pool].region), ...(whole?.points.map(() => 0) ?? [])],
+    steps: [
+      ...(waiting?.steps ?? waiting?.ids.map(() => 0) ?? []),
+      ...steps.map((s) => s.factor),
+      ...picks.map(() => 0),
+      ...(whole?.points.map(() => 0) ?? []),
+    ],
   };
   // Thompson draws ranked by hypervolume improvement, with sampled infeasibility folded in when constrained.
   const ranking = reach.picks === thompson ? 'thompson-reach' : reach.picks > 0 ? 'thompson-hvi + reach' : 'thompson-hvi';
-  const acquisition = o.c > 0 ? `constrained ${ranking}` : ranking;
+  const acquisition = o.c > 0 ? `constrained ${ranking}` : whole ? `${ranking} + global ${whole.label}` : ranking;
   return { points, label: 'trust-region', acquisition, memory, hyperparameters: fitted.slice(0, m) };
 }
 
