@@ -155,17 +155,13 @@ async function proposeFrom(context: StrategyContext, fitted: readonly GpHyperpar
   const points = [...steps.map((s) => s.point), ...picks.map(({ pool, row }) => refined[pool].X.slice(row * d, (row + 1) * d))];
   const whole = global > 0 ? await globalPicks(context, fitted.slice(0, m), points, global) : null;
   if (whole) points.push(...whole.points);
+  // the global picks count as the lone region's (index 0: their success grows it too), with no step factor
+  const zeros = whole ? whole.points.map(() => 0) : [];
   // a batch still pending is judged with this one, when their results are in
   memory.lastBatch = {
     ids: [...(waiting?.ids ?? []), ...context.proposalIds.slice(0, points.length)],
-    // the global pick is judged with the lone region's picks: its success grows the region too
-    regions: [...(waiting?.regions ?? []), ...steps.map((s) => s.region), ...picks.map((p) => refined[p.pool].region), ...(whole?.points.map(() => 0) ?? [])],
-    steps: [
-      ...(waiting?.steps ?? waiting?.ids.map(() => 0) ?? []),
-      ...steps.map((s) => s.factor),
-      ...picks.map(() => 0),
-      ...(whole?.points.map(() => 0) ?? []),
-    ],
+    regions: [...(waiting?.regions ?? []), ...steps.map((s) => s.region), ...picks.map((p) => refined[p.pool].region), ...zeros],
+    steps: [...(waiting?.steps ?? waiting?.ids.map(() => 0) ?? []), ...steps.map((s) => s.factor), ...picks.map(() => 0), ...zeros],
   };
   // Thompson draws ranked by hypervolume improvement, with sampled infeasibility folded in when constrained.
   const ranking = reach.picks === thompson ? 'thompson-reach' : reach.picks > 0 ? 'thompson-hvi + reach' : 'thompson-hvi';
