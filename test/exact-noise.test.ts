@@ -64,4 +64,6 @@ test('exactObjectives: agreeing repeats, a noiseless builtin and `noise: false` 
   assert.deepEqual(exactObjectives(plain, [...rows, record('c', 0.5, 3.1, 4)]), [false, true]);
   assert.deepEqual(exactObjectives(mdlWith(undefined, true), [...rows, record('c', 0.5, 3, 4)]), [false, true]);
   assert.deepEqual(exactObjectives(mdlWith({ type: 'builtin', name: 'zdt1' }), rows), [true, true]);
+  // a noisy builtin repeats its values (its noise is a function of the candidate): no sign of exactness
+  assert.deepEqual(exactObjectives(mdlWith({ type: 'builtin', name: 'zdt1', noise: 0.05 }), [...rows, record('c', 0.5, 3, 4)]), [false, true]);
 });

@@ -11,6 +11,7 @@ import { Random } from '../src/engine/random.js';
 import { SearchSpace } from '../src/engine/space.js';
 import { initTensorBackend } from '../src/engine/tensor/backend.js';
 import type { Evaluator } from '../src/evaluators/types.js';
+import { createEvaluator } from '../src/evaluators/create.js';
 import { runLocalCampaign } from '../src/jobs/local-runner.js';
 import { iterationSummary } from '../src/lifecycle/iteration-summary.js';
 
@@ -115,6 +116,17 @@ test('an undeclared noisy campaign learns its noise from one repeated measuremen
     'one probe, and no more once it agrees',
   );
   assert.equal(campaignResults(mdl, exact).noisy, false);
+});
+
+test("a builtin evaluator's noise is stated, so its campaign reports the model's front without a probe", async () => {
+  const mdl = twoObjectives({ d: 3, budget: 16, evaluator: { type: 'builtin', name: 'dtlz2', noise: 0.05, seed: 4 } });
+  const labels: string[] = [];
+  const state = await runLocalCampaign(mdl, createEvaluator(mdl, { allowCommand: false }), { onIteration: (report) => labels.push(report.strategy) });
+  assert.ok(!labels.some((label) => label.includes('noise check')), labels.join(', '));
+  const results = campaignResults(mdl, state);
+  assert.equal(results.noisy, true);
+  assert.match(results.noise_reason ?? '', /builtin evaluator adds measurement noise \(a relative standard deviation of 5 %\)/);
+  for (const row of results.pareto_front) assert.ok(row.predicted && Number.isFinite(row.predicted.f1.mean), 'each front row carries its prediction');
 });
 
 test('a noiseless front lists a design measured twice with the same values once, with its count; values that differ stay two points', () => {

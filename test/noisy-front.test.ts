@@ -139,7 +139,27 @@ test('the fit is not asked when measurements are known to repeat: agreeing repli
   assert.match(noiseReason(mdl, material, [state.evaluations[0], state.evaluations[1], state.evaluations[3]]) ?? '', /fitted measurement noise/);
   const builtin = (noise?: number) => mdlSchema.parse({ ...mdl, evaluator: { type: 'builtin', name: 'zdt1', ...(noise ? { noise } : {}) } });
   assert.equal(noiseReason(builtin(), material, []), null, 'a builtin function is exact by construction');
-  assert.match(noiseReason(builtin(0.05), material, []) ?? '', /fitted measurement noise/, 'unless it adds noise');
+});
+
+test('a builtin evaluator with noise makes the campaign noisy whatever the fit, unless every objective declares noise: false', () => {
+  const exact = [0.001, 0.001].map((noise) => ({ lengthscales: [0.3], outputScale: 1, noise }));
+  const builtin = (noise: number | undefined, declared?: false) =>
+    mdlSchema.parse({
+      ...handMdl({ noise: declared }),
+      evaluator: { type: 'builtin', name: 'zdt1', ...(noise === undefined ? {} : { noise }) },
+    });
+  assert.equal(
+    noiseReason(builtin(0.05), exact, []),
+    'the builtin evaluator adds measurement noise (a relative standard deviation of 5 %)',
+    'stated in the MDL: no fit and no repeat is asked',
+  );
+  assert.match(
+    noiseReason(builtin(0.07), null, []) ?? '',
+    /relative standard deviation of 7 %/,
+    'before any model too, and the share printed as a person writes it',
+  );
+  assert.equal(noiseReason(builtin(0, undefined), exact, []), null, 'noise 0 adds none');
+  assert.equal(noiseReason(builtin(0.05, false), exact, []), null, 'noise: false on every objective overrides it');
 });
 
 test('repeated measurements of one design that disagree make a campaign noisy; agreeing ones do not', () => {

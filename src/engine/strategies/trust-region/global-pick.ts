@@ -4,9 +4,9 @@ import { Surrogate } from '../../gp/surrogate.js';
 import type { StrategyContext } from '../types.js';
 
 /**
- * A lone trust region ends its batch with one pick of the global strategy's acquisition (EHVI,
- * noisy EHVI or the reach criterion, maximized over the whole space: acquisition/batch.ts) on the
- * region's own model, while that model covers every observation. A region moves a few tenths of
+ * A lone trust region ends its batch with one pick of the global strategy's acquisition (EHVI or
+ * the reach criterion, maximized over the whole space: acquisition/batch.ts) on the region's own
+ * model, while that model covers every observation. A region moves a few tenths of
  * the range per batch and perturbs a few inputs at a time, so a front that lies on the bounds of
  * many inputs at once (ZDT's 29 distance inputs at 0) is still out of its reach at 90
  * evaluations, where one model over the whole space finds it; the region's picks keep refining
@@ -19,6 +19,10 @@ import type { StrategyContext } from '../types.js';
  *
  * Cost: one acquisition search per batch (raw samples and CMA-ES, as a global step's pick), about
  * 0.1 s a batch at 90 rows in 24–30 dimensions.
+ *
+ * In a noisy campaign the pick, like the region's own, improves on the measured front: noisy
+ * EHVI there (the global strategy's choice) left ZDT1 with 30 inputs and 5 % noise at 56.7 % of
+ * the maximum against 72.6 (90 evaluations, seeds 1–5; seed 1 30.6 against 73.3).
  */
 export const GLOBAL_PICKS = 1;
 
@@ -60,7 +64,6 @@ export async function globalPicks(
     acquisition: context.campaign.acquisition,
     random: context.random,
     surrogate: Surrogate.build(X, Y, n, d, m, objectives),
-    baseline: o.noisy ? 'predicted' : 'measured',
     ...(context.campaign.reach ? { reach: context.campaign.reach } : {}),
     computeScale: context.computeScale,
   });
