@@ -1,10 +1,12 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import { campaignResults } from '../src/engine/campaign/results.js';
 import { initialState, tell } from '../src/engine/campaign/state.js';
 import { step } from '../src/engine/campaign/step.js';
 import type { CampaignState } from '../src/engine/campaign/types.js';
 import { mdlSchema } from '../src/engine/mdl/schema.js';
 import { testProblem } from '../src/engine/problems/registry.js';
+import { Random } from '../src/engine/random.js';
 import { GLOBAL_PICKS, globalPickCount } from '../src/engine/strategies/trust-region/global-pick.js';
 import { boxDistance, isInsideBox, type TrustRegionMemory } from '../src/engine/strategies/trust-region/regions.js';
 import { initTensorBackend } from '../src/engine/tensor/backend.js';
@@ -67,4 +69,36 @@ test("a lone region's picks stay in its box and the batch's last pick searches t
   assert.equal(batches, 8);
   assert.ok(outside >= 1, 'some global pick left the region');
   assert.equal(state.evaluations.length, 42);
+});
+
+test("in a noisy campaign a lone region's global pick improves on the measured front (EHVI), as its own picks do", async () => {
+  const d = 24;
+  const mdl = mdlSchema.parse({
+    parameters: Array.from({ length: d }, (_, i) => ({ name: `x${i + 1}`, type: 'continuous', bounds: [0, 1] })),
+    objectives: [
+      { name: 'f1', direction: 'minimize', reference: 1.1, noise: true },
+      { name: 'f2', direction: 'minimize', reference: 10, noise: true },
+    ],
+    optimizer: { budget: 26, batch_size: 4, initial_samples: 10, seed: 3, strategy: 'trust-region' },
+  });
+  const zdt1 = testProblem('zdt1')!;
+  const random = new Random(17);
+  let state: CampaignState = initialState(mdl);
+  const labels: string[] = [];
+  while (state.status === 'running') {
+    const next = await step(mdl, state);
+    if (next.proposals.length === 0) break;
+    if (next.state.strategies?.['trust-region']) labels.push(next.state.receipt!.acquisition);
+    state = tell(
+      mdl,
+      next.state,
+      next.proposals.map((p) => {
+        const f = zdt1.evaluate(Float64Array.from({ length: d }, (_, i) => Number(p.parameters[`x${i + 1}`])), 2);
+        return { id: p.id, objectives: { f1: f[0] + 0.02 * random.normal(), f2: f[1] + 0.2 * random.normal() } };
+      }),
+    ).state;
+  }
+  assert.equal(labels.length, 4);
+  for (const label of labels) assert.match(label, / \+ global (ehvi|reach|ehvi \+ reach)$/, label);
+  assert.equal(campaignResults(mdl, state).noisy, true, 'the campaign is noisy: the global strategy would take noisy EHVI here');
 });
