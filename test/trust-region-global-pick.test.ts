@@ -93,7 +93,10 @@ test("in a noisy campaign a lone region's global pick improves on the measured f
       mdl,
       next.state,
       next.proposals.map((p) => {
-        const f = zdt1.evaluate(Float64Array.from({ length: d }, (_, i) => Number(p.parameters[`x${i + 1}`])), 2);
+        const f = zdt1.evaluate(
+          Float64Array.from({ length: d }, (_, i) => Number(p.parameters[`x${i + 1}`])),
+          2,
+        );
         return { id: p.id, objectives: { f1: f[0] + 0.02 * random.normal(), f2: f[1] + 0.2 * random.normal() } };
       }),
     ).state;
