@@ -140,6 +140,11 @@ export async function proposeBatch(request: BatchRequest): Promise<BatchProposal
       const aimed = direction ? scale.map((v, j) => v * direction[j]) : scale;
       const closest = byReach ? inputOf(request, frame.closest(aimed)) : null;
       const box = closest ? reachBox(closest) : null;
+      const improvement = (): AcquisitionFunction =>
+        buildAcquisition(kind, front, m, request.ref, random, request.computeScale ?? 1, () => {
+          kept ??= new FrontImprovement(Float64Array.from(front.flat()), front.length, m, request.ref, random.fork());
+          return kept;
+        });
       const objective =
         front.length === 0 && c > 0
           ? null
@@ -147,28 +152,33 @@ export async function proposeBatch(request: BatchRequest): Promise<BatchProposal
             ? new ReachAcquisition(Float64Array.from(front.flat()), front.length, m, request.ref, aimed)
             : noisy
               ? await NoisyEhvi.build(surrogate, Float64Array.from(noisy.flatMap((x) => Array.from(x))), noisy.length, m, request.ref, random.fork())
-              : buildAcquisition(kind, front, m, request.ref, random, request.computeScale ?? 1, () => {
-                  kept ??= new FrontImprovement(Float64Array.from(front.flat()), front.length, m, request.ref, random.fork());
-                  return kept;
-                });
-      const acquisition: AcquisitionFunction = c > 0 ? new ConstrainedAcquisition(objective, m, c) : objective!;
+              : improvement();
       // while nothing is inside, one reach pick in four searches the whole space; the others (and all once inside) the box
       const local = byReach && box !== null && (inside > 0 || (k + request.n) % 4 !== 0);
       const search = local
         ? { starts: [closest!, ...points].filter((x) => inBox(x, box)), box }
         : { starts: [...starts, ...points, ...(byReach ? [] : recombined)] };
-      let optimum: Awaited<ReturnType<typeof maximizeAcquisition>>;
-      try {
-        optimum = await maximizeAcquisition(surrogate, acquisition, space, {
-          random,
-          avoid,
-          ...search,
-          ...(c > 0 ? CONSTRAINED_SEARCH : {}),
-          scale: request.computeScale ?? 1,
-        });
-      } finally {
-        acquisition.dispose?.();
-      }
+      const searchWith = async (chosen: AcquisitionFunction | null): Promise<Awaited<ReturnType<typeof maximizeAcquisition>>> => {
+        const acquisition: AcquisitionFunction = c > 0 ? new ConstrainedAcquisition(chosen, m, c) : chosen!;
+        try {
+          return await maximizeAcquisition(surrogate, acquisition, space, {
+            random,
+            avoid,
+            ...search,
+            ...(c > 0 ? CONSTRAINED_SEARCH : {}),
+            scale: request.computeScale ?? 1,
+          });
+        } finally {
+          acquisition.dispose?.();
+        }
+      };
+      let optimum = await searchWith(objective);
+      // Noisy EHVI is exactly 0 wherever no joint draw improves on its own front: at and around the
+      // front's designs (a candidate drawn with its neighbours moves with them) and wherever the
+      // model is sure a point is worse. When the search finds nothing above 0 it would take an
+      // arbitrary point, so the pick falls back to EHVI over the front's posterior means, whose
+      // tails still point somewhere.
+      if (noisy && objective !== null && !byReach && !(optimum && optimum.value > 0)) optimum = await searchWith(improvement());
       const x = optimum?.x ?? fallbackPoint(space, avoid, random);
       points.push(x);
       if (k + 1 < request.q) await believe(x);
